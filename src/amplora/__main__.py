@@ -1,0 +1,5 @@
+import sys
+
+from amplora.cli import main
+
+sys.exit(main())

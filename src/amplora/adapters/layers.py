@@ -1,0 +1,128 @@
+"""LoraLinear: a frozen base Linear (plain or bitsandbytes NF4) plus a LoRA or DoRA adapter.
+
+Dtypes, all decided by the precision policy (amplora.precision):
+- the input is cast to the policy's compute dtype here, at the module boundary, for the base layer *and* the
+  adapter (an fp32 activation must never meet a half-precision weight: failure S001);
+- adapter parameters are fp32 masters, cast to the compute dtype inside the autograd graph, so their gradients
+  arrive in fp32;
+- DoRA's weight norm is computed in fp32 without building W + s·BA (low-rank expansion, PRECISION.md) and is
+  cast once to the compute dtype before it scales the output (failure S000).
+Parameter names match PEFT's saved keys: `lora_A.weight`, `lora_B.weight`, `lora_magnitude_vector`.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from amplora.adapters import quant
+
+DORA_EPS = 1e-6  # guards the row norm of W + s·BA against zero rows
+
+
+class LoraLinear(nn.Module):
+    def __init__(self, base: nn.Linear, *, r: int, alpha: float, dropout: float = 0.0, dora: bool = False,
+                 rslora: bool = False, compute_dtype: torch.dtype = torch.float32):
+        super().__init__()
+        if r <= 0:
+            raise ValueError(f"LoRA rank must be positive, got r={r}")
+        self.base_layer = base
+        self.in_features, self.out_features = base.in_features, base.out_features
+        self.r, self.alpha, self.dora, self.rslora = r, alpha, dora, rslora
+        self.scaling = alpha / math.sqrt(r) if rslora else alpha / r
+        self.compute_dtype = compute_dtype
+        self.merged = False
+        device = quant.weight_device(base)
+        self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=torch.float32)
+        self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=torch.float32)
+        self.lora_dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+        # ‖W_i‖² of the frozen weight, fp32, computed once; not saved (it is a function of W).
+        self.register_buffer("weight_sq_norm", None, persistent=False)
+        if dora:
+            self.lora_magnitude_vector = nn.Parameter(torch.empty(self.out_features, device=device))
+        self.reset_parameters()
+
+    # ---- initialisation -------------------------------------------------------------------------------------
+    def reset_parameters(self, init: str = "default") -> None:
+        with torch.no_grad():
+            if init == "gaussian":
+                nn.init.normal_(self.lora_A.weight, std=1.0 / self.r)
+            else:  # "default": what nn.Linear and PEFT use
+                nn.init.kaiming_uniform_(self.lora_A.weight, a=math.sqrt(5))
+            nn.init.zeros_(self.lora_B.weight)
+        self.refresh_weight_norm()
+        if self.dora:
+            with torch.no_grad():  # B = 0, so ‖W + s·BA‖ = ‖W‖ and the layer starts as the base layer
+                self.lora_magnitude_vector.copy_(self.weight_sq_norm.sqrt())
+
+    def refresh_weight_norm(self) -> None:
+        """Recompute the cached ‖W_i‖² (after the base weight changed: PiSSA init, merge, load)."""
+        if not self.dora:
+            return
+        w = quant.dense_weight(self.base_layer)  # fp32 (dequantized for NF4), freed after this
+        self.weight_sq_norm = w.pow(2).sum(dim=1)
+
+    # ---- forward --------------------------------------------------------------------------------------------
+    def base_forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The frozen layer in the compute dtype (x is already in it)."""
+        base = self.base_layer
+        if quant.is_nf4(base):
+            return base(x)
+        bias = None if base.bias is None else base.bias.to(x.dtype)
+        return F.linear(x, base.weight.to(x.dtype), bias)  # storage -> compute (no-op when they agree)
+
+    def lora_forward(self, x: torch.Tensor) -> torch.Tensor:
+        c = x.dtype
+        return F.linear(F.linear(x, self.lora_A.weight.to(c)), self.lora_B.weight.to(c))
+
+    def weight_times_A(self) -> torch.Tensor:
+        """W @ Aᵀ (out × r) in fp32, through the base layer's own matmul: no W-sized temporary."""
+        base = self.base_layer
+        # NF4 multiplies in the compute dtype; a plain base in its storage dtype (exact for fp32 storage)
+        dtype = self.compute_dtype if quant.is_nf4(base) else base.weight.dtype
+        return quant.matmul_no_bias(self.lora_A.weight.to(dtype), base).float().T
+
+    def dora_scale(self) -> torch.Tensor:
+        """g = m / ‖W + s·BA‖_row in fp32; the norm is a constant for backward (DoRA paper §4.3)."""
+        with torch.no_grad():
+            a, b, s = self.lora_A.weight, self.lora_B.weight, self.scaling
+            cross = (b * self.weight_times_A()).sum(dim=1)
+            low_rank = ((b @ (a @ a.T)) * b).sum(dim=1)
+            sq = self.weight_sq_norm.float() + 2 * s * cross + s * s * low_rank
+            norm = sq.clamp_min(DORA_EPS * DORA_EPS).sqrt()
+        return self.lora_magnitude_vector.float() / norm
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # Boundary cast: base layer and adapter both run in the policy's compute dtype, whatever arrives.
+        x = x.to(self.compute_dtype)
+        out = self.base_forward(x)
+        if self.merged:
+            return out
+        dropped = self.lora_dropout(x)
+        lora = self.lora_forward(dropped) * self.scaling
+        if not self.dora:
+            return out + lora
+        g = self.dora_scale().to(out.dtype)  # fp32 scale cast once, then it meets compute-dtype activations
+        if isinstance(self.lora_dropout, nn.Identity):
+            bias = self.base_layer.bias
+            plain = out if bias is None else out - bias.to(out.dtype)
+            return out + (g - 1) * plain + g * lora
+        # with dropout, PEFT's formula: the magnitude rescales W·dropout(x), not W·x
+        plain = quant.matmul_no_bias(dropped, self.base_layer)
+        return out + (g - 1) * plain + g * lora
+
+    # ---- merge ----------------------------------------------------------------------------------------------
+    def merged_weight(self) -> torch.Tensor:
+        """The folded weight in fp32: W + s·BA (LoRA) or g ⊙ (W + s·BA) (DoRA)."""
+        w = quant.dense_weight(self.base_layer)
+        w = w + self.scaling * (self.lora_B.weight.detach().float() @ self.lora_A.weight.detach().float())
+        if self.dora:
+            norm = w.norm(dim=1).clamp_min(DORA_EPS)
+            w = w * (self.lora_magnitude_vector.detach().float() / norm).unsqueeze(1)
+        return w
+
+    def extra_repr(self) -> str:
+        kind = "dora" if self.dora else "lora"
+        return f"{kind}, r={self.r}, scaling={self.scaling:g}, compute={self.compute_dtype}"

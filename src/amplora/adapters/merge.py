@@ -1,0 +1,91 @@
+"""Fold adapters into the base weights: fp32 math, one cast to the storage dtype."""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters.apply import lora_layers, set_module
+from amplora.errors import AmploraError
+
+
+def merge(model: nn.Module, keep_adapters: bool = False) -> nn.Module:
+    """Return `model` with every adapter folded in.
+
+    keep_adapters=False (default): a plain transformers model — LoraLinear layers become nn.Linear, NF4 layers are
+    dequantized (never re-quantized), the precision hooks are removed.
+    keep_adapters=True: the merged weight replaces the base weight inside each adapter layer, which then skips its
+    adapter path until `unmerge`. Only for an fp32-stored, non-quantized base, where unmerge is exact to rounding.
+    """
+    layers = lora_layers(model)
+    if not layers:
+        raise AmploraError("model has no amplora adapters to merge")
+    policy = boundary.policy_of(model)
+    storage = policy.storage if policy is not None else torch.float32
+    if keep_adapters:
+        _merge_in_place(layers, storage)
+        return model
+    for name, layer in layers.items():
+        base = layer.base_layer
+        merged = nn.Linear(layer.in_features, layer.out_features, bias=base.bias is not None,
+                           device=quant.weight_device(base), dtype=storage)
+        with torch.no_grad():
+            merged.weight.copy_(layer.merged_weight() if not layer.merged else quant.dense_weight(base))
+            if base.bias is not None:
+                merged.bias.copy_(base.bias.float())
+        merged.requires_grad_(False)
+        set_module(model, name, merged)
+    for name, m in targets_mod.candidate_linears(model).items():  # untargeted NF4 layers too
+        if quant.is_nf4(m):
+            set_module(model, name, quant.dequantize(m, storage))
+    _drop_quantization_flags(model)
+    boundary.remove(model)
+    model.__dict__.pop("_amplora_config", None)
+    return model
+
+
+def _merge_in_place(layers: dict, storage: torch.dtype) -> None:
+    for name, layer in layers.items():
+        if quant.is_nf4(layer.base_layer):
+            raise AmploraError(f"{name}: keep_adapters merge of an NF4 base would re-quantize it (not exact); "
+                               "use merge(model) for a dequantized plain model")
+        if storage != torch.float32:
+            raise AmploraError(f"{name}: keep_adapters merge needs an fp32-stored base to unmerge exactly; "
+                               f"this one is {storage}; use merge(model) instead")
+    for layer in layers.values():
+        if layer.merged:
+            continue
+        w = quant.dense_weight(layer.base_layer)
+        delta = layer.scaling * (layer.lora_B.weight.detach() @ layer.lora_A.weight.detach())
+        # DoRA: remember ‖W + s·BA‖ so unmerge can undo the magnitude scaling exactly
+        layer._merge_norm = (w + delta).norm(dim=1).clamp_min(1e-6) if layer.dora else None
+        layer.base_layer.weight.data.copy_(layer.merged_weight())
+        layer.merged = True
+
+
+def unmerge(model: nn.Module) -> nn.Module:
+    """Undo `merge(model, keep_adapters=True)`: W = W'/g - s·BA (DoRA) or W' - s·BA (LoRA), in fp32."""
+    layers = lora_layers(model)
+    if not layers:
+        raise AmploraError("model has no amplora adapters to unmerge")
+    for layer in layers.values():
+        if not layer.merged:
+            continue
+        w = quant.dense_weight(layer.base_layer)
+        if layer.dora:
+            w = w * (layer._merge_norm / layer.lora_magnitude_vector.detach().float()).unsqueeze(1)
+        w = w - layer.scaling * (layer.lora_B.weight.detach() @ layer.lora_A.weight.detach())
+        layer.base_layer.weight.data.copy_(w)
+        layer.merged = False
+        layer.refresh_weight_norm()
+    return model
+
+
+def _drop_quantization_flags(model: nn.Module) -> None:
+    """A model loaded with a BitsAndBytesConfig carries flags that make transformers treat it as quantized."""
+    config = getattr(model, "config", None)
+    if config is not None and hasattr(config, "quantization_config"):
+        del config.quantization_config
+    for attr in ("is_quantized", "is_loaded_in_4bit", "quantization_method", "hf_quantizer"):
+        if attr in model.__dict__:
+            model.__dict__.pop(attr)

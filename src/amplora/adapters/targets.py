@@ -1,0 +1,50 @@
+"""Which Linear modules get an adapter: "all-linear", a list of name suffixes, or a regex."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import torch.nn as nn
+
+from amplora.errors import AmploraError
+
+
+def candidate_linears(model: nn.Module) -> dict[str, nn.Linear]:
+    """Every nn.Linear (bitsandbytes Linear4bit included) except the output head, by qualified name."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    return {name: m for name, m in model.named_modules()
+            if isinstance(m, nn.Linear) and m is not head and name and not _inside_adapter(name)}
+
+
+def _inside_adapter(name: str) -> bool:
+    parts = name.split(".")
+    return "lora_A" in parts or "lora_B" in parts or "base_layer" in parts
+
+
+def select(model: nn.Module, targets: str | Sequence[str]) -> dict[str, nn.Linear]:
+    """The Linear modules `targets` names. Nothing matched -> one-line error listing what exists."""
+    candidates = candidate_linears(model)
+    if isinstance(targets, str) and targets == "all-linear":
+        chosen = dict(candidates)
+    elif isinstance(targets, str):
+        try:
+            pattern = re.compile(targets)
+        except re.error as e:
+            raise AmploraError(f"targets {targets!r} is not a valid regex: {e}") from None
+        chosen = {n: m for n, m in candidates.items() if pattern.fullmatch(n)}
+    else:
+        wanted = list(targets)
+        chosen = {n: m for n, m in candidates.items() if any(n == t or n.endswith("." + t) for t in wanted)}
+    if not chosen:
+        leaves = sorted({n.rsplit(".", 1)[-1] for n in candidates})
+        example = next(iter(candidates), "none")
+        raise AmploraError(f"targets {targets!r} matched no Linear module; Linear modules here: "
+                           f"{', '.join(leaves) or 'none'} (e.g. {example}); use 'all-linear', suffixes or a regex")
+    return chosen
+
+
+def peft_target_modules(model: nn.Module, chosen: Sequence[str]) -> list[str]:
+    """The shortest PEFT `target_modules` list that selects exactly `chosen`: leaf names when they suffice."""
+    leaves = sorted({n.rsplit(".", 1)[-1] for n in chosen})
+    by_leaves = {n for n in candidate_linears(model) if n.rsplit(".", 1)[-1] in leaves}
+    return leaves if by_leaves == set(chosen) else sorted(chosen)

@@ -1,0 +1,37 @@
+"""`amplora` command line: each part registers its own subcommands (train/, doctor/)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from amplora import __version__
+from amplora.errors import AmploraError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="amplora",
+        description="LoRA / DoRA / QLoRA fine-tuning where mixed precision simply works, plus a precision doctor.",
+    )
+    parser.add_argument("--version", action="version", version=f"amplora {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    from amplora.train.cli import register as register_train
+    from amplora.doctor.cli import register as register_doctor
+
+    register_train(sub)
+    register_doctor(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except AmploraError as e:
+        print(f"amplora: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("amplora: interrupted", file=sys.stderr)
+        return 130
