@@ -28,18 +28,24 @@ WEIGHTS_NAME = "adapter_model.safetensors"
 SUFFIXES = ("lora_A.weight", "lora_B.weight", "lora_magnitude_vector")
 
 
+def _full(t: torch.Tensor) -> torch.Tensor:
+    """A plain tensor from a possibly sharded one (FSDP2 DTensor: a collective, so every rank must call this)."""
+    return (t.full_tensor() if hasattr(t, "full_tensor") else t).detach().float()
+
+
 def adapter_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     """The adapter weights in PEFT key form, fp32 on CPU. PiSSA adapters are saved as the equivalent plain-LoRA
-    delta against the original base (rank 2r), as PEFT does, so they apply to the unmodified model."""
+    delta against the original base (rank 2r), as PEFT does, so they apply to the unmodified model.
+    Under FSDP2 every rank must call this (it gathers shards); only one should write them."""
     state = {}
     for path, layer in lora_layers(model).items():
-        a, b = layer.lora_A.weight.detach().float(), layer.lora_B.weight.detach().float()
+        a, b = _full(layer.lora_A.weight), _full(layer.lora_B.weight)
         if getattr(layer, "pissa_A0", None) is not None:
             a, b = torch.cat([a, layer.pissa_A0.float()], 0), torch.cat([b, -layer.pissa_B0.float()], 1)
         state[f"{PREFIX}{path}.lora_A.weight"] = a
         state[f"{PREFIX}{path}.lora_B.weight"] = b
         if layer.dora:
-            state[f"{PREFIX}{path}.lora_magnitude_vector"] = layer.lora_magnitude_vector.detach().float()
+            state[f"{PREFIX}{path}.lora_magnitude_vector"] = _full(layer.lora_magnitude_vector)
     return {k: v.cpu().contiguous() for k, v in state.items()}
 
 
@@ -58,14 +64,18 @@ def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
     }
 
 
-def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None) -> Path:
-    """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written."""
+def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
+                 write: bool = True) -> Path | None:
+    """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written.
+    Distributed: every rank calls it (shards are gathered), with write=True on one rank only."""
     if adapter_config(model) is None:
         raise AmploraError("model has no amplora adapters to save (call amplora.apply first)")
     state = adapter_state_dict(model)
     for key, tensor in state.items():
         if not torch.isfinite(tensor).all():
             raise AmploraError(f"refusing to save a non-finite adapter: {key} has NaN/Inf values")
+    if not write:
+        return None
     target = Path(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
