@@ -1,0 +1,172 @@
+"""What the doctor records at the moment of a fault: the failing op, its operands, and facts read off the stack.
+
+Nothing here runs unless something failed, so it may be slow-ish (it walks frames and reads their locals).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import types
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+_CALL_IMPL = nn.Module._call_impl.__code__
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_DOCTOR_DIR = os.path.dirname(__file__)
+# frames from these packages are "library" frames; the first other frame is where the user's code is
+_LIBRARY_MARKERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep, _TORCH_DIR, _DOCTOR_DIR,
+                    "<frozen ", os.sep + "lib" + os.sep + "python3")
+
+
+@dataclass
+class FrameFacts:
+    """What the Python stack says about where a fault happened (innermost first)."""
+
+    modules: list[nn.Module] = field(default_factory=list)   # modules whose forward is running, innermost first
+    module_inputs: list = field(default_factory=list)        # tensors passed to the innermost module's call
+    in_generate: bool = False
+    in_optimizer: bool = False
+    in_scaler: bool = False
+    in_backward_call: bool = False       # inside loss.backward() / torch.autograd.backward / .grad
+    backward_function: str = ""          # custom autograd.Function whose backward is running
+    optimizer: object = None             # an optimizer found in the frames (for scaler / optimizer faults)
+    method_owner: nn.Module | None = None  # innermost module whose (non-forward) method is running, e.g. an init
+    init_like: bool = False              # an __init__ / *init* / reset_parameters frame is on the stack
+    where: str = ""                      # innermost frame of user code: file:line in function
+
+
+def _is_library(filename: str) -> bool:
+    return any(marker in filename for marker in _LIBRARY_MARKERS)
+
+
+def scan_frames(frames) -> FrameFacts:
+    """Read FrameFacts off frames given innermost first."""
+    facts = FrameFacts()
+    for frame in frames:
+        code = frame.f_code
+        name, filename = code.co_name, code.co_filename
+        if code is _CALL_IMPL:
+            f_locals = frame.f_locals
+            mod = f_locals.get("self")
+            if isinstance(mod, nn.Module) and (not facts.modules or facts.modules[-1] is not mod):
+                if not facts.modules:
+                    values = list(f_locals.get("args", ())) + list((f_locals.get("kwargs") or {}).values())
+                    facts.module_inputs = [v for v in values if isinstance(v, torch.Tensor)][:8]
+                facts.modules.append(mod)
+            continue
+        if not facts.where and not _is_library(filename):
+            facts.where = f"{filename}:{frame.f_lineno} in {name}"
+        f_locals = frame.f_locals
+        owner = f_locals.get("self")
+        if name == "generate" and isinstance(owner, nn.Module):
+            facts.in_generate = True
+        if "grad_scaler" in filename or (owner is not None and type(owner).__name__ == "GradScaler"):
+            facts.in_scaler = True
+        if os.sep + "optim" + os.sep in filename or isinstance(owner, torch.optim.Optimizer):
+            facts.in_optimizer = True
+        if facts.optimizer is None:
+            cand = f_locals.get("optimizer", owner)
+            if isinstance(cand, torch.optim.Optimizer) or hasattr(cand, "param_groups"):
+                facts.optimizer = cand
+        if name == "_engine_run_backward" or (name in ("backward", "grad") and filename.startswith(_TORCH_DIR)):
+            facts.in_backward_call = True
+        if name == "backward" and not facts.backward_function:
+            ctx = f_locals.get("ctx")
+            fwd = getattr(ctx, "_forward_cls", None)
+            if fwd is not None:
+                facts.backward_function = fwd.__name__
+        if isinstance(owner, nn.Module) and name not in ("forward", "_call_impl", "_wrapped_call_impl", "inner"):
+            if facts.method_owner is None and not facts.modules:
+                facts.method_owner = owner
+        if "init" in name.lower() or name == "reset_parameters":
+            facts.init_like = True
+    return facts
+
+
+def live_frames(start: types.FrameType | None):
+    frame = start
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def traceback_frames(exc: BaseException):
+    """Frames of an exception's traceback, innermost first (where it was raised -> where it was caught)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    return list(reversed(frames))
+
+
+def autocast_state() -> dict[str, torch.dtype]:
+    """Device types with an active autocast region, and its dtype."""
+    state = {}
+    for dev in ("cpu", "cuda"):
+        try:
+            if torch.is_autocast_enabled(dev):
+                state[dev] = torch.get_autocast_dtype(dev)
+        except (RuntimeError, AttributeError):
+            pass
+    return state
+
+
+@dataclass
+class Capture:
+    """The failing aten op as the dispatch mode saw it."""
+
+    op: str
+    operands: list[tuple[str, torch.Tensor]]
+    facts: FrameFacts
+    autocast: dict
+    grad_enabled: bool
+    node_name: str = ""
+    node_seq: int = -1
+
+
+def _operands(func, args, kwargs) -> list[tuple[str, torch.Tensor]]:
+    try:
+        names = [a.name for a in func._schema.arguments]
+    except AttributeError:
+        names = []
+    found: list[tuple[str, torch.Tensor]] = []
+
+    def add(role, value):
+        if isinstance(value, torch.Tensor):
+            found.append((role, value))
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                if isinstance(item, torch.Tensor):
+                    found.append((f"{role}[{i}]", item))
+
+    for i, value in enumerate(args):
+        add(names[i] if i < len(names) else f"arg{i}", value)
+    for key, value in (kwargs or {}).items():
+        add(key, value)
+    return found[:12]
+
+
+def capture_op(func, args, kwargs) -> Capture:
+    """Called from the dispatch mode's except branch, while the failing op's context is still live."""
+    node = torch._C._current_autograd_node()
+    facts = scan_frames(live_frames(sys._getframe(2)))  # 0: here, 1: the dispatch mode
+    return Capture(op=str(func), operands=_operands(func, args, kwargs), facts=facts, autocast=autocast_state(),
+                   grad_enabled=torch.is_grad_enabled(),
+                   node_name=node.name() if node is not None else "",
+                   node_seq=node._sequence_nr() if node is not None else -1)
+
+
+def find_capture(exc: BaseException) -> tuple[Capture | None, BaseException]:
+    """The capture attached to `exc` or to an exception it chains from, and the exception that carried it."""
+    seen = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        cap = getattr(cur, "_amplora_capture", None)
+        if cap is not None:
+            return cap, cur
+        cur = cur.__cause__ or cur.__context__
+    return None, exc

@@ -1,0 +1,73 @@
+"""Subcommands of the doctor part: `amplora doctor [--json]`, `amplora doctor run SCRIPT`, `amplora explain`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+EXPLAIN_UNRECOGNIZED = 3
+
+
+def register(sub) -> None:
+    p = sub.add_parser("doctor", help="precision preflight; `doctor run SCRIPT` watches a script for dtype faults",
+                       description="Without an action: preflight (versions, devices, probed kernels, what "
+                                   "precision=auto resolves to, warnings).")
+    p.add_argument("--json", action="store_true", help="print the preflight as JSON")
+    p.add_argument("--refresh", action="store_true", help="probe kernels again instead of using the cache")
+    p.set_defaults(func=_preflight)
+    actions = p.add_subparsers(dest="doctor_action", metavar="ACTION")
+    r = actions.add_parser("run", help="run SCRIPT as __main__ with the doctor watching",
+                           description="Run a Python script as __main__ with the doctor watching. A dtype/device "
+                                       "fault prints a diagnosis and exits 4; otherwise the script's own exit code.")
+    r.add_argument("--report", action="store_true", help="add a per-module dtype-flow table with warnings")
+    r.add_argument("--json", dest="json_path", metavar="FILE", help="also write the diagnosis/report as JSON")
+    r.add_argument("--traceback", action="store_true", help="print the original traceback before the diagnosis")
+    r.add_argument("script", help="the Python script to run (doctor options go before it)")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    r.set_defaults(func=_run)
+
+    e = sub.add_parser("explain", help="cause and fix for a precision error message (or a traceback on stdin)")
+    e.add_argument("text", nargs="?", help="the error text; omit it (or pass '-') to read stdin")
+    e.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    e.set_defaults(func=_explain)
+
+
+def _console():
+    from amplora.doctor.render import make_console
+
+    return make_console()
+
+
+def _preflight(args) -> int:
+    from amplora.doctor import render
+    from amplora.doctor.preflight import collect
+
+    info = collect(use_cache=not args.refresh)
+    if args.json:
+        print(json.dumps(info, indent=1))
+    else:
+        render.preflight(info, _console())
+    return 0
+
+
+def _run(args) -> int:
+    from amplora.doctor.runner import run_script
+
+    return run_script(args.script, args.args, report=args.report, json_path=args.json_path,
+                      show_traceback=args.traceback)
+
+
+def _explain(args) -> int:
+    from amplora.doctor import render
+    from amplora.doctor.explain import explain
+    from amplora.errors import AmploraError
+
+    text = args.text if args.text not in (None, "-") else sys.stdin.read()
+    if not text.strip():
+        raise AmploraError("explain needs an error message: amplora explain \"ERROR TEXT\" (or pipe a traceback)")
+    result = explain(text)
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=1))
+    else:
+        render.explanation(result, _console())
+    return 0 if result.recognized else EXPLAIN_UNRECOGNIZED

@@ -1,0 +1,328 @@
+"""Culprit, cause (one sentence) and fix (code-level) for each kind of fault, using live names."""
+from __future__ import annotations
+
+from collections import Counter
+
+import torch
+
+from amplora.doctor.diagnose import Scene
+from amplora.doctor.naming import (adapted_layer, dominant_dtype, float_params, leaf_params, owner_path,
+                                   param_dtypes)
+from amplora.precision import dtype_name
+
+
+def _short_op(op: str | None) -> str:
+    if not op:
+        return "the op"
+    parts = op.split(".")
+    return parts[1] if parts[0] == "aten" and len(parts) > 1 else op
+
+
+def _names(items, n=4) -> str:
+    items = list(items)
+    more = f", … ({len(items) - n} more)" if len(items) > n else ""
+    return ", ".join(items[:n]) + more
+
+
+def _torch_dtype(dtype: torch.dtype) -> str:
+    return str(dtype)  # 'torch.bfloat16'
+
+
+def _device_type(s: Scene) -> str:
+    for _, t in s.tensors:
+        if t.device.type in ("cuda", "cpu"):
+            return t.device.type
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _floats(s: Scene):
+    return [(i, role, t) for i, (role, t) in enumerate(s.tensors) if t.is_floating_point()]
+
+
+def _where(s: Scene) -> str:
+    return s.module_path or "the failing code"
+
+
+def _reference_dtype(s: Scene, floats) -> torch.dtype:
+    """The dtype the failing op 'should' run in: what the module's (frozen) weights are stored in."""
+    present = Counter(t.dtype for _, _, t in floats)
+    if s.module is not None:
+        ref = dominant_dtype(s.module)
+        if ref in present:
+            return ref
+    for i, _, t in floats:
+        if i in s.params and s.tensors[i][1].requires_grad is False:
+            return t.dtype
+    root = s.namer.root_of(s.module) if s.module is not None else None
+    ref = dominant_dtype(root) if root is not None else None
+    if ref in present:
+        return ref
+    return present.most_common(1)[0][0]
+
+
+def _generic(s: Scene):
+    floats = _floats(s)
+    if floats:
+        culprit = "operands " + "; ".join(o.describe() for o in s.operands[:4])
+    else:
+        at = f", at {s.facts.where}" if s.facts.where else ""
+        culprit = f"not visible to the doctor (the error was raised outside any torch op{at})"
+    return culprit, s.entry.cause, s.entry.fix
+
+
+# ---- dtype mismatches ------------------------------------------------------------------------------------------
+def _mismatch(s: Scene):
+    floats = _floats(s)
+    if len({t.dtype for _, _, t in floats}) < 2:
+        return _generic(s)
+    if s.phase == "backward":
+        return _backward_mix(s, floats)
+    if s.phase == "optimizer step" and s.facts.optimizer is not None:
+        found = _optimizer_mix(s, floats)
+        if found is not None:
+            return found
+    ref = _reference_dtype(s, floats)
+    off = [f for f in floats if f[2].dtype != ref]
+    i, role, t = off[0]
+    odt, rdt, op, mod = dtype_name(t.dtype), dtype_name(ref), _short_op(s.op), _where(s)
+    dev = _device_type(s)
+    autocast_hint = f'`with torch.autocast("{dev}", dtype={_torch_dtype(ref)}): ...`'
+    if i in s.params:
+        name = s.params[i]
+        culprit = f"parameter {name} is {odt} while {mod} computes in {rdt}"
+        cause = (f"{mod} uses its {odt} parameter {name.rsplit('.', 1)[-1]} directly in {op} with {rdt} tensors, "
+                 f"and no autocast region casts them.")
+        fix = (f"Cast the parameter where it is used (`F.linear(x, w.to(x.dtype))`) or the module once "
+               f"(`{owner_path(name) or 'module'}.to({_torch_dtype(ref)})`); keep fp32 copies only for trainable "
+               f"params and cast them inside forward.")
+        return culprit, cause, fix
+    if i in s.producers:
+        prod = s.producers[i]
+        ppath = s.namer.module_path(prod)
+        pdt = param_dtypes(prod, recurse=False)
+        culprit = (f"{ppath} ({type(prod).__name__}, params {pdt}) returned the {odt} activation that {mod} "
+                   f"({rdt} weights) received")
+        if s.phase in ("generate", "eval") and not s.autocast:
+            cause = (f"{s.phase} runs outside the autocast region training ran in, so the {odt} output of {ppath} "
+                     f"meets {rdt} weights in {mod} (S001).")
+            fix = (f"Run generation under the training precision: "
+                   f"`with torch.autocast(\"{dev}\", dtype={_torch_dtype(ref)}): model.generate(...)` (or "
+                   f"`amplora.apply`, which enforces the policy at the model boundary); or make "
+                   f"{type(prod).__name__} compute in fp32 and return `.to(input_dtype)`.")
+        else:
+            cause = (f"{ppath} returns {odt} activations (params {pdt}) and, with no autocast region active, "
+                     f"they meet {rdt} weights in {mod}.")
+            fix = (f"In {type(prod).__name__}, compute in fp32 if you like but return `out.to(x.dtype)` "
+                   f"(or cast {ppath} to {rdt}); or run the forward under {autocast_hint}.")
+        return culprit, cause, fix
+    if _is_module_input(s, t):
+        params = param_dtypes(s.module) if s.module is not None else rdt
+        culprit = f"the {odt} input passed into {mod} (params {params}) by its caller"
+        cause = f"{mod} received {odt} activations while its parameters are {rdt}, and no autocast region casts them."
+        fix = (f"Cast at the boundary (`x.to({_torch_dtype(ref)})` before calling {mod}, or `{mod}.to(x.dtype)`), "
+               f"or run under {autocast_hint}.")
+        return culprit, cause, fix
+    # computed inside this module's own forward: which parameters flowed into it?
+    names = []
+    for leaf in leaf_params(t):
+        name = s.namer.param_name(leaf)
+        if name and leaf.dtype == t.dtype and name not in names:
+            names.append(f"{name} ({odt})")
+    if not names and s.module is not None:
+        names = [f"{mod}.{n} ({odt})" for n, p in float_params(s.module) if p.dtype == t.dtype]
+    others = _names(f"{r} {dtype_name(x.dtype)}" for _, r, x in floats if x.dtype == ref)
+    if names:
+        culprit = f"off-policy {odt} parameter(s) of {mod} computed into the {odt} {role}: {_names(names)}"
+        cause = (f"{mod} computes its {role} from {odt} parameters and feeds it to {op} together with {others}; "
+                 f"outside autocast nothing casts it (S000 pattern).")
+        fix = ("Keep the fp32 masters but cast at use: compute the norm / scale in fp32, then `.to(x.dtype)` the "
+               "result before the matmul (e.g. `F.linear(x, w.to(x.dtype))`).")
+    elif s.module is not None:
+        culprit = f"the {odt} {role} computed in {mod}'s forward (neither a parameter nor a module output)"
+        cause = f"{mod} mixes a {odt} {role} with {others} in {op} outside autocast."
+    else:
+        culprit = f"the {odt} {role} (neither a parameter nor a module output), outside any module"
+        cause = f"{op} got a {odt} {role} together with {others}, outside any module and outside autocast."
+        fix = f"Cast at the boundary: `.to(x.dtype)` the {odt} tensor before {op}, or run under {autocast_hint}."
+    return culprit, cause, fix
+
+
+def _storage(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:
+        return -1
+
+
+def _optimizer_mix(s: Scene, floats):
+    """A parameter, its gradient and its optimizer state (exp_avg, momentum...) must share one dtype."""
+    owners = {}  # storage -> (what, param)
+    for p, state in getattr(s.facts.optimizer, "state", {}).items():
+        if not isinstance(p, torch.Tensor):
+            continue
+        owners[_storage(p)] = ("parameter", p)
+        if p.grad is not None:
+            owners[_storage(p.grad)] = ("gradient", p)
+        for key, value in state.items():
+            if isinstance(value, torch.Tensor) and value.numel() > 1:
+                owners[_storage(value)] = (f"optimizer state '{key}'", p)
+    for i, _, t in floats:  # say what each operand is
+        hit = owners.get(_storage(t))
+        if hit is not None and not s.operands[i].origin:
+            s.operands[i].origin = f"{hit[0]} of {s.namer.param_name(hit[1]) or 'a parameter'}"
+    for _, role, t in floats:
+        hit = owners.get(_storage(t))
+        if hit is None or t.dtype == hit[1].dtype:
+            continue
+        what, p = hit
+        name = s.namer.param_name(p) or f"a {tuple(p.shape)} parameter"
+        if s.module_path is None and s.namer.param_name(p):
+            s.module_path = owner_path(name) or None
+        pdt, odt = dtype_name(p.dtype), dtype_name(t.dtype)
+        culprit = f"{what} of {name} is {odt} while the parameter is {pdt}"
+        cause = (f"The optimizer step combines the {pdt} parameter {name} with its {odt} {what}, typically state "
+                 f"or gradients cast (or loaded from a checkpoint) in another dtype.")
+        fix = (f"Keep gradients and optimizer state in the parameter's dtype: load state with "
+               f"`optimizer.load_state_dict(...)` (it casts to each param's dtype) instead of casting the state "
+               f"dict, and keep trainable params fp32 (`p.data = p.data.float()` before building the optimizer).")
+        return culprit, cause, fix
+    return None
+
+
+def _is_module_input(s: Scene, t: torch.Tensor) -> bool:
+    try:
+        ptr = t.untyped_storage().data_ptr()
+        return any(x.untyped_storage().data_ptr() == ptr for x in s.facts.module_inputs)
+    except Exception:
+        return False
+
+
+def _backward_mix(s: Scene, floats):
+    mod, op = _where(s), _short_op(s.op)
+    mix = _names(f"{r} {dtype_name(t.dtype)}" for _, r, t in floats)
+    fn = s.facts.backward_function
+    if fn:
+        culprit = f"custom autograd.Function {fn}.backward (created in {mod}'s forward) mixes {mix} in {op}"
+        cause = (f"{fn}.backward computes with tensors of two dtypes ({mix}); autocast does not reach inside "
+                 f"custom backward passes.")
+        fix = ("In backward, bring operands to one dtype first (`grad.to(saved.dtype)`) and return each gradient "
+               "`.to(input.dtype)`; or wrap forward/backward with `torch.amp.custom_fwd(device_type=...)` / "
+               "`torch.amp.custom_bwd(device_type=...)`.")
+    else:
+        culprit = f"{s.cap.node_name if s.cap else 'a backward node'} of {mod}: {mix}"
+        cause = (f"In the backward of {mod}, tensors saved inside an autocast region meet tensors from outside it "
+                 f"(or from another device) (S004).")
+        fix = ("Run forward and backward under one autocast region on one pinned device (`model.to(device)`, "
+               "`CUDA_DEVICE_ORDER=PCI_BUS_ID`, `CUDA_VISIBLE_DEVICES=N`); don't mix AMP and non-AMP calls of "
+               "the same module.")
+    return culprit, cause, fix
+
+
+def _out_buffer(s: Scene):
+    if not s.tensors:
+        return _generic(s)
+    op = _short_op(s.op)
+    inplace = not any(role == "out" for role, _ in s.tensors)
+    out_idx = next((i for i, (role, _) in enumerate(s.tensors) if role == "out"), 0)
+    out_t = s.tensors[out_idx][1]
+    res = [t.dtype for i, (_, t) in enumerate(s.tensors) if i != out_idx and t.is_floating_point()]
+    res_dtype = res[0] if res else out_t.dtype
+    for d in res[1:]:
+        res_dtype = torch.promote_types(res_dtype, d)
+    res_dt = dtype_name(res_dtype)
+    out_dt = dtype_name(out_t.dtype)
+    fn = s.facts.backward_function
+    writer = f"custom autograd.Function {fn}.backward (created in {_where(s)}'s forward)" if fn else _where(s)
+    how = "an in-place op" if inplace else "out="
+    culprit = f"{writer} writes a {res_dt} result into a {out_dt} buffer via {how} ({op})"
+    cause = (f"{op} computes in {res_dt} but its {how} target is {out_dt}, and autocast never casts out= or in-place "
+             f"targets (S002).")
+    fix = (f"Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype={_torch_dtype(res_dtype)})`) "
+           f"and return `grad.to(x.dtype)`, or compute out of place and `buf.copy_(result)`.")
+    return culprit, cause, fix
+
+
+def _cpu_kernel(s: Scene):
+    halves = [(i, r, t) for i, r, t in _floats(s) if t.dtype in (torch.float16, torch.bfloat16)]
+    op = _short_op(s.op)
+    if not halves:
+        return _generic(s)
+    i, role, t = halves[0]
+    dt = dtype_name(t.dtype)
+    name = s.params.get(i)
+    subject = f"parameter {name}" if name else f"the {dt} {role}"
+    culprit = f"{subject} ({dt}, {t.device})"
+    low = op.lower()
+    call = ("torch.linalg.svd(W.float(), full_matrices=False)" if "svd" in low else
+            "torch.linalg.qr(W.float())" if "qr" in low or "geqrf" in low else
+            "torch.linalg.inv(W.float())" if "inv" in low else f"{op}(x.float(), ...)")
+    version = torch.__version__.split("+")[0]
+    cause = f"{op} has no {dt} kernel on the CPU in torch {version}, so it cannot run on {subject} (S003)."
+    fix = (f"Compute it in fp32 and cast back: `{call}`, then `.to({_torch_dtype(t.dtype)})` on the results "
+           f"(amplora's PiSSA init does this); or keep the model fp32 on CPU.")
+    return culprit, cause, fix
+
+
+def _device(s: Scene):
+    devices = Counter(str(t.device) for _, t in s.tensors)
+    if len(devices) < 2:
+        return _generic(s)
+    odd = "meta" if "meta" in devices else devices.most_common()[-1][0]
+    other = next(d for d in devices if d != odd)
+    odd_params = [s.params[i] for i, (_, t) in enumerate(s.tensors) if str(t.device) == odd and i in s.params]
+    root = s.namer.root_of(s.module) if s.module is not None else None
+    if root is not None:
+        everywhere = [n for n, p in root.named_parameters() if str(p.device) == odd]
+        odd_params = odd_params + [n for n in everywhere if n not in odd_params]
+    mod = _where(s)
+    if odd_params:
+        culprit = f"{len(odd_params)} parameter(s) on {odd} while the activations are on {other}: {_names(odd_params)}"
+    else:
+        culprit = f"the input of {mod} is on {odd} while its weights are on {other}"
+    if odd == "meta":
+        cause = (f"{mod} got tensors on meta and {other}: those weights were never materialized (an "
+                 f"init_empty_weights / device_map load that did not finish, or a `.to('meta')`).")
+        fix = (f"Load real weights before use (`model.to_empty(device='{other}')` then `load_state_dict(...)`, or "
+               f"`from_pretrained(..., device_map=None)`), and move batches with `{{k: v.to('{other}') ...}}`.")
+    else:
+        cause = f"{mod} got tensors on {odd} and {other}: part of the model or batch was not moved to one device."
+        fix = (f"Move the model and every input to one device (`model.to(device)`, "
+               f"`batch = {{k: v.to(device) for k, v in batch.items()}}`) and pin GPUs with CUDA_VISIBLE_DEVICES.")
+    return culprit, cause, fix
+
+
+def _scaler(s: Scene):
+    opt = s.facts.optimizer
+    params = [p for g in getattr(opt, "param_groups", []) for p in g["params"]] if opt is not None else []
+    if s.entry.key == "no-inf-checks":
+        culprit = f"none of the optimizer's {len(params)} parameters has a gradient"
+        return culprit, s.entry.cause, s.entry.fix
+    bad = [p for p in params if p.grad is not None and p.grad.dtype == torch.float16]
+    bad = bad or [p for p in params if p.dtype == torch.float16]
+    names = [s.namer.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in bad]
+    if names and not names[0].startswith("<"):
+        s.module_path = adapted_layer(owner_path(names[0]))
+    culprit = (f"{len(bad)} trainable fp16 parameter(s) in the optimizer: {_names(n + ' (fp16)' for n in names)}"
+               if bad else "trainable fp16 parameters in the optimizer")
+    cause = ("The trainable parameters are fp16 themselves, so their gradients are fp16 and GradScaler.unscale_ "
+             "refuses them: loss scaling needs fp32 master weights.")
+    fix = ("Keep trainable params fp32 before building the optimizer (`for p in trainable: p.data = p.data.float()`;"
+           " PEFT: keep `autocast_adapter_dtype=True`; `amplora.apply` does this) and let autocast run the "
+           "matmuls in fp16.")
+    return culprit, cause, fix
+
+
+def _numpy(s: Scene):
+    at = f" at {s.facts.where}" if s.facts.where else ""
+    return f"a bf16 tensor passed to `.numpy()`{at}", s.entry.cause, s.entry.fix
+
+
+HANDLERS = {"mismatch": _mismatch, "index": _mismatch, "attention": _mismatch, "backward-dtype": _mismatch,
+            "out-buffer": _out_buffer, "cpu-kernel": _cpu_kernel, "device": _device, "scaler": _scaler,
+            "numpy": _numpy}
+
+
+def apply_rules(s: Scene) -> tuple[str, str, str]:
+    if s.entry.kind == "mismatch" and any(str(t.device) != str(s.tensors[0][1].device) for _, t in s.tensors):
+        return _device(s)  # 'Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)'
+    return HANDLERS.get(s.entry.kind, _generic)(s)

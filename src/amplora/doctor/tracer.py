@@ -1,0 +1,118 @@
+"""The doctor's always-on instruments, built to cost almost nothing until something fails.
+
+- `FaultCatcher`, a TorchDispatchMode: sees every aten op (forward and backward, custom autograd.Function
+  backward included); its hot path is a bare try/except around the op. On failure it attaches a Capture to the
+  exception and re-raises it unchanged.
+- `Recorder`, two global module hooks: a stack of autograd sequence numbers per module call, so that a failing
+  backward node can be mapped to "the module whose forward created it" (nodes get increasing sequence numbers as
+  they are created); the last module that produced each output tensor (by data pointer), so an off-dtype
+  activation can be traced to its producer; and the outermost modules seen (roots for naming).
+"""
+from __future__ import annotations
+
+import weakref
+from collections import deque
+
+import torch
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from amplora.doctor.capture import capture_op
+
+_seq = torch._C._autograd._get_sequence_nr
+_ref = weakref.ref
+
+
+class FaultCatcher(TorchDispatchMode):
+    """Pass every op through untouched; on an exception, record what failed and re-raise the same exception."""
+
+    def __init__(self, on_capture=None):
+        super().__init__()
+        self.on_capture = on_capture  # optional callback(capture, exc) -> exception to raise instead, or None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        try:
+            return func(*args, **(kwargs or {}))
+        except Exception as exc:
+            if getattr(exc, "_amplora_capture", None) is None:
+                replacement = None
+                try:
+                    exc._amplora_capture = capture_op(func, args, kwargs)
+                    if self.on_capture is not None:
+                        replacement = self.on_capture(exc._amplora_capture, exc)
+                except Exception:  # the doctor must never replace the user's error with its own
+                    replacement = None
+                if replacement is not None:
+                    raise replacement from exc
+            raise
+
+
+class Recorder:
+    """Global forward hooks that remember just enough to name modules after a fault."""
+
+    def __init__(self, max_intervals: int = 100_000):
+        self.stack: list[int] = []
+        self.intervals: deque = deque(maxlen=max_intervals)   # (first seq, end seq, module) per module call
+        self.producers: dict[int, tuple] = {}                # data_ptr -> (module, weakref to the output)
+        self.roots: list = []                                 # outermost modules called, most recent last
+        self.forward_calls = 0
+        self.pending = None   # a callable to run at the next module call (deferred clean-up after a fault)
+        self._handles: list = []
+
+    def install(self) -> None:
+        self._handles = [register_module_forward_pre_hook(self._pre),
+                         register_module_forward_hook(self._post, always_call=True)]
+
+    def remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+
+    def _pre(self, module, args):
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending()
+        if not self.stack:
+            self._enter_root(module)
+        self.stack.append(_seq())
+
+    def _post(self, module, args, out):
+        start = self.stack.pop() if self.stack else 0
+        self.intervals.append((start, _seq(), module))
+        if isinstance(out, torch.Tensor):
+            try:
+                self.producers[out.data_ptr()] = (module, _ref(out))
+            except Exception:  # tensor subclasses without storage or weakref support
+                pass
+
+    def _enter_root(self, module) -> None:
+        self.forward_calls += 1
+        self.producers.clear()  # a new outermost forward: older activations are gone or irrelevant
+        if not any(r is module for r in self.roots):
+            self.roots.append(module)
+            del self.roots[:-8]
+
+    def module_for_node(self, seq: int):
+        """The innermost module whose forward call created the autograd node with sequence number `seq`."""
+        best, width = None, None
+        for start, end, module in self.intervals:
+            if start <= seq < end and (width is None or end - start < width):
+                best, width = module, end - start
+        return best
+
+    def producer_of(self, tensor: torch.Tensor):
+        """The module that returned `tensor` (or the tensor it is a view of) in the current forward, if any.
+
+        The output must still be alive and share `tensor`'s storage: a dead output's memory may have been reused.
+        """
+        try:
+            hit = self.producers.get(tensor.data_ptr())
+            if hit is None:
+                return None
+            out = hit[1]()
+            if (out is not None and out.dtype == tensor.dtype
+                    and out.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()):
+                return hit[0]
+        except Exception:
+            pass
+        return None

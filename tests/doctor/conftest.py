@@ -1,0 +1,84 @@
+"""Helpers for the doctor's tests: run a corpus program in-process under watch(), or via `amplora doctor run`."""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = Path(__file__).parent / "programs"
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    """Kernel-probe caches go to a fresh directory per test."""
+    monkeypatch.setenv("AMPLORA_CACHE", str(tmp_path / "cache"))
+
+
+def program_path(name: str) -> Path:
+    return PROGRAMS / f"{name}.py"
+
+
+def run_program(name: str, *args: str, **watch_kwargs):
+    """Run a corpus program as __main__ inside `amplora.doctor.watch()`. Returns (fault or None, watcher)."""
+    import amplora.doctor as doctor
+
+    path = program_path(name)
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(PROGRAMS))
+    watcher = doctor.watch(**watch_kwargs)
+    try:
+        with watcher:
+            runpy.run_path(str(path), run_name="__main__")
+    except doctor.PrecisionFault as fault:
+        return fault, watcher
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return None, watcher
+
+
+def amplora_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, env_extra: dict | None = None,
+                timeout: int = 120) -> subprocess.CompletedProcess:
+    """`python -m amplora ARGS` in a subprocess (the real entry point)."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "amplora", *args], input=stdin, capture_output=True, text=True,
+                          cwd=cwd or REPO, env=env, timeout=timeout)
+
+
+
+
+# every `doctor run` subprocess the suite makes: corpus programs (faulty; the --qr variant of svd_half_init runs
+# in-process only) and clean programs (with --report); tiny models run fastest on one thread each
+FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_init",
+                "fp16_trainable_gradscaler", "dora_fp32_magnitude", "meta_device_mismatch",
+                "peft_generate_outside_autocast", "peft_fp16_adapters_gradscaler"]
+CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora"]
+
+
+@pytest.fixture(scope="session")
+def doctor_runs(tmp_path_factory):
+    """Start all `amplora doctor run` subprocesses at once (most of their time is imports), collect per test:
+    {spec: Future[(CompletedProcess, json)]}."""
+    out = tmp_path_factory.mktemp("runs")
+    cache = tmp_path_factory.mktemp("cache")
+    pool = ThreadPoolExecutor(max_workers=max(3, os.cpu_count() or 1))
+
+    def run(spec, report):
+        name, *args = spec.split()
+        json_path = out / (spec.replace(" ", "_") + ".json")
+        flags = ["--report"] if report else []
+        proc = amplora_cli("doctor", "run", *flags, "--json", str(json_path), str(program_path(name)), *args,
+                           env_extra={"AMPLORA_CACHE": str(cache), "OMP_NUM_THREADS": "1"}, timeout=300)
+        return proc, (json.loads(json_path.read_text()) if json_path.exists() else None)
+
+    futures = {spec: pool.submit(run, spec, True) for spec in CLEAN_SPECS}
+    futures.update({spec: pool.submit(run, spec, False) for spec in FAULTY_SPECS})
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)

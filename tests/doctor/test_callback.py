@@ -1,0 +1,89 @@
+"""DoctorCallback in a real transformers.Trainer: preflight at start, faults in callbacks' generate() diagnosed."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+from peft import LoraConfig, get_peft_model
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+from transformers import Trainer, TrainerCallback, TrainingArguments
+
+from amplora.doctor import PrecisionFault
+from amplora.integrations import DoctorCallback
+
+from .conftest import PROGRAMS
+
+sys.path.insert(0, str(PROGRAMS))
+from _tiny import batch, tiny_llama  # noqa: E402
+
+
+class SampleEachStep(TrainerCallback):
+    """What many recipes do: sample from the model in a callback, outside the Trainer's autocast (S001)."""
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.samples = 0
+
+    def on_step_end(self, args, state, control, model=None, **kwargs):
+        model.generate(input_ids=self.ids[:1, :4], max_new_tokens=2, do_sample=False)
+        self.samples += 1
+
+
+def _trainer(model, tmp_path, callbacks):
+    ids = batch(8, 8)
+    data = [{"input_ids": row, "labels": row} for row in ids]
+    args = TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=2, bf16=True,
+                             use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
+                             disable_tqdm=True)
+    return Trainer(model=model, args=args, train_dataset=data, callbacks=callbacks), ids
+
+
+def _peft_bf16_with_fp32_norms():
+    base = tiny_llama(torch.bfloat16)
+    for name, module in base.named_modules():
+        if name.endswith("norm"):
+            module.float()
+    return get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+
+
+def test_callback_generate_fault_is_diagnosed(tmp_path):
+    model = _peft_bf16_with_fp32_norms()
+    doctor_cb = DoctorCallback()
+    trainer, ids = _trainer(model, tmp_path, [doctor_cb])
+    trainer.add_callback(SampleEachStep(ids))
+    with pytest.raises(PrecisionFault) as info:
+        trainer.train()
+    f = info.value
+    assert isinstance(f, RuntimeError)  # code catching the original error type still catches it
+    assert f.phase == "generate"
+    assert f.module == "base_model.model.model.layers.0.self_attn.q_proj.base_layer"
+    assert "base_model.model.model.layers.0.input_layernorm" in f.culprit
+    assert "torch.autocast" in f.fix
+    assert doctor_cb.preflight_info is not None and doctor_cb.preflight_info["devices"]
+    # the run is over: the doctor steps aside at the next module call
+    with torch.no_grad():
+        model(input_ids=ids[:1, :3])
+    assert _get_current_dispatch_mode() is None
+    doctor_cb.close()
+
+
+def test_clean_training_with_callback(tmp_path):
+    """Generation inside the training precision: no fault, and the doctor is gone after training."""
+    model = _peft_bf16_with_fp32_norms()
+
+    class SampleUnderAutocast(SampleEachStep):
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                super().on_step_end(args, state, control, model=model, **kwargs)
+
+    doctor_cb = DoctorCallback(preflight=False, report=True)
+    trainer, ids = _trainer(model, tmp_path, [doctor_cb])
+    sampler = SampleUnderAutocast(ids)
+    trainer.add_callback(sampler)
+    trainer.train()
+    assert sampler.samples == 2
+    assert doctor_cb.watcher.fault is None
+    assert doctor_cb.watcher.flow_warnings() == []
+    assert _get_current_dispatch_mode() is None
+    assert sys.excepthook is not doctor_cb._excepthook

@@ -1,0 +1,99 @@
+"""The corpus of faulty programs (tests/doctor/programs), each run two ways: in-process under `watch()` and as
+`python -m amplora doctor run prog.py`. Each asserts phase, module path, culprit and fix."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from .conftest import FAULTY_SPECS, run_program
+
+FAULT_EXIT = 4
+
+# program (and its args) -> what the diagnosis must say
+CASES = {
+    "upcast_norms_generate": dict(  # S001
+        phase="generate", module="model.layers.0.self_attn.q_proj", op="aten.mm",
+        culprit=["model.layers.0.input_layernorm", "LlamaRMSNorm", "fp32"],
+        fix=["torch.autocast(\"cpu\", dtype=torch.bfloat16)", "model.generate"],
+        operands={"fp32", "bf16"}, error="RuntimeError"),
+    "fused_backward_out_buffer": dict(  # S002
+        phase="backward", module="model.layers.1.mlp.down_proj", op="aten.addmm.out",
+        culprit=["FusedLoRAFunction.backward", "fp32 result into a bf16 buffer", "out="],
+        fix=["dtype=torch.float32", "grad.to(x.dtype)"], operands={"fp32", "bf16"}, error="RuntimeError"),
+    "svd_half_init": dict(  # S003 (SVD)
+        phase="init", module="model.layers.0.self_attn.q_proj", op="aten._linalg_svd",
+        culprit=["parameter model.layers.0.self_attn.q_proj.weight", "fp16"],
+        fix=["torch.linalg.svd(W.float()", ".to(torch.float16)"], operands={"fp16"}, error="NotImplementedError"),
+    "svd_half_init --qr": dict(  # S003 (QR)
+        phase="init", module="model.layers.0.self_attn.q_proj", op="aten.linalg_qr",
+        culprit=["parameter model.layers.0.self_attn.q_proj.weight", "fp16"],
+        fix=["torch.linalg.qr(W.float())"], operands={"fp16"}, error="NotImplementedError"),
+    "fp16_trainable_gradscaler": dict(
+        phase="loss-scaler step", module="model.layers.1.self_attn.v_proj", op=None,
+        culprit=["model.layers.1.self_attn.v_proj.lora_A.weight (fp16)",
+                 "model.layers.1.self_attn.v_proj.lora_B.weight (fp16)"],
+        fix=["fp32", "p.data.float()"], operands=set(), error="ValueError"),
+    "dora_fp32_magnitude": dict(  # S000
+        phase="forward", module="model.layers.1.self_attn.o_proj", op="aten.mm",
+        culprit=["model.layers.1.self_attn.o_proj.magnitude (fp32)", "off-policy"],
+        fix=[".to(x.dtype)", "norm"], operands={"fp32", "bf16"}, error="RuntimeError"),
+    "meta_device_mismatch": dict(
+        phase="forward", module="model.layers.1.post_attention_layernorm", op="aten.mul",
+        culprit=["on meta", "model.layers.1.post_attention_layernorm.weight"],
+        fix=["to_empty", "load_state_dict"], operands={"fp32"}, error="RuntimeError"),
+    "peft_generate_outside_autocast": dict(  # S001 through PEFT
+        phase="generate", module="base_model.model.model.layers.0.self_attn.q_proj.base_layer", op="aten.mm",
+        culprit=["base_model.model.model.layers.0.input_layernorm", "fp32"],
+        fix=["torch.autocast", "model.generate"], operands={"fp32", "bf16"}, error="RuntimeError"),
+    "peft_fp16_adapters_gradscaler": dict(
+        phase="loss-scaler step", module="base_model.model.model.layers.0.self_attn.q_proj", op=None,
+        culprit=["base_model.model.model.layers.0.self_attn.q_proj.lora_A.default.weight (fp16)"],
+        fix=["autocast_adapter_dtype=True", "fp32"], operands=set(), error="ValueError"),
+}
+
+
+def _check(d: dict, case: dict) -> None:
+    assert d["phase"] == case["phase"]
+    assert d["module"] == case["module"]
+    if case["op"] is None:
+        assert d["op"] is None
+    else:
+        assert d["op"].startswith(case["op"])
+    for text in case["culprit"]:
+        assert text in d["culprit"], (text, d["culprit"])
+    for text in case["fix"]:
+        assert text in d["fix"], (text, d["fix"])
+    assert {o["dtype"] for o in d["operands"]} >= case["operands"]
+    for o in d["operands"]:
+        assert o["device"] and isinstance(o["shape"], list)
+    assert d["cause"].strip() and d["cause"].count(". ") == 0, "cause is one sentence"
+    assert d["error"].startswith(case["error"] + ":")
+
+
+@pytest.mark.parametrize("spec", list(CASES))
+def test_watch_diagnoses(spec):
+    name, *args = spec.split()
+    fault, _ = run_program(name, *args)
+    assert fault is not None, f"{name}: no PrecisionFault raised"
+    _check(fault.as_dict(), CASES[spec])
+    assert type(fault.__cause__).__name__ == CASES[spec]["error"]  # the original exception is kept
+    assert fault.original is fault.__cause__
+    text = str(fault)
+    assert CASES[spec]["module"] in text and "fix" in text
+    again = pickle.loads(pickle.dumps(fault))  # crosses process boundaries intact
+    assert again.as_dict() == fault.as_dict()
+
+
+def test_every_program_runs_as_a_subprocess_too():
+    assert {spec.split()[0] for spec in CASES} == set(FAULTY_SPECS)
+
+
+@pytest.mark.parametrize("spec", FAULTY_SPECS)
+def test_doctor_run_diagnoses(spec, doctor_runs):
+    proc, data = doctor_runs[spec].result()
+    assert proc.returncode == FAULT_EXIT, proc.stderr[-3000:]
+    _check(data["fault"], CASES[spec])
+    assert "precision fault in " + CASES[spec]["phase"] in proc.stderr
+    assert CASES[spec]["module"] in proc.stderr.replace("\n", " ") or len(CASES[spec]["module"]) > 60
+    assert "Traceback" not in proc.stderr  # the diagnosis replaces the bare traceback
