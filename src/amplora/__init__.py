@@ -5,6 +5,12 @@
 """
 __version__ = "0.1.0"
 
+import os  # noqa: E402
+
+# Before torch loads its OpenMP runtime: idle threads sleep instead of spinning. On a shared CPU, spinning
+# threads slowed training steps 5-10x (4 s -> 30-47 s measured); on a quiet machine it costs nothing.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from amplora.adapters import (  # noqa: E402
     AdapterConfig, LoraLinear, adapter_config, adapter_state_dict, apply, load_adapter, lora_layers, merge,
     policy_of, precision_scope, read_adapter, save_adapter, trainable_parameters, unmerge,

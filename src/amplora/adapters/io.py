@@ -80,6 +80,9 @@ def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; the adapter dir should get the usual permissions
         save_file(state, str(tmp / WEIGHTS_NAME), metadata={"format": "pt"})
         (tmp / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
         if target.exists():  # replace: move the old one aside first so a crash never leaves neither

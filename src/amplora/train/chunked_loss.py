@@ -1,0 +1,57 @@
+"""Causal-LM cross-entropy in fp32 without materializing fp32 logits for the whole batch.
+
+Hidden states come from the decoder (`model.base_model`) under the model's precision policy; the output head
+then runs in fp32 on the answer positions only (prompt and padding positions never reach the head), a chunk of
+rows at a time. Each chunk is checkpointed, so backward holds one chunk of logits at a time, never
+batch x seq x vocab of them.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+from amplora import precision_scope
+from amplora.train.encoding import IGNORE
+
+
+def _is_plain_linear(module) -> bool:
+    return type(module) is torch.nn.Linear and not module.weight.requires_grad
+
+
+def _head_logits_fp32(head, model, hidden: torch.Tensor) -> torch.Tensor:
+    if _is_plain_linear(head):  # the usual case: a frozen (often tied) head, computed in fp32 here
+        bias = head.bias.float() if head.bias is not None else None
+        return F.linear(hidden.float(), head.weight.float(), bias)
+    with precision_scope(model):  # an adapted or quantized head: let it run under the policy, then widen
+        return head(hidden).float()
+
+
+def _chunk_loss(hidden: torch.Tensor, targets: torch.Tensor, head, model) -> torch.Tensor:
+    return F.cross_entropy(_head_logits_fp32(head, model, hidden), targets, reduction="sum")
+
+
+def answer_hidden_states(model, input_ids, labels, attention_mask=None, position_ids=None):
+    """(hidden states at positions whose next token is an answer token, those target tokens)."""
+    with precision_scope(model):
+        out = model.base_model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                               use_cache=False)
+    hidden = out.last_hidden_state[:, :-1]
+    targets = labels[:, 1:]
+    keep = targets != IGNORE
+    return hidden[keep], targets[keep]
+
+
+def lm_loss_sum(model, input_ids, labels, attention_mask=None, position_ids=None, chunk_rows: int = 1024,
+                **_unused) -> tuple[torch.Tensor, int]:
+    """(sum of fp32 token losses over answer tokens, number of answer tokens). Divide by the step's token count."""
+    hidden, targets = answer_hidden_states(model, input_ids, labels, attention_mask, position_ids)
+    head = model.get_output_embeddings()
+    total = hidden.new_zeros((), dtype=torch.float32)
+    for start in range(0, targets.numel(), chunk_rows):
+        h, t = hidden[start:start + chunk_rows], targets[start:start + chunk_rows]
+        if torch.is_grad_enabled() and h.requires_grad:
+            total = total + checkpoint(_chunk_loss, h, t, head, model, use_reentrant=False)
+        else:
+            total = total + _chunk_loss(h, t, head, model)
+    return total, int(targets.numel())

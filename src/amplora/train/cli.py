@@ -1,0 +1,133 @@
+"""Subcommands of the train part: `train`, `generate`, `chat`, `merge`, `eval`."""
+from __future__ import annotations
+
+import argparse
+
+from amplora.precision import PRESET_NAMES
+
+# (flag, config field, type, help); every flag defaults to "not given" so that it only overrides when present
+TRAIN_FLAGS = [
+    ("--model", "model", str, "smollm2-135m (embedded default), tiny (seconds-long smoke test) or a local HF dir"),
+    ("--data", "data", str, "training JSONL, alpaca (instruction/input/output) or chat (messages) form"),
+    ("--eval-data", "eval_data", str, "held-out JSONL (default: bundled held-out split, or 10%% of --data)"),
+    ("--method", "method", str, "lora | dora"),
+    ("--quantize", "quantize", str, "none | nf4 (frozen base in bitsandbytes NF4: QLoRA / QDoRA)"),
+    ("--precision", "precision", str, f"{' | '.join(PRESET_NAMES)}"),
+    ("--device", "device", str, "auto | cpu | cuda | cuda:N"),
+    ("--r", "r", int, "adapter rank"),
+    ("--alpha", "alpha", float, "adapter alpha (scaling alpha/r)"),
+    ("--dropout", "dropout", float, "adapter dropout"),
+    ("--targets", "targets", str, "all-linear, comma-separated module-name suffixes, or a regex"),
+    ("--lr", "lr", float, "peak learning rate (AdamW, warmup then cosine)"),
+    ("--weight-decay", "weight_decay", float, "AdamW weight decay"),
+    ("--warmup-ratio", "warmup_ratio", float, "fraction of steps spent warming up"),
+    ("--max-steps", "max_steps", int, "optimizer steps (0: use --epochs)"),
+    ("--epochs", "epochs", float, "passes over the training data (sets --max-steps 0 unless given)"),
+    ("--batch-size", "batch_size", int, "examples per micro-batch"),
+    ("--grad-accum", "grad_accum", int, "micro-batches per optimizer step"),
+    ("--max-grad-norm", "max_grad_norm", float, "gradient clipping norm"),
+    ("--max-length", "max_length", int, "tokens per example; longer ones are truncated (and counted)"),
+    ("--eval-every", "eval_every", int, "held-out loss + sample generations every N steps (0: off)"),
+    ("--eval-limit", "eval_limit", int, "held-out examples scored before/after (0: all)"),
+    ("--eval-loss-limit", "eval_loss_limit", int, "held-out examples in the periodic eval loss"),
+    ("--eval-batch-size", "eval_batch_size", int, "prompts per batch in greedy generation"),
+    ("--eval-split", "eval_split", float, "fraction of --data held out when --eval-data is not given"),
+    ("--samples", "samples", int, "sample generations shown at each periodic eval"),
+    ("--max-new-tokens", "max_new_tokens", int, "generation length for eval and samples"),
+    ("--log-every", "log_every", int, "log the training loss every N steps"),
+    ("--loss-chunk-rows", "loss_chunk_rows", int, "answer positions per fp32 output-head chunk in the loss"),
+    ("--save-every", "save_every", int, "checkpoint every N steps (0: only the final adapter)"),
+    ("--output", "output", str, "output directory (default: runs/train-<timestamp>)"),
+    ("--resume", "resume", str, "continue a run from its output dir or one of its checkpoints"),
+    ("--seed", "seed", int, "random seed (data order, adapter init)"),
+    ("--init-loss-scale", "init_loss_scale", float, "fp16-mixed: initial dynamic loss scale"),
+]
+
+
+def cmd_train(args) -> int:
+    from amplora.train.config import TrainConfig, build_config, load_yaml
+    from amplora.train.run import train
+
+    fields = set(TrainConfig.field_names())
+    overrides = {k: v for k, v in vars(args).items() if k in fields}
+    if "epochs" in overrides and "max_steps" not in overrides:
+        overrides["max_steps"] = 0  # --epochs means "train by epochs", whatever a config file says
+    file_values = load_yaml(args.config) if args.config else {}
+    resume_state = None
+    if overrides.get("resume") or file_values.get("resume"):
+        from amplora.train import checkpoint
+
+        ckpt_dir, run_dir = checkpoint.find_checkpoint(overrides.get("resume") or file_values["resume"])
+        saved = load_yaml(run_dir / "config.yaml") if (run_dir / "config.yaml").is_file() else {}
+        file_values = {**saved, **file_values}  # the run's own config, then what this command adds
+        overrides["output"] = str(run_dir)
+        resume_state = checkpoint.load_checkpoint(ckpt_dir)
+    cfg = build_config(file_values, overrides, where=str(args.config) if args.config else "flags")
+    train(cfg, quiet=args.quiet, resume_state=resume_state)
+    return 0
+
+
+def _add_train(sub) -> None:
+    p = sub.add_parser("train", help="fine-tune a model with LoRA/DoRA (default: the embedded SmolLM2-135M on the "
+                                     "bundled dataset, offline, a few minutes on CPU)",
+                       description="Fine-tune with LoRA / DoRA / QLoRA. Settings: defaults <- CONFIG (YAML) <- flags.")
+    p.add_argument("config", nargs="?", metavar="CONFIG",
+                   help="YAML file of settings (keys as the flags, e.g. lr: 1e-3)")
+    for flag, dest, typ, help_text in TRAIN_FLAGS:
+        p.add_argument(flag, dest=dest, type=typ, default=argparse.SUPPRESS, help=help_text)
+    p.add_argument("--packing", dest="packing", action="store_true", default=argparse.SUPPRESS,
+                   help="pack several examples per row (they do not attend to each other)")
+    p.add_argument("--overwrite", dest="overwrite", action="store_true", default=argparse.SUPPRESS,
+                   help="replace a previous run in --output")
+    p.add_argument("--quiet", action="store_true", help="print less")
+    p.set_defaults(func=cmd_train)
+
+
+def _inference_args(p, adapter_required: bool = False) -> None:
+    p.add_argument("--adapter", required=adapter_required, help="adapter directory (e.g. runs/train-.../adapter)")
+    p.add_argument("--model", help="base model (default: the one the adapter records)")
+    p.add_argument("--precision", default="auto", help=f"{' | '.join(PRESET_NAMES)}")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
+    p.add_argument("--quantize", default=None, help="none | nf4 (default: as the adapter was trained)")
+    p.add_argument("--max-new-tokens", type=int, default=128)
+
+
+def _dispatch(name: str):
+    def run(args) -> int:
+        from amplora.train import commands
+
+        return getattr(commands, name)(args)
+
+    return run
+
+
+def register(sub) -> None:
+    _add_train(sub)
+
+    p = sub.add_parser("generate", help="answer one prompt with a trained adapter")
+    _inference_args(p)
+    p.add_argument("--system", help="system message")
+    p.add_argument("prompt", nargs="+", help="the prompt")
+    p.set_defaults(func=_dispatch("cmd_generate"))
+
+    p = sub.add_parser("chat", help="interactive chat with a trained adapter (/reset, /exit)")
+    _inference_args(p)
+    p.add_argument("--system", help="system message")
+    p.set_defaults(func=_dispatch("cmd_chat"))
+
+    p = sub.add_parser("merge", help="fold an adapter into its base and write a Hugging Face model directory")
+    p.add_argument("--adapter", required=True, help="adapter directory")
+    p.add_argument("--out", required=True, help="new directory for the merged model")
+    p.add_argument("--model", help="base model (default: the one the adapter records)")
+    p.add_argument("--dtype", default="fp32", help="fp32 | bf16 | fp16 (weights of the merged model)")
+    p.set_defaults(func=_dispatch("cmd_merge"))
+
+    p = sub.add_parser("eval", help="score an adapter on held-out data (exact match + per-field accuracy)")
+    _inference_args(p)
+    p.set_defaults(max_new_tokens=32)
+    p.add_argument("--data", help="JSONL to score (default: the bundled held-out split)")
+    p.add_argument("--limit", type=int, default=0, help="score only the first N examples")
+    p.add_argument("--batch-size", type=int, default=50)
+    p.add_argument("--max-length", type=int, default=1024)
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.set_defaults(func=_dispatch("cmd_eval"))

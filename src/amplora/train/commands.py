@@ -1,0 +1,134 @@
+"""`amplora generate`, `chat`, `merge` and `eval`: use a trained adapter with the base it was trained on.
+
+The base comes from the adapter's `base_model_name_or_path` (`smollm2-135m`, `tiny` or a directory) unless
+--model says otherwise; a run's config.yaml next to the adapter supplies the quantization it was trained with.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+import amplora
+from amplora.errors import AmploraError
+from amplora.precision import parse_dtype, resolve, resolve_device
+from amplora.train import atomic
+from amplora.train.dataset import BUNDLED_EVAL, bundled_path, read_jsonl
+from amplora.train.generation import evaluate, generate
+from amplora.train.metric import summary as score_line
+from amplora.train.model_loader import EMBEDDED_NAME, load_model
+
+
+def _adapter_facts(adapter: str | None) -> dict:
+    """base model name and training quantization recorded with an adapter directory."""
+    if adapter is None:
+        return {}
+    directory = Path(adapter)
+    config_file = directory / "adapter_config.json"
+    if not config_file.is_file():
+        raise AmploraError(f"--adapter {directory}: no adapter_config.json there (not an adapter directory)")
+    try:
+        facts = {"base": json.loads(config_file.read_text()).get("base_model_name_or_path")}
+    except (ValueError, UnicodeDecodeError) as e:
+        raise AmploraError(f"{config_file}: invalid JSON: {e}") from None
+    run_config = directory.parent / "config.yaml"
+    if run_config.is_file():
+        try:
+            facts["quantize"] = (yaml.safe_load(run_config.read_text()) or {}).get("quantize")
+        except yaml.YAMLError:
+            pass
+    return facts
+
+
+def load_for_inference(adapter: str | None, model: str | None, precision: str = "auto", device: str = "auto",
+                       quantize: str | None = None):
+    """(model, tokenizer): the base named by --model or by the adapter, with the adapter applied (if any)."""
+    facts = _adapter_facts(adapter)
+    spec = model or facts.get("base")
+    if adapter and not spec:
+        raise AmploraError(f"--adapter {adapter}: adapter_config.json has no base_model_name_or_path; pass --model")
+    dev = resolve_device(device)
+    policy = resolve(precision, device=dev)
+    lm = load_model(spec or EMBEDDED_NAME)
+    net = lm.model.to(dev)
+    quantize = quantize if quantize is not None else facts.get("quantize")
+    quantize = None if quantize in (None, "none") else quantize
+    if adapter:
+        amplora.load_adapter(net, adapter, precision=policy, quantize=quantize)
+    else:
+        amplora.apply(net, r=1, targets="all-linear", precision=policy, quantize=quantize)  # B=0: the base itself
+    return net, lm.tokenizer
+
+
+def _messages(prompt: str, system: str | None) -> list[dict]:
+    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+
+
+def cmd_generate(args) -> int:
+    prompt = " ".join(args.prompt).strip()
+    if not prompt:
+        raise AmploraError("generate needs a prompt, e.g. amplora generate --adapter runs/x/adapter \"...\"")
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    print(generate(model, tokenizer, [_messages(prompt, args.system)], args.max_new_tokens)[0])
+    return 0
+
+
+def cmd_chat(args) -> int:
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    history = [{"role": "system", "content": args.system}] if args.system else []
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print("amplora chat: type a message; /reset clears the conversation, /exit or Ctrl-D quits.")
+    while True:
+        try:
+            line = input("you> " if interactive else "")
+        except EOFError:
+            break
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            break
+        if text == "/reset":
+            history = history[:1] if args.system else []
+            continue
+        history.append({"role": "user", "content": text})
+        answer = generate(model, tokenizer, [history], args.max_new_tokens)[0]
+        history.append({"role": "assistant", "content": answer})
+        print(f"model> {answer}" if interactive else answer, flush=True)
+    return 0
+
+
+def cmd_merge(args) -> int:
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise AmploraError(f"--out {out} already exists and is not empty; choose a new directory")
+    dtype = parse_dtype(args.dtype)
+    # merge in fp32 on CPU, whatever the adapter was trained with; one cast to --dtype at the end
+    model, tokenizer = load_for_inference(args.adapter, args.model, "fp32", "cpu", quantize="none")
+    merged = amplora.merge(model)
+    merged = merged.to(dtype)
+    merged.config.dtype = str(dtype).replace("torch.", "")
+    try:
+        with atomic.directory(out) as tmp:
+            merged.save_pretrained(tmp)
+            tokenizer.save_pretrained(tmp)
+    except OSError as e:
+        raise AmploraError(f"cannot write --out {out}: {e.strerror or e}") from None
+    print(f"merged model written to {out} ({args.dtype}); load it with AutoModelForCausalLM.from_pretrained")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    examples = read_jsonl(args.data or bundled_path(BUNDLED_EVAL))
+    if args.limit:
+        examples = examples[: args.limit]
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    result = evaluate(model, tokenizer, examples, args.max_new_tokens, args.batch_size, args.max_length)
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items() if k != "predictions"}))
+    else:
+        print(f"{args.data or 'bundled held-out split'}: {score_line(result)}")
+    return 0

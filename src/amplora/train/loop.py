@@ -1,0 +1,170 @@
+"""The optimization loop: grad accumulation, clipping, dynamic loss scaling, periodic eval, checkpoints.
+
+No autocast and no dtype casts here: the model's precision policy (amplora.apply) decides every dtype, the loss
+module computes the loss in fp32, and the optimizer only ever sees the fp32 adapter parameters.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from amplora.train import checkpoint
+from amplora.train.batches import BatchPlan, collate
+from amplora.train.chunked_loss import lm_loss_sum
+from amplora.train.config import TrainConfig
+from amplora.train.generation import eval_mode, generate
+
+
+class MetricsLog:
+    """metrics.jsonl: one JSON object per line, flushed per record (a killed run keeps what it logged)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def write(self, record: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def read(self) -> list[dict]:
+        out = []
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    break  # a line cut short by a kill: it and anything after it are not trusted
+        return out
+
+    def truncate_after(self, step: int) -> None:
+        """Resume: drop what a killed run logged after its last checkpoint; the resumed run logs it again."""
+        from amplora.train import atomic
+
+        kept = [r for r in self.read() if r.get("step", 0) <= step and r.get("kind") != "after"]
+        atomic.write_text(self.path, "".join(json.dumps(r) + "\n" for r in kept))
+
+
+@dataclass
+class Loop:
+    cfg: TrainConfig
+    model: object
+    tokenizer: object
+    plan: BatchPlan
+    named_params: list
+    optimizer: object
+    scheduler: object
+    scaler: object
+    device: torch.device
+    output_dir: Path
+    base_name: str
+    metrics: MetricsLog
+    progress: object
+    eval_rows: list = field(default_factory=list)  # held-out rows for the periodic eval loss
+    sample_prompts: list = field(default_factory=list)
+    bookkeeping: dict = field(default_factory=dict)  # saved in checkpoints: skipped steps, before scores...
+
+    @property
+    def params(self):
+        return [p for _, p in self.named_params]
+
+    def step_once(self, step: int) -> dict:
+        """One optimizer step over grad_accum micro-batches; the loss is normalized by the step's answer tokens."""
+        ga = self.cfg.grad_accum
+        micro = [step * ga + k for k in range(ga)]
+        n_answer = max(1, sum(self.plan.answer_tokens(g) for g in micro))
+        loss_total, tokens = 0.0, 0
+        for g in micro:
+            batch = self.plan.batch(g, self.device)
+            tokens += batch["tokens"]
+            loss_sum, _ = lm_loss_sum(self.model, chunk_rows=self.cfg.loss_chunk_rows, **batch)
+            loss = loss_sum / n_answer
+            self.scaler.scale(loss).backward()
+            loss_total += float(loss.detach())
+        self.scaler.unscale_(self.optimizer)
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.max_grad_norm)
+        finite = bool(torch.isfinite(grad_norm)) and math.isfinite(loss_total)
+        scale = self.scaler.get_scale() if self.scaler.is_enabled() else None
+        if self.scaler.is_enabled():
+            self.scaler.step(self.optimizer)  # skips the update itself when unscale_ found inf/NaN
+            self.scaler.update()  # ...and then lowers the scale: the next steps recover
+        elif finite:
+            self.optimizer.step()
+        if finite:
+            self.scheduler.step()  # a skipped update does not use up the schedule (as transformers' Trainer)
+        else:
+            self.bookkeeping["skipped_steps"] = self.bookkeeping.get("skipped_steps", 0) + 1
+        self.optimizer.zero_grad(set_to_none=True)
+        return {"loss": loss_total, "tokens": tokens, "grad_norm": float(grad_norm), "skipped": not finite,
+                "loss_scale": scale}
+
+    @torch.no_grad()
+    def eval_loss(self) -> float | None:
+        if not self.eval_rows:
+            return None
+        total, count = 0.0, 0
+        with eval_mode(self.model):
+            bs = self.cfg.batch_size
+            for i in range(0, len(self.eval_rows), bs):
+                batch = collate(self.eval_rows[i:i + bs], self.plan.pad_id, False, self.device)
+                loss_sum, n = lm_loss_sum(self.model, chunk_rows=self.cfg.loss_chunk_rows, **batch)
+                total, count = total + float(loss_sum), count + n
+        return total / max(1, count)
+
+    def periodic_eval(self, step: int) -> None:
+        """Held-out loss, and a few generations through the very model being trained (no autocast here)."""
+        eval_loss = self.eval_loss()
+        outputs = generate(self.model, self.tokenizer, [p for p, _ in self.sample_prompts],
+                           self.cfg.max_new_tokens, self.cfg.eval_batch_size, self.cfg.max_length,
+                           self.device) if self.sample_prompts else []
+        samples = [{"prompt": text, "output": out} for (_, text), out in zip(self.sample_prompts, outputs)]
+        self.metrics.write({"kind": "eval", "step": step, "eval_loss": eval_loss, "samples": samples})
+        shown = f"held-out loss {eval_loss:.4f}" if eval_loss is not None else "eval"
+        self.progress.log(f"step {step}: {shown}" + (f"; sample: {outputs[0]!r}" if outputs else ""))
+
+    def save(self, step: int) -> None:
+        epoch, index = divmod(step * self.cfg.grad_accum, self.plan.per_epoch)
+        self.bookkeeping["data_position"] = {"micro_batch": step * self.cfg.grad_accum, "epoch": epoch,
+                                             "batch_in_epoch": index}  # order is a function of (seed, epoch)
+        checkpoint.save_checkpoint(self.output_dir, step, self.model, self.named_params, self.optimizer,
+                                   self.scheduler, self.scaler, self.bookkeeping, self.base_name)
+
+    def run(self, start_step: int, total_steps: int) -> dict:
+        """Train from `start_step` to `total_steps`; returns throughput facts for the report."""
+        self.model.train()
+        window, window_tokens, t_window = [], 0, time.perf_counter()
+        t_start, tokens_all = time.perf_counter(), 0
+        for step in range(start_step, total_steps):
+            out = self.step_once(step)
+            done = step + 1
+            window.append(out["loss"])
+            window_tokens += out["tokens"]
+            tokens_all += out["tokens"]
+            elapsed = time.perf_counter() - t_window
+            tps = window_tokens / elapsed if elapsed > 0 else 0.0
+            self.progress.update(done, out["loss"], tps)
+            if out["skipped"]:
+                self.progress.log(f"step {done}: non-finite gradients, update skipped"
+                                  + (f" (loss scale {out['loss_scale']:g} -> {self.scaler.get_scale():g})"
+                                     if out["loss_scale"] is not None else ""))
+            if done % self.cfg.log_every == 0 or done == total_steps:
+                mean = sum(window) / len(window)
+                self.metrics.write({"kind": "train", "step": done, "loss": mean,
+                                    "lr": self.scheduler.get_last_lr()[0], "grad_norm": out["grad_norm"],
+                                    "tokens_per_s": round(tps, 1), "loss_scale": out["loss_scale"],
+                                    "skipped_steps": self.bookkeeping.get("skipped_steps", 0)})
+                lr = self.scheduler.get_last_lr()[0]
+                self.progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s")
+                window, window_tokens, t_window = [], 0, time.perf_counter()
+            if self.cfg.eval_every and done % self.cfg.eval_every == 0 and done != total_steps:
+                self.periodic_eval(done)
+                self.model.train()
+                t_window = time.perf_counter()  # eval time is not training throughput
+            if self.cfg.save_every and done % self.cfg.save_every == 0:
+                self.save(done)
+        seconds = time.perf_counter() - t_start
+        return {"train_seconds": round(seconds, 1), "train_tokens": tokens_all,
+                "tokens_per_s": round(tokens_all / seconds, 1) if seconds > 0 else None}
