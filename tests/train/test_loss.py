@@ -54,7 +54,9 @@ def test_chunked_loss_matches_plain_cross_entropy(tok, chunk_rows):
     grads = torch.autograd.grad(loss_sum / n, params)
     ref_grads = torch.autograd.grad(_reference_loss(model, batch), params)
     for g, r in zip(grads, ref_grads):
-        torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-7)
+        # fp32 sums in another order (chunks; the fused adapter node): errors scale with the tensor's largest
+        # entries, so the absolute slack is relative to those (measured: 2.9e-7 off on an entry of 1.3e-3)
+        torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-5 * float(r.abs().max()))
 
 
 def test_chunked_loss_is_fp32_under_bf16_policy(tok):

@@ -7,6 +7,9 @@ Dtypes, all decided by the precision policy (amplora.precision):
   arrive in fp32;
 - DoRA's weight norm is computed in fp32 without building W + s·BA (low-rank expansion, PRECISION.md) and is
   cast once to the compute dtype before it scales the output (failure S000).
+The forward runs as one fused autograd node (kernels.py: base matmul + adapter, minimal saved state, dtypes fixed
+by construction in backward too); `autograd_forward` is the same layer as plain autograd, kept as the reference
+and for the cases the node does not cover (DoRA with dropout, an unfrozen base).
 Parameter names match PEFT's saved keys: `lora_A.weight`, `lora_B.weight`, `lora_magnitude_vector`.
 """
 from __future__ import annotations
@@ -17,9 +20,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amplora.adapters import quant
+from amplora.adapters import kernels, quant
 
 DORA_EPS = 1e-6  # guards the row norm of W + s·BA against zero rows
+# The fused autograd node (kernels.py) is the default; False selects the plain autograd path everywhere (the
+# reference that tests/adapters/test_kernels.py and bench/speed.py's *-autograd configs compare against).
+FUSED = True
 
 
 class LoraLinear(nn.Module):
@@ -84,22 +90,36 @@ class LoraLinear(nn.Module):
         dtype = self.compute_dtype if quant.is_nf4(base) else base.weight.dtype
         return quant.matmul_no_bias(self.lora_A.weight.to(dtype), base).float().T
 
-    def dora_scale(self) -> torch.Tensor:
-        """g = m / ‖W + s·BA‖_row in fp32; the norm is a constant for backward (DoRA paper §4.3)."""
+    def dora_norm(self) -> torch.Tensor:
+        """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3)."""
         with torch.no_grad():
             a, b, s = self.lora_A.weight, self.lora_B.weight, self.scaling
-            cross = (b * self.weight_times_A()).sum(dim=1)
-            low_rank = ((b @ (a @ a.T)) * b).sum(dim=1)
-            sq = self.weight_sq_norm.float() + 2 * s * cross + s * s * low_rank
-            norm = sq.clamp_min(DORA_EPS * DORA_EPS).sqrt()
-        return self.lora_magnitude_vector.float() / norm
+            # ‖W_i + s·(BA)_i‖² = ‖W_i‖² + 2s·B_i·[(W·Aᵀ)_i + (s/2)·B_i·(A·Aᵀ)], in as few ops as it takes
+            inner = torch.addmm(self.weight_times_A(), b, a @ a.T, alpha=s / 2)
+            sq = torch.linalg.vecdot(b, inner).mul_(2 * s).add_(self.weight_sq_norm)
+            return sq.clamp_min_(DORA_EPS * DORA_EPS).sqrt_()
+
+    def dora_scale(self) -> torch.Tensor:
+        """g = m / ‖W + s·BA‖_row in fp32 (gradient flows to m only)."""
+        return self.lora_magnitude_vector.float() / self.dora_norm()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Boundary cast: base layer and adapter both run in the policy's compute dtype, whatever arrives.
         x = x.to(self.compute_dtype)
-        out = self.base_forward(x)
         if self.merged:
-            return out
+            return self.base_forward(x)
+        dropout = not isinstance(self.lora_dropout, nn.Identity)
+        if FUSED and kernels.supported(self.base_layer, self.dora, dropout):
+            xd = self.lora_dropout(x) if dropout else None
+            magnitude = self.lora_magnitude_vector if self.dora else None
+            norm = self.dora_norm() if self.dora else None
+            return kernels.adapter_linear(x, xd, self.lora_A.weight, self.lora_B.weight, magnitude, norm,
+                                          self.base_layer, self.scaling)
+        return self.autograd_forward(x)
+
+    def autograd_forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The same layer as plain autograd over F.linear calls (x already in the compute dtype)."""
+        out = self.base_forward(x)
         dropped = self.lora_dropout(x)
         lora = self.lora_forward(dropped) * self.scaling
         if not self.dora:

