@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from amplora import __version__
@@ -30,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except AmploraError as e:
-        print(f"amplora: error: {e}", file=sys.stderr)
+        rank = f" (rank {os.environ['RANK']})" if int(os.environ.get("WORLD_SIZE", "1")) > 1 else ""
+        print(f"amplora: error{rank}: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("amplora: interrupted", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 OUTPUT/checkpoints/step-000050/
     adapter/             the adapter so far, PEFT format (amplora.save_adapter; refuses NaN/Inf)
-    trainer_state.pt     exact fp32 trainable tensors, optimizer, scheduler, loss scaler, RNG states, data
+    trainer_state.pt     exact fp32 trainable tensors (full, gathered from all ranks), optimizer, scheduler, loss scaler, RNG states, data
                          position and the run's bookkeeping (before-training scores, counters)
 
 The directory is built under a temporary name and renamed into place, so a run killed at any moment (SIGKILL
@@ -19,6 +19,7 @@ import torch
 
 from amplora.errors import AmploraError
 from amplora.train import atomic
+from amplora.train.distributed import full_tensor, like_param
 
 STATE_FILE = "trainer_state.pt"
 CHECKPOINTS = "checkpoints"
@@ -33,33 +34,53 @@ def rng_state() -> dict:
     return state
 
 
-def set_rng_state(state: dict) -> None:
+def set_rng_state(state: dict | list) -> None:
+    """A list holds one state per rank of a distributed run: this rank's, or rank 0's when the world grew."""
+    if isinstance(state, list):
+        state = state[_rank()] if _rank() < len(state) else state[0]
     random.setstate(state["python"])
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def all_finite(named_params) -> bool:
-    return all(bool(torch.isfinite(p).all()) for _, p in named_params)
+def _rank() -> int:
+    import torch.distributed as dist
+
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+
+def full_optimizer_state(optimizer) -> dict:
+    """optimizer.state_dict() with FSDP2-sharded state (Adam's moments) gathered into full tensors, so a
+    checkpoint has the same form whatever the world size. A collective under FSDP2: every rank calls it."""
+    sd = optimizer.state_dict()
+    sd["state"] = {i: {k: full_tensor(v) if isinstance(v, torch.Tensor) else v for k, v in s.items()}
+                   for i, s in sd["state"].items()}
+    return sd
 
 
 def save_checkpoint(output_dir: Path, step: int, model, named_params, optimizer, scheduler, scaler,
-                    bookkeeping: dict, base_model_name: str) -> Path:
+                    bookkeeping: dict, base_model_name: str, write: bool = True, rng: list | None = None) -> Path:
+    """Distributed: every rank calls this (sharded tensors are gathered), with write=True on rank 0 only."""
     import amplora
 
-    if not all_finite(named_params):
+    trainable = {name: full_tensor(p.detach()).clone() for name, p in named_params}
+    if not all(bool(torch.isfinite(t).all()) for t in trainable.values()):
         raise AmploraError(f"step {step}: adapter weights are not finite; refusing to save a NaN/Inf checkpoint")
+    optim_state = full_optimizer_state(optimizer)
     dest = Path(output_dir) / CHECKPOINTS / f"step-{step:06d}"
+    if not write:
+        amplora.save_adapter(model, dest / "adapter", write=False)  # joins the gather rank 0 makes
+        return dest
     with atomic.directory(dest) as tmp:
         amplora.save_adapter(model, tmp / "adapter", base_model_name_or_path=base_model_name)
         torch.save({
             "step": step,
-            "trainable": {name: p.detach().clone() for name, p in named_params},
-            "optimizer": optimizer.state_dict(),
+            "trainable": trainable,
+            "optimizer": optim_state,
             "scheduler": scheduler.state_dict(),
             "scaler": scaler.state_dict(),
-            "rng": rng_state(),
+            "rng": rng if rng is not None else rng_state(),
             "bookkeeping": bookkeeping,
         }, tmp / STATE_FILE)
     _prune(dest.parent)
@@ -117,8 +138,12 @@ def restore(state: dict, named_params, optimizer, scheduler, scaler) -> None:
             if saved[name].shape != p.shape:
                 raise AmploraError(f"checkpoint parameter {name} has shape {tuple(saved[name].shape)}, "
                                    f"the model has {tuple(p.shape)}")
-            p.copy_(saved[name])
-    optimizer.load_state_dict(state["optimizer"])
+            p.copy_(like_param(saved[name], p))  # this rank's shard under FSDP2
+    optim_state = state["optimizer"]
+    params = [p for _, p in named_params]  # the optimizer's own order, as at save time
+    optim_state["state"] = {i: {k: like_param(v, params[int(i)]) if isinstance(v, torch.Tensor) and k != "step"
+                                else v for k, v in s.items()} for i, s in optim_state["state"].items()}
+    optimizer.load_state_dict(optim_state)
     scheduler.load_state_dict(state["scheduler"])
     scaler.load_state_dict(state["scaler"])
     set_rng_state(state["rng"])

@@ -14,6 +14,8 @@ TRAIN_FLAGS = [
     ("--quantize", "quantize", str, "none | nf4 (frozen base in bitsandbytes NF4: QLoRA / QDoRA)"),
     ("--precision", "precision", str, f"{' | '.join(PRESET_NAMES)}"),
     ("--device", "device", str, "auto | cpu | cuda | cuda:N"),
+    ("--strategy", "strategy", str, "under torchrun: auto | fsdp (FSDP2, sharded) | ddp (replicated); auto is "
+                                    "fsdp, or ddp for an nf4 base / fp16-mixed"),
     ("--r", "r", int, "adapter rank"),
     ("--alpha", "alpha", float, "adapter alpha (scaling alpha/r)"),
     ("--dropout", "dropout", float, "adapter dropout"),
@@ -77,6 +79,9 @@ def _add_train(sub) -> None:
         p.add_argument(flag, dest=dest, type=typ, default=argparse.SUPPRESS, help=help_text)
     p.add_argument("--packing", dest="packing", action="store_true", default=argparse.SUPPRESS,
                    help="pack several examples per row (they do not attend to each other)")
+    p.add_argument("--activation-checkpointing", dest="activation_checkpointing", action="store_true",
+                   default=argparse.SUPPRESS, help="recompute each decoder layer in backward instead of keeping its "
+                   "activations (less memory, about 1.3x the step time)")
     p.add_argument("--overwrite", dest="overwrite", action="store_true", default=argparse.SUPPRESS,
                    help="replace a previous run in --output")
     p.add_argument("--quiet", action="store_true", help="print less")

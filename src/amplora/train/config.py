@@ -17,6 +17,7 @@ from amplora.precision import PRESET_NAMES
 
 METHODS = ("lora", "dora")
 QUANTIZE = ("none", "nf4")
+STRATEGIES = ("auto", "fsdp", "ddp")  # how several processes (torchrun) split the work; see distributed.py
 
 
 @dataclass
@@ -30,6 +31,7 @@ class TrainConfig:
     quantize: str = "none"
     precision: str = "auto"
     device: str = "auto"
+    strategy: str = "auto"  # under torchrun: auto (fsdp; ddp for an nf4 base or fp16-mixed) | fsdp | ddp
     r: int = 16
     alpha: float = 32.0
     dropout: float = 0.0
@@ -46,6 +48,7 @@ class TrainConfig:
     max_length: int = 512
     packing: bool = False
     loss_chunk_rows: int = 1024
+    activation_checkpointing: bool = False  # recompute each decoder layer in backward: less memory, ~1.3x time
     init_loss_scale: float | None = None  # fp16-mixed only; default is GradScaler's 2**16
     # evaluation, logging, checkpoints
     eval_every: int = 20  # held-out loss + sample generations every N steps (0: only before/after)
@@ -68,10 +71,10 @@ class TrainConfig:
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
-    def total_steps(self, micro_batches_per_epoch: int) -> int:
+    def total_steps(self, micro_batches_per_epoch: int, world: int = 1) -> int:
         if self.max_steps:
             return self.max_steps
-        return max(1, math.ceil(self.epochs * micro_batches_per_epoch / self.grad_accum))
+        return max(1, math.ceil(self.epochs * micro_batches_per_epoch / (self.grad_accum * world)))
 
 
 def _normalize_key(key) -> str:
@@ -138,7 +141,7 @@ def _coerce(name: str, value, kind: type, where: str):
 
 _KINDS = {"r": int, "alpha": float, "dropout": float, "lr": float, "weight_decay": float, "warmup_ratio": float,
           "epochs": float, "max_steps": int, "batch_size": int, "grad_accum": int, "max_grad_norm": float,
-          "max_length": int, "packing": bool, "loss_chunk_rows": int, "init_loss_scale": float,
+          "max_length": int, "packing": bool, "activation_checkpointing": bool, "loss_chunk_rows": int, "init_loss_scale": float,
           "eval_every": int, "eval_limit": int, "eval_loss_limit": int, "eval_batch_size": int,
           "max_new_tokens": int, "samples": int, "log_every": int, "save_every": int, "overwrite": bool,
           "seed": int, "eval_split": float}
@@ -151,6 +154,9 @@ def _validate(cfg: TrainConfig) -> None:
     cfg.quantize = "none" if cfg.quantize in (None, False, "") else str(cfg.quantize).lower()
     if cfg.quantize not in QUANTIZE:
         raise AmploraError(f"unknown quantize {cfg.quantize!r}; valid: {', '.join(QUANTIZE)}")
+    cfg.strategy = str(cfg.strategy).lower()
+    if cfg.strategy not in STRATEGIES:
+        raise AmploraError(f"unknown strategy {cfg.strategy!r}; valid: {', '.join(STRATEGIES)}")
     cfg.precision = str(cfg.precision).lower()
     if cfg.precision not in PRESET_NAMES:
         raise AmploraError(f"unknown precision {cfg.precision!r}; valid: {', '.join(PRESET_NAMES)}")
@@ -191,7 +197,7 @@ def build_config(file_values: dict | None = None, overrides: dict | None = None,
     for name, kind in _KINDS.items():
         if name in merged:
             merged[name] = _coerce(name, merged[name], kind, where)
-    for name in ("model", "data", "eval_data", "output", "resume", "precision", "device", "method"):
+    for name in ("model", "data", "eval_data", "output", "resume", "precision", "device", "method", "strategy"):
         if merged.get(name) is not None:
             merged[name] = str(merged[name])
     cfg = TrainConfig(**merged)

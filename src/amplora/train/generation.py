@@ -26,8 +26,10 @@ def eval_mode(model):
 
 @torch.no_grad()
 def generate(model, tokenizer, prompts: list[list[dict]], max_new_tokens: int = 40, batch_size: int = 32,
-             max_length: int = 1024, device=None) -> list[str]:
-    """Greedy answers to chat prompts (lists of messages), decoded without special tokens."""
+             max_length: int = 1024, device=None, runner=None) -> list[str]:
+    """Greedy answers to chat prompts (lists of messages), decoded without special tokens. `runner` stands in for
+    model.generate in a distributed run (the wrapped root's forward); its ranks then step together (synced_gpus:
+    a rank whose answers are done keeps stepping until all are, so FSDP's gathers stay matched)."""
     from transformers import GenerationConfig
 
     device = device or next(model.parameters()).device
@@ -44,17 +46,24 @@ def generate(model, tokenizer, prompts: list[list[dict]], max_new_tokens: int = 
             ids = torch.tensor([[pad_id] * (width - len(encoded[i])) + encoded[i] for i in idx], device=device)
             mask = torch.tensor([[0] * (width - len(encoded[i])) + [1] * len(encoded[i]) for i in idx],
                                 device=device)
-            out = model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
+            if runner is None:
+                out = model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
+            else:
+                out = runner(input_ids=ids, attention_mask=mask, generation_config=config, synced_gpus=True)
             for row, i in enumerate(idx):
                 answers[i] = tokenizer.decode(out[row, width:], skip_special_tokens=True).strip()
     return answers
 
 
-def evaluate(model, tokenizer, examples, max_new_tokens: int, batch_size: int, max_length: int) -> dict:
-    """Score greedy answers on held-out examples: the metric dict plus predictions and seconds taken."""
+def evaluate(model, tokenizer, examples, max_new_tokens: int, batch_size: int, max_length: int,
+             generate_fn=None) -> dict:
+    """Score greedy answers on held-out examples: the metric dict plus predictions and seconds taken.
+    generate_fn(prompts, max_new_tokens, batch_size, max_length) replaces plain generation (the trainer's
+    distributed Loop.generate)."""
     start = time.perf_counter()
-    predictions = generate(model, tokenizer, [e.prompt for e in examples], max_new_tokens, batch_size,
-                           max_length)
+    prompts = [e.prompt for e in examples]
+    predictions = generate_fn(prompts, max_new_tokens, batch_size, max_length) if generate_fn else \
+        generate(model, tokenizer, prompts, max_new_tokens, batch_size, max_length)
     result = score(predictions, [e.answer for e in examples])
     result["predictions"] = predictions
     result["seconds"] = round(time.perf_counter() - start, 2)

@@ -2,6 +2,10 @@
 
 No autocast and no dtype casts here: the model's precision policy (amplora.apply) decides every dtype, the loss
 module computes the loss in fp32, and the optimizer only ever sees the fp32 adapter parameters.
+
+Distributed (distributed.py): step s consumes the micro-batches s·G … s·G+G-1 of the run's fixed order, with
+G = grad_accum × world; rank r takes every world-th of them. So a step sees the same examples whatever the world
+size, and a run resumed on another number of processes (with G kept) continues on the very same data.
 """
 from __future__ import annotations
 
@@ -14,19 +18,22 @@ from pathlib import Path
 import torch
 
 from amplora.train import checkpoint
+from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
-from amplora.train.chunked_loss import lm_loss_sum
 from amplora.train.config import TrainConfig
+from amplora.train.distributed import Dist
 from amplora.train.generation import eval_mode, generate
 
 
 class MetricsLog:
     """metrics.jsonl: one JSON object per line, flushed per record (a killed run keeps what it logged)."""
 
-    def __init__(self, path: Path):
-        self.path = path
+    def __init__(self, path: Path, enabled: bool = True):
+        self.path, self.enabled = path, enabled  # distributed: rank 0 writes, the others only compute
 
     def write(self, record: dict) -> None:
+        if not self.enabled:
+            return
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 
@@ -66,24 +73,39 @@ class Loop:
     eval_rows: list = field(default_factory=list)  # held-out rows for the periodic eval loss
     sample_prompts: list = field(default_factory=list)
     bookkeeping: dict = field(default_factory=dict)  # saved in checkpoints: skipped steps, before scores...
+    wrapped: object = None  # distributed.LossModel, possibly FSDP2-sharded or DDP-wrapped
+    dist: Dist = field(default_factory=Dist)
+
+    def __post_init__(self):
+        if self.wrapped is None:
+            self.wrapped = dist_.LossModel(self.model, self.cfg.loss_chunk_rows)
+
+    @property
+    def micro_per_step(self) -> int:
+        return self.cfg.grad_accum * self.dist.world
 
     @property
     def params(self):
         return [p for _, p in self.named_params]
 
     def step_once(self, step: int) -> dict:
-        """One optimizer step over grad_accum micro-batches; the loss is normalized by the step's answer tokens."""
-        ga = self.cfg.grad_accum
-        micro = [step * ga + k for k in range(ga)]
-        n_answer = max(1, sum(self.plan.answer_tokens(g) for g in micro))
+        """One optimizer step over grad_accum micro-batches per rank; the loss is normalized by the answer tokens
+        of the whole step (all ranks), so the update is the same as one process taking the same global batch."""
+        ga, d = self.cfg.grad_accum, self.dist
+        first = step * self.micro_per_step
+        n_answer = max(1, sum(self.plan.answer_tokens(g) for g in range(first, first + self.micro_per_step)))
         loss_total, tokens = 0.0, 0
-        for g in micro:
-            batch = self.plan.batch(g, self.device)
-            tokens += batch["tokens"]
-            loss_sum, _ = lm_loss_sum(self.model, chunk_rows=self.cfg.loss_chunk_rows, **batch)
-            loss = loss_sum / n_answer
-            self.scaler.scale(loss).backward()
+        for k in range(ga):
+            batch = self.plan.batch(first + k * d.world + d.rank, self.device)
+            tokens += batch.pop("tokens")
+            with dist_.grad_sync(self.wrapped, d, sync=k == ga - 1):
+                loss_sum, _ = self.wrapped("loss", **batch)
+                loss = loss_sum / n_answer
+                # DDP and FSDP2 average gradients over ranks; × world turns that into the sum over the step
+                self.scaler.scale(loss * d.world if d.enabled else loss).backward()
             loss_total += float(loss.detach())
+        loss_total, tokens = dist_.all_sum([loss_total, tokens], d, self.device)
+        tokens = int(tokens)
         self.scaler.unscale_(self.optimizer)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.max_grad_norm)
         finite = bool(torch.isfinite(grad_norm)) and math.isfinite(loss_total)
@@ -103,34 +125,51 @@ class Loop:
 
     @torch.no_grad()
     def eval_loss(self) -> float | None:
+        """Mean held-out token loss; distributed, each rank scores its share (same batch count on every rank)."""
         if not self.eval_rows:
             return None
+        d, bs = self.dist, self.cfg.batch_size
+        mine, real = dist_.shard(self.eval_rows, d), len(self.eval_rows[d.rank::d.world])
         total, count = 0.0, 0
         with eval_mode(self.model):
-            bs = self.cfg.batch_size
-            for i in range(0, len(self.eval_rows), bs):
-                batch = collate(self.eval_rows[i:i + bs], self.plan.pad_id, False, self.device)
-                loss_sum, n = lm_loss_sum(self.model, chunk_rows=self.cfg.loss_chunk_rows, **batch)
-                total, count = total + float(loss_sum), count + n
+            for i in range(0, len(mine), bs):
+                rows = mine[i:min(i + bs, real)] or mine[i:i + bs]  # padding rows: run, then not counted
+                batch = collate(rows, self.plan.pad_id, False, self.device)
+                batch.pop("tokens")
+                loss_sum, n = self.wrapped("loss", **batch)
+                if i < real:
+                    total, count = total + float(loss_sum), count + n
+        total, count = dist_.all_sum([total, count], d, self.device)
         return total / max(1, count)
+
+    def generate(self, prompts: list, max_new_tokens: int, batch_size: int, max_length: int) -> list[str]:
+        """Greedy answers; distributed, each rank answers its share through the wrapped root (FSDP2 gathers the
+        root's parameters there) with synced steps, then all ranks get all answers."""
+        d = self.dist
+        runner = (lambda **kw: self.wrapped("generate", **kw)) if d.enabled else None
+        mine = generate(self.model, self.tokenizer, dist_.shard(prompts, d), max_new_tokens, batch_size,
+                        max_length, self.device, runner=runner)
+        return dist_.gather(mine, d, len(prompts))
 
     def periodic_eval(self, step: int) -> None:
         """Held-out loss, and a few generations through the very model being trained (no autocast here)."""
         eval_loss = self.eval_loss()
-        outputs = generate(self.model, self.tokenizer, [p for p, _ in self.sample_prompts],
-                           self.cfg.max_new_tokens, self.cfg.eval_batch_size, self.cfg.max_length,
-                           self.device) if self.sample_prompts else []
+        outputs = self.generate([p for p, _ in self.sample_prompts], self.cfg.max_new_tokens,
+                                self.cfg.eval_batch_size, self.cfg.max_length) if self.sample_prompts else []
         samples = [{"prompt": text, "output": out} for (_, text), out in zip(self.sample_prompts, outputs)]
         self.metrics.write({"kind": "eval", "step": step, "eval_loss": eval_loss, "samples": samples})
         shown = f"held-out loss {eval_loss:.4f}" if eval_loss is not None else "eval"
         self.progress.log(f"step {step}: {shown}" + (f"; sample: {outputs[0]!r}" if outputs else ""))
 
     def save(self, step: int) -> None:
-        epoch, index = divmod(step * self.cfg.grad_accum, self.plan.per_epoch)
-        self.bookkeeping["data_position"] = {"micro_batch": step * self.cfg.grad_accum, "epoch": epoch,
+        epoch, index = divmod(step * self.micro_per_step, self.plan.per_epoch)
+        self.bookkeeping["data_position"] = {"micro_batch": step * self.micro_per_step, "epoch": epoch,
                                              "batch_in_epoch": index}  # order is a function of (seed, epoch)
+        self.bookkeeping["micro_batches_per_step"] = self.micro_per_step  # kept when the world size changes
+        rng = dist_.gather([checkpoint.rng_state()], self.dist, self.dist.world)  # one state per rank
         checkpoint.save_checkpoint(self.output_dir, step, self.model, self.named_params, self.optimizer,
-                                   self.scheduler, self.scaler, self.bookkeeping, self.base_name)
+                                   self.scheduler, self.scaler, self.bookkeeping, self.base_name,
+                                   write=self.dist.is_main, rng=rng if self.dist.enabled else None)
 
     def run(self, start_step: int, total_steps: int) -> dict:
         """Train from `start_step` to `total_steps`; returns throughput facts for the report."""

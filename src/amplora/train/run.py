@@ -1,7 +1,8 @@
 """`amplora train`: validate everything, score the held-out split, train, score again, write the outputs.
 
 Order matters for "nothing half-written": config, data, model, adapters and tokenization are all checked before
-the output directory receives its first file.
+the output directory receives its first file. Under torchrun every rank runs this same function (distributed.py);
+rank 0 alone writes files and prints.
 """
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import torch
 
 import amplora
 from amplora.precision import resolve, resolve_device
+from amplora.errors import AmploraError
 from amplora.train import atomic, checkpoint, output_dir, report
+from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, make_rows
 from amplora.train.config import TrainConfig, dump_yaml
 from amplora.train.dataset import load_splits
@@ -40,36 +43,73 @@ def _last_user_text(messages) -> str:
     return users[-1] if users else ""
 
 
+def _keep_global_batch(cfg: TrainConfig, resume_state: dict, world: int, console) -> None:
+    """--resume on another number of processes: keep the checkpointed run's micro-batches per step (its global
+    batch) by changing the per-process gradient accumulation, so the run continues on the very same data."""
+    per_step = resume_state["bookkeeping"].get("micro_batches_per_step", cfg.grad_accum)
+    if per_step == cfg.grad_accum * world:
+        return
+    if per_step % world:
+        raise AmploraError(f"--resume: the checkpoint takes {per_step} micro-batches of {cfg.batch_size} per step; "
+                           f"{world} processes cannot split that evenly (use a process count dividing {per_step})")
+    console.print(f"resume on {world} process{'es' if world > 1 else ''}: gradient accumulation {cfg.grad_accum} -> "
+                  f"{per_step // world}, keeping the global batch of {per_step * cfg.batch_size}")
+    cfg.grad_accum = per_step // world
+
+
 def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = None) -> dict:
     """Run a full training job described by `cfg`; returns the run summary (also written to summary.json)."""
+    d = dist_.from_env()
+    try:
+        return _train(cfg, d, quiet, resume_state)
+    finally:
+        dist_.shutdown(d)
+
+
+def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None) -> dict:
     t0 = time.perf_counter()
-    console = make_console(quiet)
+    console = make_console(quiet or not d.is_main)
     # 1. everything that can be wrong with the input, before writing anything
     train_ex, held_ex, train_name, held_name = load_splits(cfg.data, cfg.eval_data, cfg.eval_split, cfg.seed)
     canonical_model_name(cfg.model)
     device = resolve_device(cfg.device)
     policy = resolve(cfg.precision, device=device)
+    strategy = dist_.choose_strategy(cfg.strategy, cfg.quantize, policy.name) if d.enabled else "none"
     for key in ("data", "eval_data"):  # absolute in config.yaml, so --resume works from any directory
         if getattr(cfg, key):
             setattr(cfg, key, str(Path(getattr(cfg, key)).resolve()))
     out = Path(cfg.output or output_dir.default_output())
     cfg.output = str(out)
-    output_dir.check_output(out, resuming=resume_state is not None, overwrite=cfg.overwrite)
+    if d.is_main:  # a failure here ends rank 0, and torchrun then ends the others
+        output_dir.check_output(out, resuming=resume_state is not None, overwrite=cfg.overwrite)
+    if resume_state is not None:
+        _keep_global_batch(cfg, resume_state, d.world, console)
+    device = dist_.init(d, device, strategy)
 
     random.seed(cfg.seed)
-    torch.manual_seed(cfg.seed)
+    torch.manual_seed(cfg.seed)  # the same on every rank: identical base and adapter initialization
     console.print(f"amplora train: model {cfg.model}, {cfg.method}"
-                  f"{' + nf4 base' if cfg.quantize == 'nf4' else ''}, device {device}, precision {policy.describe()}")
+                  f"{' + nf4 base' if cfg.quantize == 'nf4' else ''}, device {device}, precision {policy.describe()}"
+                  + (f", {d.describe()}" if d.enabled else ""))
+    if not d.is_main:
+        dist_.barrier(d)  # rank 0 fills the converted-model cache first
     lm = load_model(cfg.model)
+    if d.is_main:
+        dist_.barrier(d)
     model, tokenizer = lm.model.to(device), lm.tokenizer
     amplora.apply(model, method=cfg.method, r=cfg.r, alpha=cfg.alpha, targets=cfg.targets, dropout=cfg.dropout,
                   quantize=None if cfg.quantize == "none" else cfg.quantize, precision=policy)
-    named_params = amplora.trainable_parameters(model)
+    if cfg.activation_checkpointing:  # non-reentrant: works with a frozen embedding, FSDP2 and the fused node
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    wrapped = dist_.wrap(model, d, cfg.loss_chunk_rows, device)
+    if d.enabled:
+        torch.manual_seed(cfg.seed + d.rank)  # dropout masks differ between ranks, as their data does
+    named_params = amplora.trainable_parameters(model)  # after wrap: FSDP2 swaps in sharded parameters
     encoded, stats = encode_all(tokenizer, train_ex, cfg.max_length)
     rows = make_rows(encoded, cfg.max_length, cfg.packing)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     plan = BatchPlan(rows, cfg.batch_size, cfg.seed, pad_id, cfg.packing)
-    total_steps = cfg.total_steps(plan.per_epoch)
+    total_steps = cfg.total_steps(plan.per_epoch, d.world)
     scored = held_ex[: cfg.eval_limit] if cfg.eval_limit else held_ex
     eval_encoded, _ = encode_all(tokenizer, held_ex[: cfg.eval_loss_limit], cfg.max_length) \
         if cfg.eval_loss_limit else ([], None)
@@ -79,29 +119,33 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
     _set_initial_scale(scaler, cfg.init_loss_scale)
 
     # 2. the output directory gets its first files only now
-    if cfg.overwrite and resume_state is None:
+    if cfg.overwrite and resume_state is None and d.is_main:
         output_dir.clear_previous_run(out)
-    out.mkdir(parents=True, exist_ok=True)
-    metrics = MetricsLog(out / "metrics.jsonl")
+    if d.is_main:
+        out.mkdir(parents=True, exist_ok=True)
+    metrics = MetricsLog(out / "metrics.jsonl", enabled=d.is_main)
     start_step, bookkeeping = 0, {"skipped_steps": 0}
     if resume_state is not None:
         checkpoint.restore(resume_state, named_params, optimizer, scheduler, scaler)
         start_step, bookkeeping = resume_state["step"], dict(resume_state["bookkeeping"])
-        metrics.truncate_after(start_step)
+        if d.is_main:
+            metrics.truncate_after(start_step)
         console.print(f"resumed from step {start_step} ({out})")
-    else:
+    elif d.is_main:
         metrics.path.write_text("")
-    atomic.write_text(out / "config.yaml", dump_yaml(cfg))  # on resume too: flags may have changed something
+    if d.is_main:
+        atomic.write_text(out / "config.yaml", dump_yaml(cfg))  # on resume too: flags may have changed something
     n_params = sum(p.numel() for _, p in named_params)
     console.print(f"data: {stats.examples} train examples ({stats.truncated} truncated at {cfg.max_length} tokens, "
                   f"{stats.dropped} dropped), {len(scored)} held-out scored; {n_params:,} trainable parameters; "
-                  f"{total_steps} steps of {cfg.batch_size}x{cfg.grad_accum}")
+                  f"{total_steps} steps of {_batch_text(cfg, d)}")
 
     loop = Loop(cfg, model, tokenizer, plan, named_params, optimizer, scheduler, scaler, device, out, lm.name,
                 metrics, progress=None, bookkeeping=bookkeeping,
                 eval_rows=make_rows(eval_encoded, cfg.max_length, False),
-                sample_prompts=[(e.prompt, _last_user_text(e.prompt)) for e in held_ex[: cfg.samples]])
-    gen_args = (cfg.max_new_tokens, cfg.eval_batch_size, cfg.max_length)
+                sample_prompts=[(e.prompt, _last_user_text(e.prompt)) for e in held_ex[: cfg.samples]],
+                wrapped=wrapped, dist=d)
+    gen_args = (cfg.max_new_tokens, cfg.eval_batch_size, cfg.max_length, loop.generate)
     if "before" not in bookkeeping:
         console.print(f"scoring {len(scored)} held-out examples before training...")
         bookkeeping["before"] = evaluate(model, tokenizer, scored, *gen_args)
@@ -112,15 +156,23 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
     with TrainProgress(console, total_steps, start_step) as progress:
         loop.progress = progress
         throughput = loop.run(start_step, total_steps)
-    amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name)  # refuses NaN/Inf
+    amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
+                         write=d.is_main)  # every rank joins the gather of shards
 
     after = evaluate(model, tokenizer, scored, *gen_args)
     after["eval_loss"] = loop.eval_loss()
     metrics.write({"kind": "after", "step": total_steps, **_scores(after)})
     console.print(f"after:  {score_line(after)}")
 
-    summary = _summary(cfg, lm, device, policy, stats, train_name, held_name, bookkeeping, after,
+    # the model's own state, not the flag (transformers 5 renamed the property)
+    name = "is_activation_checkpointing" if hasattr(model, "is_activation_checkpointing") \
+        else "is_gradient_checkpointing"
+    checkpointing = bool(getattr(model, name, False))
+    summary = _summary(cfg, d, lm, device, policy, stats, train_name, held_name, bookkeeping, after,
                        scored, metrics.read(), throughput, total_steps, n_params, time.perf_counter() - t0)
+    summary["facts"]["activation checkpointing"] = checkpointing
+    if not d.is_main:
+        return summary
     atomic.write_json(out / "summary.json", {k: v for k, v in summary.items() if k not in ("history",)})
     report.write(out / "report.html", summary)
     console.print(f"adapter: {out / 'adapter'}   report: {out / 'report.html'}   "
@@ -132,7 +184,14 @@ def _scores(result: dict) -> dict:
     return {k: result[k] for k in ("exact_match", "fields", "field_accuracy", "n", "seconds", "eval_loss")}
 
 
-def _summary(cfg, lm, device, policy, stats, train_name, held_name, bookkeeping, after, scored, history,
+def _batch_text(cfg: TrainConfig, d: dist_.Dist) -> str:
+    text = f"{cfg.batch_size} x {cfg.grad_accum} accumulation"
+    if d.enabled:
+        text += f" x {d.world} processes = {cfg.batch_size * cfg.grad_accum * d.world} examples"
+    return text
+
+
+def _summary(cfg, d, lm, device, policy, stats, train_name, held_name, bookkeeping, after, scored, history,
              throughput, total_steps, n_params, wall) -> dict:
     before = bookkeeping["before"]
     samples = [{"step": r["step"], "prompt": s["prompt"], "output": s["output"]}
@@ -148,7 +207,7 @@ def _summary(cfg, lm, device, policy, stats, train_name, held_name, bookkeeping,
                  "packing": cfg.packing, "held-out scored": len(scored)},
         "facts": {"model": lm.name, "method": cfg.method, "quantize": cfg.quantize, "r": cfg.r, "alpha": cfg.alpha,
                   "trainable parameters": n_params, "steps": total_steps,
-                  "batch": f"{cfg.batch_size} x {cfg.grad_accum} accumulation", "lr": cfg.lr,
+                  "batch": _batch_text(cfg, d), "processes": d.describe(), "lr": cfg.lr,
                   "skipped (non-finite) steps": bookkeeping.get("skipped_steps", 0),
                   "train seconds (this process)": throughput["train_seconds"],
                   "tokens/s (this process)": throughput["tokens_per_s"],
