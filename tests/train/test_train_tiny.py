@@ -8,6 +8,7 @@ import torch
 import yaml
 from safetensors.torch import load_file
 
+from amplora.precision import auto_preset
 from amplora.train.tiny_model import build_model, build_tokenizer
 
 from .conftest import FAST, read_metrics, run_cli
@@ -46,9 +47,8 @@ def test_every_combination_trains_end_to_end(tmp_path, alpaca_file, method, quan
     weights = _check_outputs(out, method)
     assert any(k.endswith("lora_B.weight") and t.abs().sum() > 0 for k, t in weights.items())  # it trained
     summary = json.loads((out / "summary.json").read_text())
-    expected = precision if precision != "auto" else "fp32"  # this CPU has no native bf16 (see PRECISION.md)
-    if precision == "auto" and summary["policy"]["name"] != "fp32":
-        pytest.skip("this CPU resolves auto to bf16")
+    # auto follows the machine: bf16-true where the CPU has AVX512-BF16/AMX, fp32 elsewhere
+    expected = precision if precision != "auto" else auto_preset("cpu")[0]
     assert summary["policy"]["name"] == expected and summary["policy"]["master"] == "fp32"
 
 
