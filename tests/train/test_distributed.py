@@ -242,6 +242,43 @@ def test_a_rank_that_dies_ends_the_job_instead_of_hanging_it(tmp_path, data):
     assert not (out / "adapter").exists()
 
 
+# Rank 1 alone raises mid-training (its 5th micro-batch, i.e. in step 3), while rank 0 carries on into a collective.
+FAULTY_RANK_1 = """
+import os, runpy, sys
+from amplora.train.batches import BatchPlan
+
+if os.environ["RANK"] == "1":
+    real, calls = BatchPlan.batch, []
+
+    def batch(self, *args, **kwargs):
+        calls.append(None)
+        if len(calls) > 4:
+            raise RuntimeError("injected fault: rank 1 could not build its micro-batch")
+        return real(self, *args, **kwargs)
+
+    BatchPlan.batch = batch
+runpy.run_module("amplora", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_rank_that_raises_ends_the_job_with_that_ranks_error(tmp_path, data):
+    script = tmp_path / "faulty_rank.py"
+    script.write_text(FAULTY_RANK_1)
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", str(script),
+           *COMMON, *TWO_RANKS, "--save-every", "0", "--data", str(data), "--output", str(out)]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=180)
+    assert proc.returncode != 0
+    assert time.monotonic() - t0 < 180
+    # torchrun reports the failing rank first, with the exception (via @record in amplora.__main__)
+    assert "injected fault: rank 1 could not build its micro-batch" in proc.stderr
+    assert "rank      : 1" in proc.stderr or "local_rank: 1" in proc.stderr, proc.stderr[-3000:]
+    assert len([r for r in read_metrics(out) if r["kind"] == "train"]) == 2  # steps 1 and 2, then the fault
+    assert not (out / "adapter").exists()
+
+
 def test_strategy_choice_and_its_one_line_errors():
     assert choose_strategy("auto", "none", "bf16-true") == "fsdp"
     assert choose_strategy("auto", "nf4", "fp32") == "ddp"
