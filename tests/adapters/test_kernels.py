@@ -280,6 +280,27 @@ def test_no_dropout_work_when_p_is_zero():
     assert not [op for op in log.ops if "dropout" in op or "bernoulli" in op], log.ops
 
 
+def test_fp16_adapter_gradients_survive_a_token_long_sum_past_fp16_range():
+    """Loss-scaled fp16 gradients summed over many tokens can pass 65504; the adapter-gradient GEMMs run in fp32
+    for fp16 (kernels.grad_gemm_dtype), so ∂A and ∂B stay finite and match fp64 where an fp16 GEMM gives inf."""
+    layer = make_layer("lora", compute=F16)
+    x = torch.rand(1, 4096, IN).to(F16)  # positive inputs, a constant upstream gradient: the sums grow linearly
+    x.requires_grad_(True)
+    y = layer(x)
+    gy = torch.full(y.shape, 32.0, dtype=F16)  # what a 2^16 loss scale makes of small gradients
+    y.backward(gy)
+    x64 = x.detach().double().reshape(-1, IN)
+    a, b, s = layer.lora_A.weight.detach().double(), layer.lora_B.weight.detach().double(), layer.scaling
+    gy64 = gy.double().reshape(-1, OUT)
+    ref_a = s * (gy64 @ b).T @ x64
+    ref_b = s * gy64.T @ (x64 @ a.T)
+    assert ref_a.abs().max() > 65504 and ref_b.abs().max() > 65504  # the case is real: fp16 could not hold it
+    assert torch.isfinite(layer.lora_A.weight.grad).all() and torch.isfinite(layer.lora_B.weight.grad).all()
+    assert rel_err(layer.lora_A.weight.grad, ref_a) <= TOL[F16]
+    assert rel_err(layer.lora_B.weight.grad, ref_b) <= TOL[F16]
+    assert kernels.grad_gemm_dtype(F16) == F32 and kernels.grad_gemm_dtype(BF16) == BF16
+
+
 def test_caller_autocast_in_backward_changes_nothing():
     """A caller running backward inside an autocast of another dtype: the node's dtypes are its own (S002)."""
     layer = make_layer("dora", F32)

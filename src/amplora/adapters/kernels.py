@@ -10,10 +10,10 @@ Why a custom Function instead of plain autograd over `F.linear` calls:
   `* scaling` and `+` passes over a tokens × out tensor, forward and backward (s is folded into the r × out
   factor);
 - every dtype is decided here, by construction: matmuls on activations run in the compute dtype c of x (the
-  policy's), the gradient w.r.t. x leaves in c, adapter gradients are computed from fp32 operands and leave in
-  fp32 (the masters' dtype). The only in-place writes go into tensors this Function just created, from operands
-  of the same dtype — never an `out=` buffer of another dtype (failure S002). Autocast is switched off inside, so
-  a caller's region cannot re-type anything;
+  policy's), the gradient w.r.t. x leaves in c, adapter gradients leave in fp32 (the masters' dtype) from GEMMs
+  in fp32, or in bf16 when c is bf16 (`grad_gemm_dtype` says why). The only in-place writes go into tensors this
+  Function just created, from operands of the same dtype — never an `out=` buffer of another dtype (failure
+  S002). Autocast is switched off inside, so a caller's region cannot re-type anything;
 - without grad (generate, eval) the same math runs without building a node.
 
 DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and
@@ -90,12 +90,13 @@ class AdapterLinear(torch.autograd.Function):
                 grad_x = grad_x.view(*gy.shape[:-1], grad_x.shape[-1])
             if need_xd:
                 grad_xd = torch.mm(gh, _cast(a, c)).mul_(s).view(*gy.shape[:-1], a.shape[1])
-            # adapter gradients: fp32 operands, so fp32 accumulation *and* an fp32 result (a half-precision GEMM
-            # would round it to c); the token-long reduction dominates, the casts are r-wide or reused
+            # adapter gradients: token-long reductions, accumulated in fp32 inside the GEMM either way (see
+            # grad_gemm_dtype for the dtype of the operands and result); they leave in the masters' dtype
+            g = grad_gemm_dtype(c)
             if need_a:
-                grad_a = torch.mm(gh.t().to(a.dtype), xd2.to(a.dtype)).mul_(s)
+                grad_a = torch.mm(_cast(gh.t(), g), _cast(xd2, g)).to(a.dtype).mul_(s)
             if need_b:  # computed as (hᵀ·gz)ᵀ: the wide output is the faster GEMM layout on CPU
-                grad_b = torch.mm(h.t().to(b.dtype), gz.to(b.dtype)).mul_(s).t()
+                grad_b = torch.mm(_cast(h.t(), g), _cast(gz, g)).to(b.dtype).mul_(s).t()
         return grad_x, grad_xd, grad_a, grad_b, grad_m, None, None, None
 
 
@@ -118,6 +119,17 @@ def _forward(x, xd, a, b, magnitude, norm, base, scaling):
         return z.mul_(g_c).view(shape), xd2, h, (g_c, None, 1 / (g_c.float() * norm))
     y = z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)
     return y.view(shape), xd2, h, (g_c, z, 1 / norm)
+
+
+def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:
+    """The dtype of the adapter-gradient GEMMs (∂A = s·ghᵀ·x, ∂B = s·(hᵀ·gz)ᵀ) for compute dtype c.
+    bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result). Their operands gh and
+    h are bf16 products already, so that rounding is of the size of the error they carry, while an fp32 GEMM would
+    first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (about 1.25 GB of fp32
+    temporaries per step for SmolLM2 at 4x256) and run at a third of bf16's rate. It is what autocast + fp32
+    adapters (PEFT under bf16 autocast) does too. fp16: fp32, since a token-long sum of loss-scaled fp16 products
+    can exceed fp16's range (65504) where fp32 would not. fp32: fp32."""
+    return torch.bfloat16 if c == torch.bfloat16 else torch.float32
 
 
 def _cast(t: torch.Tensor, c: torch.dtype) -> torch.Tensor:
