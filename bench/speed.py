@@ -4,8 +4,9 @@
     .venv/bin/python bench/speed.py --quick         # smoke run: fewer steps, shorter sequences
     .venv/bin/python bench/speed.py --device cuda   # bf16 on a GPU
 
-Each (dtype, config) runs in its own process (bench/speed_worker.py) so its peak RSS is its own; configs are
-interleaved and `--rounds` repeats the whole sequence, so slow drift of a shared machine hits every config alike.
+Each (dtype, config) runs in its own process (bench/speed_worker.py) so its peak RSS is its own. Step times come
+from one more process per dtype that holds every config and takes their steps round-robin, so a shared machine's
+drift hits every config alike (`--timing process` uses the per-config processes' own times instead).
 Prints a markdown table; `--json FILE` keeps the raw results. See bench/README.md.
 """
 from __future__ import annotations
@@ -51,11 +52,25 @@ def run_worker(config: str, dtype: str, args, count_flops: bool = True) -> dict:
            "--steps", str(args.steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]
     cmd += ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
     cmd += ["--no-flops"] * (args.no_flops or not count_flops)
+    return _worker(cmd, f"{config}/{dtype}")[-1]
+
+
+def run_interleaved(configs: list[str], dtype: str, args) -> dict:
+    """Step times of every config taken round-robin in one process (speed_worker.py --interleave)."""
+    cmd = [sys.executable, str(HERE / "speed_worker.py"), "--interleave", "--config", ",".join(configs),
+           "--dtype", dtype, "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq),
+           "--r", str(args.r), "--steps", str(args.steps * args.rounds), "--warmup", str(args.warmup),
+           "--threads", str(args.threads)]
+    cmd += ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
+    return {r["config"]: r for r in _worker(cmd, f"interleaved/{dtype}")}
+
+
+def _worker(cmd: list[str], what: str) -> list[dict]:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
-        raise SystemExit(f"bench: {config}/{dtype} failed (exit {proc.returncode}):\n{tail}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"bench: {what} failed (exit {proc.returncode}):\n{tail}")
+    return [json.loads(line) for line in proc.stdout.strip().splitlines() if line.startswith("{")]
 
 
 def merge_rounds(results: list[dict]) -> dict:
@@ -119,7 +134,11 @@ def main(argv=None) -> None:
     ap.add_argument("--r", type=int, default=16)
     ap.add_argument("--steps", type=int, default=4, help="timed steps per config and round")
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--rounds", type=int, default=1, help="repeat the interleaved sequence; steps are pooled")
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved timing: take rounds x steps steps per config; "
+                    "--timing process: repeat the sequence of processes and pool the steps")
+    ap.add_argument("--timing", choices=("interleaved", "process"), default="interleaved",
+                    help="where step times come from: every config in one process, steps round-robin (default; "
+                    "robust to a shared machine's drift), or each config's own process (memory always is)")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 warmup + 2 steps at 2x128")
     ap.add_argument("--checkpointing", action="store_true",
@@ -145,7 +164,7 @@ def main(argv=None) -> None:
     peaks = {d: gemm_peak({"fp32": "float32", "bf16": "bfloat16"}[d], args.device, args.threads) for d in dtypes}
     rounds: dict = {}
     flops: dict = {}  # FLOPs of a step depend on the config, not on the dtype: count each config once
-    for i in range(args.rounds):
+    for i in range(args.rounds if args.timing == "process" else 1):
         for dtype in dtypes:
             for config in configs:
                 r = run_worker(config, dtype, args, count_flops=config not in flops)
@@ -156,6 +175,14 @@ def main(argv=None) -> None:
                 print(f"  round {i + 1} {dtype:>4} {config:<22} {r['step_s']:.3f} s/step  "
                       f"{r['peak_rss_gb']:.2f} GB  load {r['loadavg']:.1f}", file=sys.stderr, flush=True)
     rows = {k: merge_rounds(v) for k, v in rounds.items()}
+    if args.timing == "interleaved":
+        for dtype in dtypes:
+            for config, t in run_interleaved(configs, dtype, args).items():
+                row = rows[(dtype, config)]
+                row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
+                row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
+                print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
+                      f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
 
     cpu = platform.processor() or platform.machine()
@@ -164,8 +191,10 @@ def main(argv=None) -> None:
     except (OSError, StopIteration):
         pass
     print(f"## Speed and memory — {datetime.date.today()}, {cpu}, {os.cpu_count()} cores, device {args.device}")
-    print(f"batch {args.batch}x{args.seq}, r={args.r}, all-linear, {args.warmup} warmup + {args.steps} timed steps x "
-          f"{args.rounds} round(s), median; load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
+    timing = (f"times: {args.steps * args.rounds} steps per config taken round-robin in one process" if
+              args.timing == "interleaved" else f"times: {args.steps} steps x {args.rounds} round(s) of processes")
+    print(f"batch {args.batch}x{args.seq}, r={args.r}, all-linear, {args.warmup} warmup, {timing}, median; peak "
+          f"memory: each config in its own process; load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
           f"{time.time() - started:.0f} s in all" + (" (activation checkpointing)" if args.checkpointing else "")
           + (" (torch.compile)" if args.compile else ""))
     print("GEMM peak: " + ", ".join(f"{d} {p:.0f} GFLOP/s" for d, p in peaks.items()) + "\n")

@@ -112,9 +112,12 @@ def build(config: str, dtype, device, r: int):
     return amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
 
 
-def main(argv=None) -> None:
+def parse(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--config", required=True, choices=CONFIGS)
+    ap.add_argument("--config", required=True,
+                    help=f"one of {', '.join(CONFIGS)}; with --interleave, a comma list of them")
+    ap.add_argument("--interleave", action="store_true",
+                    help="build every config of --config in this one process and time their steps round-robin")
     ap.add_argument("--dtype", default="fp32", choices=("fp32", "bf16"))
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--batch", type=int, default=4)
@@ -127,18 +130,22 @@ def main(argv=None) -> None:
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (tried; see bench/README.md)")
     ap.add_argument("--no-flops", action="store_true")
     args = ap.parse_args(argv)
+    configs = args.config.split(",")
+    bad = [c for c in configs if c not in CONFIGS]
+    if bad or (len(configs) > 1 and not args.interleave):
+        ap.error(f"--config: {', '.join(bad) or 'several configs need --interleave'}")
+    return args, configs
 
+
+def prepare(config: str, args, dtype, device):
+    """The model of `config` and a closure running one training step on it (returns the loss)."""
     import torch
     import torch.nn.functional as F
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
-    cuda = device.type == "cuda"
-    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[args.dtype]
     torch.manual_seed(0)
-    model = build(args.config, dtype, device, args.r)
-    if args.checkpointing and args.config != "floor":  # the floor is by definition the plain base model
+    model = build(config, dtype, device, args.r)
+    fused = not config.endswith("-autograd")
+    if args.checkpointing and config != "floor":  # the floor is by definition the plain base model
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.train()  # dropout is 0 everywhere; train mode as in fine-tuning
     params = [p for p in model.parameters() if p.requires_grad]
@@ -154,6 +161,10 @@ def main(argv=None) -> None:
         embeds = model.get_input_embeddings()(ids).detach()
 
     def step() -> float:
+        if config.startswith("amplora"):  # a module-wide switch: set it for this config's step
+            from amplora.adapters import layers
+
+            layers.FUSED = fused
         x = embeds.clone().requires_grad_(True)
         logits = forward(inputs_embeds=x, use_cache=False).logits
         loss = F.cross_entropy(logits.float().reshape(-1, vocab), labels)  # the same fp32 loss for every config
@@ -161,7 +172,60 @@ def main(argv=None) -> None:
         if opt is not None:
             opt.step()
             opt.zero_grad(set_to_none=True)
-        return loss.item()
+        return loss.item()  # synchronizes on CUDA
+
+    step.trainable = sum(p.numel() for p in params)
+    return model, step
+
+
+def timed(step, cuda: bool) -> tuple[float, float, float]:
+    """(loss, wall seconds, CPU seconds of this process) of one step."""
+    import torch
+
+    if cuda:
+        torch.cuda.synchronize()
+    t0, c0 = time.perf_counter(), time.process_time()
+    loss = step()
+    return loss, time.perf_counter() - t0, time.process_time() - c0
+
+
+def interleaved(configs: list[str], args, dtype, device) -> None:
+    """Every config in one process, steps taken round-robin (the order rotating each round): a shared machine's
+    drift then lands on every config alike, which separate processes cannot promise. Times only: peak memory
+    needs a process per config."""
+    steps = {c: prepare(c, args, dtype, device)[1] for c in configs}
+    for c in configs:
+        for _ in range(args.warmup):
+            steps[c]()
+    times: dict = {c: [] for c in configs}
+    cpu_times: dict = {c: [] for c in configs}
+    for i in range(args.steps):
+        k = i % len(configs)
+        for c in configs[k:] + configs[:k]:
+            _, wall, cpu = timed(steps[c], device.type == "cuda")
+            times[c].append(wall)
+            cpu_times[c].append(cpu)
+    for c in configs:
+        median = statistics.median(times[c])
+        print(json.dumps({"config": c, "dtype": args.dtype, "mode": "interleaved", "step_s": median,
+                          "times": times[c], "cpu_s": statistics.median(cpu_times[c]), "cpu_times": cpu_times[c],
+                          "tokens_per_s": args.batch * args.seq / median, "loadavg": os.getloadavg()[0]}),
+              flush=True)
+
+
+def main(argv=None) -> None:
+    args, configs = parse(argv)
+
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    cuda = device.type == "cuda"
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[args.dtype]
+    if args.interleave:
+        return interleaved(configs, args, dtype, device)
+    model, step = prepare(configs[0], args, dtype, device)
 
     losses = [step() for _ in range(args.warmup)]
     if cuda:
@@ -171,10 +235,10 @@ def main(argv=None) -> None:
     reset_ok = reset_peak_rss()
     times, cpu_times = [], []
     for _ in range(args.steps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        losses.append(step())  # .item() synchronizes on CUDA
-        times.append(time.perf_counter() - t0)
-        cpu_times.append(time.process_time() - c0)  # CPU seconds of this process: steadier on a shared machine
+        loss, wall, cpu = timed(step, cuda)
+        losses.append(loss)
+        times.append(wall)
+        cpu_times.append(cpu)  # CPU seconds of this process: steadier on a shared machine
     step_peak = rss_gb("VmHWM") if reset_ok else float("nan")
     lifetime_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
     flops = None
@@ -188,12 +252,12 @@ def main(argv=None) -> None:
         flops = counter.get_total_flops()
     median = statistics.median(times)
     out = {
-        "config": args.config, "dtype": args.dtype, "device": args.device, "threads": torch.get_num_threads(),
+        "config": configs[0], "dtype": args.dtype, "device": args.device, "threads": torch.get_num_threads(),
         "step_s": median, "times": times, "cpu_s": statistics.median(cpu_times), "cpu_times": cpu_times,
         "tokens_per_s": args.batch * args.seq / median,
         # peak over the timed steps (the mark is reset after warmup), else over the whole process
         "peak_rss_gb": step_peak if reset_ok else lifetime_peak, "peak_rss_lifetime_gb": lifetime_peak,
-        "rss_after_warmup_gb": setup_rss, "flops": flops, "trainable": sum(p.numel() for p in params),
+        "rss_after_warmup_gb": setup_rss, "flops": flops, "trainable": step.trainable,
         "loss_first": losses[0], "loss_last": losses[-1], "finite": all(map(lambda v: v == v, losses)),
         "cuda_peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
         "loadavg": os.getloadavg()[0],
