@@ -4,8 +4,22 @@ import sys
 from amplora.cli import main
 
 if "TORCHELASTIC_RUN_ID" in os.environ:  # under torchrun: a crashing rank's traceback becomes its error report
-    from torch.distributed.elastic.multiprocessing.errors import record
+    from torch.distributed.elastic.multiprocessing.errors import ErrorHandler, record
 
-    main = record(main)
+    class _AtomicErrorFile(ErrorHandler):
+        """torchrun reads each failed rank's error file while it stops the others. Written in place, a rank stopped
+        mid-write (one whose collective failed because a peer died) leaves an empty file, and torchrun dies on it
+        with a JSONDecodeError instead of naming the rank that failed. Write a temp file, then rename."""
+
+        def _write_error_file(self, file_path: str, error_msg: str) -> None:
+            tmp = f"{file_path}.tmp{os.getpid()}"
+            try:
+                with open(tmp, "w") as fp:
+                    fp.write(error_msg)
+                os.replace(tmp, file_path)
+            except OSError as e:
+                print(f"amplora: could not write torchrun's error file {file_path}: {e}", file=sys.stderr)
+
+    main = record(main, error_handler=_AtomicErrorFile())
 
 sys.exit(main())
