@@ -155,18 +155,23 @@ def test_qdora_on_two_ranks_picks_ddp_and_matches_one_process(tmp_path, data):
     assert_same_adapter(ours, ref, WEIGHT_ATOL)
 
 
+def _processes():
+    """(pid, state, ppid, process group) of every process, from /proc/PID/stat."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, ppid, pgrp = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+        yield int(entry.name), state, int(ppid), int(pgrp)
+
+
 def _wait_until_gone(pgid: int, timeout: float = 30) -> None:
     """Until no process of the group is running (zombies, waiting for a parent to reap them, count as gone)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        alive = False
-        for entry in Path("/proc").iterdir():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()  # state, ppid, pgrp, ...
-            except (OSError, IndexError):
-                continue
-            alive = alive or (int(fields[2]) == pgid and fields[0] != "Z")
-        if not alive:
+        if not any(pgrp == pgid and state != "Z" for _, state, _, pgrp in _processes()):
             return
         time.sleep(0.01)
     raise AssertionError(f"processes of group {pgid} still running {timeout} s after SIGKILL")
@@ -215,16 +220,13 @@ def _rank_pid(parent: int, rank: int, timeout: float = 120) -> int:
     """The pid of the worker torchrun started with RANK=rank."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
+        for pid, _, ppid, _ in _processes():
             try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                environ = (entry / "environ").read_bytes().split(b"\0")
-            except (OSError, IndexError, ValueError):
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
                 continue
             if ppid == parent and f"RANK={rank}".encode() in environ:
-                return int(entry.name)
+                return pid
         time.sleep(0.1)
     raise AssertionError(f"no worker with RANK={rank}")
 
