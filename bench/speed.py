@@ -47,22 +47,21 @@ print(best)
 
 
 def run_worker(config: str, dtype: str, args, count_flops: bool = True) -> dict:
-    cmd = [sys.executable, str(HERE / "speed_worker.py"), "--config", config, "--dtype", dtype,
-           "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq), "--r", str(args.r),
-           "--steps", str(args.steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]
-    cmd += ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
-    cmd += ["--no-flops"] * (args.no_flops or not count_flops)
+    cmd = worker_cmd(config, dtype, args, args.steps) + ["--no-flops"] * (args.no_flops or not count_flops)
     return _worker(cmd, f"{config}/{dtype}")[-1]
 
 
 def run_interleaved(configs: list[str], dtype: str, args) -> dict:
     """Step times of every config taken round-robin in one process (speed_worker.py --interleave)."""
-    cmd = [sys.executable, str(HERE / "speed_worker.py"), "--interleave", "--config", ",".join(configs),
-           "--dtype", dtype, "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq),
-           "--r", str(args.r), "--steps", str(args.steps * args.rounds), "--warmup", str(args.warmup),
-           "--threads", str(args.threads)]
-    cmd += ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
+    cmd = worker_cmd(",".join(configs), dtype, args, args.steps * args.rounds) + ["--interleave"]
     return {r["config"]: r for r in _worker(cmd, f"interleaved/{dtype}")}
+
+
+def worker_cmd(config: str, dtype: str, args, steps: int) -> list[str]:
+    cmd = [sys.executable, str(HERE / "speed_worker.py"), "--config", config, "--dtype", dtype,
+           "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq), "--r", str(args.r),
+           "--steps", str(steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]
+    return cmd + ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
 
 
 def _worker(cmd: list[str], what: str) -> list[dict]:

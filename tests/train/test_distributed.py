@@ -47,9 +47,10 @@ BF16_WEIGHT_ATOL = 5e-4
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
 
 
-def torchrun_cmd(nproc: int, *args) -> list[str]:
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
-            "-m", "amplora", *[str(a) for a in args]]
+def torchrun_cmd(nproc: int, *args, launch=("--standalone",), program=("-m", "amplora")) -> list[str]:
+    """torchrun with nproc processes on this node running `program args` (by default `-m amplora`)."""
+    return [sys.executable, "-m", "torch.distributed.run", *launch, "--nproc_per_node", str(nproc),
+            *program, *[str(a) for a in args]]
 
 
 def run(cmd: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
@@ -273,9 +274,10 @@ def test_two_nodes_through_torchruns_rendezvous_match_one_process(tmp_path, data
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     out = tmp_path / "run"
-    node = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
-            "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "amplora-test",
-            "-m", "amplora", *COMMON, *TWO_RANKS, "--strategy", "fsdp", "--data", str(data), "--output", str(out)]
+    rendezvous = ("--nnodes", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}",
+                  "--rdzv-id", "amplora-test")
+    node = torchrun_cmd(1, *COMMON, *TWO_RANKS, "--strategy", "fsdp", "--data", data, "--output", out,
+                        launch=rendezvous)
     agents = [subprocess.Popen(node, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
               for _ in range(2)]
     try:
@@ -314,8 +316,8 @@ def test_a_rank_that_raises_ends_the_job_with_that_ranks_error(tmp_path, data):
     script = tmp_path / "faulty_rank.py"
     script.write_text(FAULTY_RANK_1)
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", str(script),
-           *COMMON, *TWO_RANKS, "--save-every", "0", "--data", str(data), "--output", str(out)]
+    cmd = torchrun_cmd(2, *COMMON, *TWO_RANKS, "--save-every", "0", "--data", data, "--output", out,
+                       program=(str(script),))
     t0 = time.monotonic()
     proc = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=180)
     assert proc.returncode != 0
