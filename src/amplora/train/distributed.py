@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gc
 import os
 from dataclasses import dataclass
 
@@ -80,6 +81,7 @@ def init(d: Dist, device: torch.device, strategy: str) -> torch.device:
 
 def shutdown(d: Dist) -> None:
     if d.enabled and dist.is_initialized():
+        gc.collect()  # the run's FSDP/DDP state (reference cycles holding the process group) goes first
         dist.destroy_process_group()
 
 
