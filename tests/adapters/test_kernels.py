@@ -243,7 +243,8 @@ def test_product_input_is_recomputed_not_saved(method, make_input, dtype):
 
 
 def test_bf16_rmsnorm_output_is_saved_as_usual():
-    """In half precision RMSNorm casts between its products: no replay through casts, x is saved."""
+    """transformers' own RMSNorm (amplora.apply(lean_modules=False)) casts between its products in half precision:
+    no replay through casts, x is saved. (The lean RMSNorm that apply installs is replayed: test_lean.py.)"""
     layer = make_layer("lora", BF16)
     x = rmsnorm_input(BF16)
     saved = [t for t in layer(x).grad_fn.saved_tensors if t is not None]

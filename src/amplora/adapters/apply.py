@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters import boundary, lean, quant, targets as targets_mod
 from amplora.adapters.layers import LoraLinear
 from amplora.errors import AmploraError
 from amplora.precision import Precision, resolve
@@ -95,8 +95,11 @@ def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) ->
 
 def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32,
           targets: str | Sequence[str] = "all-linear", dropout: float = 0.0, quantize: str | None = None,
-          precision: str | Precision = "auto", init: str = "default", rslora: bool = False) -> nn.Module:
-    """Add adapters to `model` in place and put it under `precision`; returns the same model."""
+          precision: str | Precision = "auto", init: str = "default", rslora: bool = False,
+          lean_modules: bool = True) -> nn.Module:
+    """Add adapters to `model` in place and put it under `precision`; returns the same model.
+    lean_modules: replace RMSNorm and SwiGLU modules by bit-identical ones that keep less for backward
+    (adapters/lean.py); False leaves the transformers modules in place."""
     method = str(method).lower()
     quantize = None if quantize in (None, "", "none") else str(quantize).lower()
     _check_args(method, r, alpha, dropout, quantize, init)
@@ -116,6 +119,8 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
         for name, m in targets_mod.candidate_linears(model).items():
             if not quant.is_nf4(m):
                 set_module(model, name, quant.quantize_nf4(m, policy.compute, policy.storage))
+    if lean_modules:
+        lean.install(model)  # after the casts: the probe compares outputs in the dtypes training will use
     for name in chosen:
         base = model.get_submodule(name)
         if quant.is_nf4(base):

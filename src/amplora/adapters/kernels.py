@@ -3,9 +3,10 @@
 Why a custom Function instead of plain autograd over `F.linear` calls:
 - it saves only what backward needs: the adapter input x (compute dtype) and h = x·Aᵀ (tokens × r). The frozen
   weight is re-read (or re-dequantized for NF4) in backward instead of keeping a compute-dtype copy alive, and no
-  tokens × out intermediate of the LoRA branch is kept (DoRA keeps its own output, see below). Where x is a
-  product whose operands autograd keeps anyway (SwiGLU's act(gate)·up; RMSNorm's output in fp32), x is replayed
-  bit for bit in backward instead of being kept a second time;
+  tokens × out intermediate of the LoRA branch is kept (DoRA keeps its own output, see below). Where x is the
+  output of a node whose saved tensors determine it (the lean RMSNorm / SwiGLU of lean.py; without them, a product
+  like SwiGLU's act(gate)·up or an fp32 RMSNorm's), x is replayed bit for bit in backward instead of being kept
+  a second time;
 - the LoRA product is accumulated into the base output in place (`addmm_`) rather than through separate
   `* scaling` and `+` passes over a tokens × out tensor, forward and backward (s is folded into the r × out
   factor);
@@ -30,7 +31,7 @@ import torch
 import torch.nn as nn
 from torch.autograd.function import once_differentiable
 
-from amplora.adapters import quant
+from amplora.adapters import lean, quant
 
 
 def base_matmul(x2: torch.Tensor, base: nn.Module) -> torch.Tensor:
@@ -143,18 +144,18 @@ def _bt(b: torch.Tensor, c: torch.dtype) -> torch.Tensor:
 
 
 def _recomputable_product(x: torch.Tensor):
-    """The autograd node of x when x is a product that can be replayed bit for bit from tensors autograd keeps
-    anyway, so backward recomputes x instead of keeping a second copy. Two such inputs in every Llama-style
-    block: SwiGLU's act(gate) * up feeding down_proj, and (fp32) RMSNorm's weight * (h * rsqrt(var)) feeding
-    q/k/v and gate/up. Not under saved-tensor hooks (checkpointing, offloading), where unpacking another
-    node's tensors would cost a recompute or a copy."""
+    """The autograd node of x when x can be replayed bit for bit from tensors autograd keeps anyway, so backward
+    recomputes x instead of keeping a second copy: the output of a lean RMSNorm / SwiGLU node (lean.py), or a
+    product whose operands are saved — SwiGLU's act(gate) * up and an fp32 RMSNorm's weight * (h * rsqrt(var))
+    when the transformers modules were kept (apply(lean_modules=False)). Not under saved-tensor hooks
+    (checkpointing, offloading), where unpacking another node's tensors would cost a recompute or a copy."""
     node = x.grad_fn
-    if node is None or x._version != 0:
+    if node is None or x._version != 0 or x._is_view():
         return None
     hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
     if hooks is None or hooks(False) is not None:
         return None
-    return node if _replayable(node, depth=2) else None
+    return node if lean.replayable(node) or _replayable(node, depth=2) else None
 
 
 def _replayable(node, depth: int) -> bool:
@@ -171,6 +172,8 @@ def _replayable(node, depth: int) -> bool:
 
 
 def _replay(node) -> torch.Tensor:
+    if lean.replayable(node):
+        return lean.replay(node)
     a, b = (t if t is not None else _replay(node.next_functions[i][0])
             for i, t in enumerate((node._saved_self, node._saved_other)))
     return a * b  # the very op of the forward on the very operands: the same bits

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters import boundary, lean, quant, targets as targets_mod
 from amplora.adapters.apply import lora_layers, set_module
 from amplora.errors import AmploraError
 
@@ -39,6 +39,7 @@ def merge(model: nn.Module, keep_adapters: bool = False) -> nn.Module:
         if quant.is_nf4(m):
             set_module(model, name, quant.dequantize(m, storage))
     _drop_quantization_flags(model)
+    lean.restore(model)
     boundary.remove(model)
     model.__dict__.pop("_amplora_config", None)
     return model

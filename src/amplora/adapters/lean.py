@@ -1,0 +1,197 @@
+"""Memory-lean, bit-identical stand-ins for the two parts of a Llama-style block that keep more than backward needs.
+
+Adapter training saves each adapted layer's input for ∂A. Two of those inputs are elementwise results of tensors
+that can be kept more cheaply, so amplora replaces their modules, at `apply` time, with ones that keep only what
+their own backward needs and let the adapter nodes replay their output in backward (kernels._replay):
+
+- RMSNorm (Llama, Mistral, Qwen2/3, SmolLM...): autograd over the transformers module keeps the fp32 upcast of its
+  input (in a bf16 model, twice the bytes of the input) and the adapters behind it (q/k/v, gate/up) keep its
+  output once more. `LeanRMSNorm` keeps the input in its own dtype and one fp32 scale per token.
+- SwiGLU MLP: autograd keeps gate, act(gate) and up; the down_proj adapter keeps act(gate)·up. `LeanSwiGLU`
+  keeps gate and up; act(gate) and the product are recomputed in backward (elementwise, a few ms per step).
+
+The forward runs the very ops of the transformers code, so outputs are the same bits; `install` checks this on a
+probe input for every module before replacing it and leaves any module that does not match (a Gemma-style
+(1 + w) norm, a GELU MLP) as it is. Parameter names do not change. Weights that require grad (a user training
+the norms) make the modules fall back to plain autograd.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.autograd.function import once_differentiable
+
+
+def _no_autocast(t: torch.Tensor):
+    """The elementwise ops here are not autocast ops; switching it off keeps forward and replay identical."""
+    dev = t.device.type
+    return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else contextlib.nullcontext()
+
+
+def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """transformers' LlamaRMSNorm.forward, op for op; also returns the fp32 scale rsqrt(mean(x²) + eps)."""
+    x32 = x.to(torch.float32)
+    rstd = torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)
+    return weight * (x32 * rstd).to(x.dtype), rstd
+
+
+class _RMSNormFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, norm):
+        with _no_autocast(x):
+            y, rstd = _rms_norm(x, norm.weight, norm.variance_epsilon)
+        ctx.norm = norm  # the weight is read again in backward (FSDP2 re-gathers it there), not saved
+        ctx.save_for_backward(x, rstd)
+        return y
+
+    @staticmethod
+    def replay(ctx) -> torch.Tensor:
+        """The forward output again, bit for bit, from what this node keeps (for an adapter behind it)."""
+        x, rstd = ctx.saved_tensors
+        with _no_autocast(x):
+            return ctx.norm.weight * (x.to(torch.float32) * rstd).to(x.dtype)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, gy):
+        x, rstd = ctx.saved_tensors
+        with _no_autocast(gy):
+            # ∂/∂x of w·(x·r) with r = rsqrt(mean(x²) + eps), in fp32: r·(g − x̂·mean(g·x̂)), x̂ = x·r
+            g = (gy * ctx.norm.weight).to(torch.float32)  # as autograd does: the product in gy's dtype, then up
+            xhat = x.to(torch.float32) * rstd
+            grad = (g - xhat * (g * xhat).mean(-1, keepdim=True)).mul_(rstd)
+        return grad.to(x.dtype), None
+
+
+class LeanRMSNorm(nn.Module):
+    """A transformers RMSNorm (y = w · (x·rsqrt(mean(x²)+eps)).to(x.dtype), statistics in fp32) with lean saves."""
+
+    def __init__(self, norm: nn.Module):
+        super().__init__()
+        self.weight, self.variance_epsilon = norm.weight, norm.variance_epsilon
+        self.__dict__["original"] = norm  # not a submodule: given back by `restore`
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad and not self.weight.requires_grad:
+            return _RMSNormFn.apply(x, self)
+        return _rms_norm(x, self.weight, self.variance_epsilon)[0]
+
+    def extra_repr(self) -> str:
+        return f"{tuple(self.weight.shape)}, eps={self.variance_epsilon}, replaces {type(self.original).__name__}"
+
+
+class _SwiGLUFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, gate, up):
+        with _no_autocast(gate):
+            y = F.silu(gate) * up
+        ctx.save_for_backward(gate, up)
+        return y
+
+    @staticmethod
+    def replay(ctx) -> torch.Tensor:
+        gate, up = ctx.saved_tensors
+        with _no_autocast(gate):
+            return F.silu(gate) * up
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, gy):
+        gate, up = ctx.saved_tensors
+        with _no_autocast(gy):
+            # what autograd over silu(gate) * up computes, with act(gate) recomputed instead of kept
+            grad_up = gy * F.silu(gate)
+            grad_gate = torch.ops.aten.silu_backward(gy * up, gate)
+        return grad_gate, grad_up
+
+
+class LeanSwiGLU(nn.Module):
+    """A transformers SwiGLU MLP, down(silu(gate(x)) · up(x)), with lean saves; the projections are the same
+    modules (and keep their names), so adapters go into them as before."""
+
+    def __init__(self, mlp: nn.Module):
+        super().__init__()
+        self.gate_proj, self.up_proj, self.down_proj = mlp.gate_proj, mlp.up_proj, mlp.down_proj
+        self.__dict__["original"] = mlp  # not a submodule: given back by `restore`
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate, up = self.gate_proj(x), self.up_proj(x)
+        if torch.is_grad_enabled() and (gate.requires_grad or up.requires_grad):
+            return self.down_proj(_SwiGLUFn.apply(gate, up))
+        return self.down_proj(F.silu(gate) * up)
+
+    def extra_repr(self) -> str:
+        return f"replaces {type(self.original).__name__}"
+
+
+def replayable(node) -> bool:
+    """Whether `node` (a grad_fn) is one of the nodes here, whose output an adapter can replay."""
+    return getattr(node, "_forward_cls", None) in (_RMSNormFn, _SwiGLUFn)
+
+
+def replay(node) -> torch.Tensor:
+    return node._forward_cls.replay(node)
+
+
+def _is_rms_norm(m: nn.Module) -> bool:
+    return (type(m).__name__.endswith("RMSNorm") and isinstance(getattr(m, "weight", None), nn.Parameter)
+            and isinstance(getattr(m, "variance_epsilon", None), float) and m.weight.dim() == 1)
+
+
+def _is_swiglu(m: nn.Module) -> bool:
+    return (all(isinstance(getattr(m, n, None), nn.Module) for n in ("gate_proj", "up_proj", "down_proj"))
+            and type(getattr(m, "act_fn", None)).__name__ in ("SiLU", "SiLUActivation"))
+
+
+def _same_output(old: nn.Module, new: nn.Module, width: int, dtype: torch.dtype, device) -> bool:
+    """The replacement gives the same bits as the module it replaces on a probe input (forward and no grad)."""
+    gen = torch.Generator().manual_seed(0)
+    probe = (torch.randn(2, 3, width, generator=gen) * 3).to(device=device, dtype=dtype)
+    try:
+        with torch.no_grad():
+            return bool(torch.equal(old(probe), new(probe)))
+    except Exception:  # a module whose forward does not take a plain tensor is not one of these
+        return False
+
+
+def install(model: nn.Module) -> list[str]:
+    """Replace every RMSNorm and SwiGLU MLP that its lean version reproduces exactly; returns their names."""
+    replaced = []
+    for name, m in list(model.named_modules()):
+        if _is_rms_norm(m):
+            new = LeanRMSNorm(m)
+            width, dtype = m.weight.shape[0], m.weight.dtype
+        elif _is_swiglu(m):
+            new = LeanSwiGLU(m)
+            w = getattr(m.gate_proj, "weight", None)
+            width = getattr(m.gate_proj, "in_features", None)
+            dtype = getattr(m.gate_proj, "compute_dtype", None) or (w.dtype if w is not None else None)
+            if width is None or dtype is None or not dtype.is_floating_point:
+                continue
+        else:
+            continue
+        device = next(m.parameters()).device
+        if _same_output(m, new, width, dtype, device):
+            parent_name, _, child = name.rpartition(".")
+            _set(model, name, new)
+            replaced.append(name)
+    return replaced
+
+
+def restore(model: nn.Module) -> None:
+    """Put the transformers modules back (merge does, so that it returns a plain transformers model); an MLP
+    gets back whatever its projections are now (merged nn.Linear layers)."""
+    for name, m in list(model.named_modules()):
+        if isinstance(m, LeanSwiGLU):
+            for proj in ("gate_proj", "up_proj", "down_proj"):
+                setattr(m.original, proj, getattr(m, proj))
+        if isinstance(m, (LeanRMSNorm, LeanSwiGLU)):
+            _set(model, name, m.original)
+
+
+def _set(model: nn.Module, name: str, new: nn.Module) -> None:
+    parent_name, _, child = name.rpartition(".")
+    setattr(model.get_submodule(parent_name) if parent_name else model, child, new)
