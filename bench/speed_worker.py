@@ -80,6 +80,20 @@ def reset_peak_rss() -> bool:
         return False
 
 
+def live_heap() -> bool:
+    """Make glibc hand every freed block of 64 KiB or more back to the OS at once (a fixed mmap threshold, and a
+    trim of what the heap holds now), so that from here peak RSS follows the live tensors. By default glibc raises
+    its mmap threshold as large blocks are freed and then keeps freed memory in its heap: peak RSS then also counts
+    memory that is free, by an amount that depends on the order of allocations more than on what a step needs."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(-3, 65536)) and (libc.malloc_trim(0) or True)  # M_MMAP_THRESHOLD = -3
+    except (OSError, AttributeError):
+        return False
+
+
 def rss_gb(field: str) -> float:
     with open("/proc/self/status") as f:
         for line in f:
@@ -166,8 +180,9 @@ def prepare(config: str, args, dtype, device):
 
             layers.FUSED = fused
         x = embeds.clone().requires_grad_(True)
-        logits = forward(inputs_embeds=x, use_cache=False).logits
-        loss = F.cross_entropy(logits.float().reshape(-1, vocab), labels)  # the same fp32 loss for every config
+        # the same fp32 loss for every config; the logits are not held through backward (amplora's policy
+        # returns them in fp32, so holding them would charge amplora twice the floor's bf16 logits)
+        loss = F.cross_entropy(forward(inputs_embeds=x, use_cache=False).logits.float().reshape(-1, vocab), labels)
         loss.backward()
         if opt is not None:
             opt.step()
@@ -241,6 +256,10 @@ def main(argv=None) -> None:
         cpu_times.append(cpu)  # CPU seconds of this process: steadier on a shared machine
     step_peak = rss_gb("VmHWM") if reset_ok else float("nan")
     lifetime_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    live_peak = float("nan")
+    if not cuda and reset_ok and live_heap() and reset_peak_rss():
+        step()  # slower from here (a page fault per fresh block): memory only, not timed
+        live_peak = rss_gb("VmHWM")
     flops = None
     if not args.no_flops:
         from torch.utils import flop_counter
@@ -257,6 +276,7 @@ def main(argv=None) -> None:
         "tokens_per_s": args.batch * args.seq / median,
         # peak over the timed steps (the mark is reset after warmup), else over the whole process
         "peak_rss_gb": step_peak if reset_ok else lifetime_peak, "peak_rss_lifetime_gb": lifetime_peak,
+        "peak_live_gb": live_peak,
         "rss_after_warmup_gb": setup_rss, "flops": flops, "trainable": step.trainable,
         "loss_first": losses[0], "loss_last": losses[-1], "finite": all(map(lambda v: v == v, losses)),
         "cuda_peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
