@@ -49,14 +49,18 @@ class _RMSNormFn(torch.autograd.Function):
 
     @staticmethod
     def replay(ctx) -> torch.Tensor:
-        """The forward output again, bit for bit, from what this node keeps (for an adapter behind it)."""
-        x, rstd = ctx.saved_tensors
-        with _no_autocast(x):
-            return ctx.norm.weight * (x.to(torch.float32) * rstd).to(x.dtype)
+        """The forward output again, bit for bit, from what this node keeps (for an adapter behind it). Computed
+        once for all its consumers (q, k, v; gate, up), whose backward all run before this node's, which drops it."""
+        if getattr(ctx, "replayed", None) is None:
+            x, rstd = ctx.saved_tensors
+            with _no_autocast(x):
+                ctx.replayed = ctx.norm.weight * (x.to(torch.float32) * rstd).to(x.dtype)
+        return ctx.replayed
 
     @staticmethod
     @once_differentiable
     def backward(ctx, gy):
+        ctx.replayed = None
         x, rstd = ctx.saved_tensors
         with _no_autocast(gy):
             # ∂/∂x of w·(x·r) with r = rsqrt(mean(x²) + eps), in fp32: r·(g − x̂·mean(g·x̂)), x̂ = x·r
