@@ -140,8 +140,9 @@ class GeluMLP(LlamaMLP):
         return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x) + 1)
 
 
-def test_install_leaves_modules_it_does_not_reproduce():
-    model = nn.Sequential(OffsetRMSNorm(64), GeluMLP(tiny_config()), LlamaRMSNorm(64))
+def test_install_leaves_modules_it_does_not_reproduce_or_that_carry_hooks():
+    model = nn.Sequential(OffsetRMSNorm(64), GeluMLP(tiny_config()), LlamaRMSNorm(64), LlamaRMSNorm(64))
+    model[3].register_forward_hook(lambda *args: None)  # e.g. accelerate's offloading: the stand-in would drop it
     assert lean.install(model) == ["2"]
 
 

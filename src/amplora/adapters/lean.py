@@ -150,6 +150,11 @@ def _is_swiglu(m: nn.Module) -> bool:
             and type(getattr(m, "act_fn", None)).__name__ in ("SiLU", "SiLUActivation"))
 
 
+def _has_hooks(m: nn.Module) -> bool:
+    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+                or hasattr(m, "_hf_hook"))
+
+
 def _same_output(old: nn.Module, new: nn.Module, width: int, dtype: torch.dtype, device) -> bool:
     """The replacement gives the same bits as the module it replaces on a probe input (forward and no grad)."""
     gen = torch.Generator().manual_seed(0)
@@ -165,6 +170,8 @@ def install(model: nn.Module) -> list[str]:
     """Replace every RMSNorm and SwiGLU MLP that its lean version reproduces exactly; returns their names."""
     replaced = []
     for name, m in list(model.named_modules()):
+        if _has_hooks(m):
+            continue  # the stand-in would drop them (accelerate's device-map offloading, a user's hook)
         if _is_rms_norm(m):
             new = LeanRMSNorm(m)
             width, dtype = m.weight.shape[0], m.weight.dtype
