@@ -46,12 +46,6 @@ def trainable_parameters(model: nn.Module) -> list[tuple[str, nn.Parameter]]:
     return [(n, p) for n, p in model.named_parameters() if p.requires_grad]
 
 
-def set_module(model: nn.Module, name: str, new: nn.Module) -> None:
-    parent_name, _, child = name.rpartition(".")
-    parent = model.get_submodule(parent_name) if parent_name else model
-    setattr(parent, child, new)
-
-
 def _check_args(method, r, alpha, dropout, quantize, init) -> None:
     if method not in METHODS:
         raise AmploraError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
@@ -118,7 +112,7 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
     if quantize == "nf4":
         for name, m in targets_mod.candidate_linears(model).items():
             if not quant.is_nf4(m):
-                set_module(model, name, quant.quantize_nf4(m, policy.compute, policy.storage))
+                targets_mod.set_module(model, name, quant.quantize_nf4(m, policy.compute, policy.storage))
     if lean_modules:
         lean.install(model)  # after the casts: the probe compares outputs in the dtypes training will use
     for name in chosen:
@@ -135,7 +129,7 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
                 layer.lora_B.weight.copy_(b)
             layer.register_buffer("pissa_A0", a.clone(), persistent=False)  # to save as a plain-LoRA delta
             layer.register_buffer("pissa_B0", b.clone(), persistent=False)
-        set_module(model, name, layer)
+        targets_mod.set_module(model, name, layer)
 
     boundary.install(model, policy)
     model._amplora_config = AdapterConfig(method=method, r=r, alpha=alpha, targets=sorted(chosen), dropout=dropout,

@@ -25,8 +25,6 @@ means a caller must not modify it in place (autograd reports it if one does).
 """
 from __future__ import annotations
 
-import contextlib
-
 import torch
 import torch.nn as nn
 from torch.autograd.function import once_differentiable
@@ -55,7 +53,7 @@ class AdapterLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, xd, a, b, magnitude, norm, base, scaling):
-        with _no_autocast(x):
+        with lean.no_autocast(x):
             y, xd2, h, dora = _forward(x, xd, a, b, magnitude, norm, base, scaling)
         ctx.base, ctx.scaling, ctx.has_xd, ctx.in_features = base, scaling, xd is not None, x.shape[-1]
         ctx.producer = _recomputable_product(x) if xd is None else None
@@ -76,7 +74,7 @@ class AdapterLinear(torch.autograd.Function):
         need_x, need_xd, need_a, need_b, need_m = ctx.needs_input_grad[:5]
         c, s = xd2.dtype, ctx.scaling
         grad_x = grad_xd = grad_a = grad_b = grad_m = None
-        with _no_autocast(gy):
+        with lean.no_autocast(gy):
             gy2 = gy.reshape(-1, gy.shape[-1]).to(c)
             gz = gy2
             if kept is not None:  # DoRA
@@ -150,7 +148,7 @@ def _recomputable_product(x: torch.Tensor):
     when the transformers modules were kept (apply(lean_modules=False)). Not under saved-tensor hooks
     (checkpointing, offloading), where unpacking another node's tensors would cost a recompute or a copy."""
     node = x.grad_fn
-    if node is None or x._version != 0 or x._is_view():
+    if node is None or x._version != 0:
         return None
     hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
     if hooks is None or hooks(False) is not None:
@@ -179,17 +177,11 @@ def _replay(node) -> torch.Tensor:
     return a * b  # the very op of the forward on the very operands: the same bits
 
 
-def _no_autocast(t: torch.Tensor):
-    """Autocast off inside the node (a caller's region must not re-type it); free when none is active."""
-    dev = t.device.type
-    return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else contextlib.nullcontext()
-
-
 def adapter_linear(x, xd, a, b, magnitude, norm, base, scaling) -> torch.Tensor:
     if torch.is_grad_enabled() and (x.requires_grad or a.requires_grad or b.requires_grad
                                     or (magnitude is not None and magnitude.requires_grad)):
         return AdapterLinear.apply(x, xd, a, b, magnitude, norm, base, scaling)
-    with _no_autocast(x):  # generate / eval: the same math without building a graph node
+    with lean.no_autocast(x):  # generate / eval: the same math without building a graph node
         y = _forward(x, xd, a, b, magnitude, norm, base, scaling)[0]
     return y
 

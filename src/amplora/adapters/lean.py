@@ -24,9 +24,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
+from amplora.adapters.targets import set_module
 
-def _no_autocast(t: torch.Tensor):
-    """The elementwise ops here are not autocast ops; switching it off keeps forward and replay identical."""
+
+def no_autocast(t: torch.Tensor):
+    """Autocast off inside a node (a caller's region must not re-type it, and forward and replay must agree); free
+    when none is active. Also used by kernels.py."""
     dev = t.device.type
     return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else contextlib.nullcontext()
 
@@ -41,7 +44,7 @@ def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.
 class _RMSNormFn(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, norm):
-        with _no_autocast(x):
+        with no_autocast(x):
             y, rstd = _rms_norm(x, norm.weight, norm.variance_epsilon)
         ctx.norm = norm  # the weight is read again in backward (FSDP2 re-gathers it there), not saved
         ctx.save_for_backward(x, rstd)
@@ -53,7 +56,7 @@ class _RMSNormFn(torch.autograd.Function):
         once for all its consumers (q, k, v; gate, up), whose backward all run before this node's, which drops it."""
         if getattr(ctx, "replayed", None) is None:
             x, rstd = ctx.saved_tensors
-            with _no_autocast(x):
+            with no_autocast(x):
                 ctx.replayed = ctx.norm.weight * (x.to(torch.float32) * rstd).to(x.dtype)
         return ctx.replayed
 
@@ -62,7 +65,7 @@ class _RMSNormFn(torch.autograd.Function):
     def backward(ctx, gy):
         ctx.replayed = None
         x, rstd = ctx.saved_tensors
-        with _no_autocast(gy):
+        with no_autocast(gy):
             # ∂/∂x of w·(x·r) with r = rsqrt(mean(x²) + eps), in fp32: r·(g − x̂·mean(g·x̂)), x̂ = x·r
             g = (gy * ctx.norm.weight).to(torch.float32)  # as autograd does: the product in gy's dtype, then up
             xhat = x.to(torch.float32) * rstd
@@ -90,7 +93,7 @@ class LeanRMSNorm(nn.Module):
 class _SwiGLUFn(torch.autograd.Function):
     @staticmethod
     def forward(ctx, gate, up):
-        with _no_autocast(gate):
+        with no_autocast(gate):
             y = F.silu(gate) * up
         ctx.save_for_backward(gate, up)
         return y
@@ -98,14 +101,14 @@ class _SwiGLUFn(torch.autograd.Function):
     @staticmethod
     def replay(ctx) -> torch.Tensor:
         gate, up = ctx.saved_tensors
-        with _no_autocast(gate):
+        with no_autocast(gate):
             return F.silu(gate) * up
 
     @staticmethod
     @once_differentiable
     def backward(ctx, gy):
         gate, up = ctx.saved_tensors
-        with _no_autocast(gy):
+        with no_autocast(gy):
             # what autograd over silu(gate) * up computes, with act(gate) recomputed instead of kept
             grad_up = gy * F.silu(gate)
             grad_gate = torch.ops.aten.silu_backward(gy * up, gate)
@@ -186,8 +189,7 @@ def install(model: nn.Module) -> list[str]:
             continue
         device = next(m.parameters()).device
         if _same_output(m, new, width, dtype, device):
-            parent_name, _, child = name.rpartition(".")
-            _set(model, name, new)
+            set_module(model, name, new)
             replaced.append(name)
     return replaced
 
@@ -200,9 +202,5 @@ def restore(model: nn.Module) -> None:
             for proj in ("gate_proj", "up_proj", "down_proj"):
                 setattr(m.original, proj, getattr(m, proj))
         if isinstance(m, (LeanRMSNorm, LeanSwiGLU)):
-            _set(model, name, m.original)
+            set_module(model, name, m.original)
 
-
-def _set(model: nn.Module, name: str, new: nn.Module) -> None:
-    parent_name, _, child = name.rpartition(".")
-    setattr(model.get_submodule(parent_name) if parent_name else model, child, new)

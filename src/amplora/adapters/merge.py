@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 
 from amplora.adapters import boundary, lean, quant, targets as targets_mod
-from amplora.adapters.apply import lora_layers, set_module
+from amplora.adapters.apply import lora_layers
 from amplora.errors import AmploraError
 
 
@@ -34,10 +34,10 @@ def merge(model: nn.Module, keep_adapters: bool = False) -> nn.Module:
             if base.bias is not None:
                 merged.bias.copy_(base.bias.float())
         merged.requires_grad_(False)
-        set_module(model, name, merged)
+        targets_mod.set_module(model, name, merged)
     for name, m in targets_mod.candidate_linears(model).items():  # untargeted NF4 layers too
         if quant.is_nf4(m):
-            set_module(model, name, quant.dequantize(m, storage))
+            targets_mod.set_module(model, name, quant.dequantize(m, storage))
     _drop_quantization_flags(model)
     lean.restore(model)
     boundary.remove(model)

@@ -48,3 +48,9 @@ def peft_target_modules(model: nn.Module, chosen: Sequence[str]) -> list[str]:
     leaves = sorted({n.rsplit(".", 1)[-1] for n in chosen})
     by_leaves = {n for n in candidate_linears(model) if n.rsplit(".", 1)[-1] in leaves}
     return leaves if by_leaves == set(chosen) else sorted(chosen)
+
+
+def set_module(model: nn.Module, name: str, new: nn.Module) -> None:
+    parent_name, _, child = name.rpartition(".")
+    parent = model.get_submodule(parent_name) if parent_name else model
+    setattr(parent, child, new)
