@@ -109,6 +109,15 @@ def table(rows: dict, peaks: dict, args) -> str:
     return "\n".join(lines)
 
 
+def paired_ratio(r: dict, floor: dict) -> float | None:
+    """Interleaved timing: the median over rounds of (this config's step / the floor's step in the same round). A
+    round's steps run back to back, so this cancels drift that a ratio of whole-run medians still carries."""
+    a, b = r.get("paired_times"), floor.get("paired_times")
+    if not a or not b or len(a) != len(b):
+        return None
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
 def goal_lines(rows: dict, cuda: bool) -> list[str]:
     out = []
     mem = "cuda_peak_gb" if cuda else "peak_rss_gb"
@@ -118,11 +127,13 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
             continue
         goal = GOALS["dora" if "dora" in config else "lora"]
         wall, cpu = r["step_s"] / floor["step_s"], r["cpu_s"] / floor["cpu_s"]
+        paired = paired_ratio(r, floor)
+        paired_text = f" ({paired:.3f}× paired by round)" if paired else ""
         m = r[mem] / floor[mem]
         live = r.get("peak_live_gb", float("nan")) / floor.get("peak_live_gb", float("nan"))
         live_text = f", live {live:.2f}×" if live == live else ""
         met = m <= 1 and (live != live or live <= 1)
-        out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall, {cpu:.3f}× CPU time (goal ≤ {goal}: "
+        out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{paired_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
                    f"{'met' if max(wall, cpu) <= goal else 'missed'}); peak memory {m:.2f}× floor by RSS"
                    f"{live_text} (goal ≤ 1: {'met' if met else 'missed'})")
     return out
@@ -186,6 +197,7 @@ def main(argv=None) -> None:
                 row = rows[(dtype, config)]
                 row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
                 row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
+                row["paired_times"] = t["times"]  # the i-th step of every config was taken in the same round
                 print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
                       f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
