@@ -100,8 +100,8 @@ def table(rows: dict, peaks: dict, args) -> str:
         if args.device.startswith("cuda"):
             cpu = "– | –"  # host CPU time says nothing about a GPU step
         mratio = f"{mem / fmem:.2f}" if fmem else "–"
-        live, flive = r.get("peak_live_gb", float("nan")), (floor or {}).get("peak_live_gb", float("nan"))
-        live_cols = f"{live:.2f} | {live / flive:.2f}" if live == live and flive == flive else "– | –"
+        live = live_ratio(r, floor)
+        live_cols = f"{r['peak_live_gb']:.2f} | {live:.2f}" if live else "– | –"
         gflop = r["flops"] / 1e9 if r.get("flops") else None
         frac = f"{100 * gflop / r['step_s'] / peaks[dtype]:.0f}%" if gflop and peaks.get(dtype) else "–"
         lines.append(f"| {dtype} | {config} | {r['step_s']:.3f} | {ratio} | {cpu} | {r['tokens_per_s']:.0f} | "
@@ -109,13 +109,18 @@ def table(rows: dict, peaks: dict, args) -> str:
     return "\n".join(lines)
 
 
+def live_ratio(r: dict, floor: dict | None) -> float | None:
+    """Live peak over the floor's; None where either was not measured (CUDA, or glibc not found)."""
+    live, flive = r.get("peak_live_gb", float("nan")), (floor or {}).get("peak_live_gb", float("nan"))
+    return live / flive if live == live and flive == flive else None
+
+
 def paired_ratio(r: dict, floor: dict) -> float | None:
     """Interleaved timing: the median over rounds of (this config's step / the floor's step in the same round). A
     round's steps run back to back, so this cancels drift that a ratio of whole-run medians still carries."""
-    a, b = r.get("paired_times"), floor.get("paired_times")
-    if not a or not b or len(a) != len(b):
+    if not (r.get("interleaved") and floor.get("interleaved")) or len(r["times"]) != len(floor["times"]):
         return None
-    return statistics.median(x / y for x, y in zip(a, b))
+    return statistics.median(x / y for x, y in zip(r["times"], floor["times"]))
 
 
 def goal_lines(rows: dict, cuda: bool) -> list[str]:
@@ -130,9 +135,9 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
         paired = paired_ratio(r, floor)
         paired_text = f" ({paired:.3f}× paired by round)" if paired else ""
         m = r[mem] / floor[mem]
-        live = r.get("peak_live_gb", float("nan")) / floor.get("peak_live_gb", float("nan"))
-        live_text = f", live {live:.2f}×" if live == live else ""
-        met = m <= 1 and (live != live or live <= 1)
+        live = live_ratio(r, floor)
+        live_text = f", live {live:.2f}×" if live else ""
+        met = m <= 1 and (live is None or live <= 1)
         out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{paired_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
                    f"{'met' if max(wall, cpu) <= goal else 'missed'}); peak memory {m:.2f}× floor by RSS"
                    f"{live_text} (goal ≤ 1: {'met' if met else 'missed'})")
@@ -197,7 +202,7 @@ def main(argv=None) -> None:
                 row = rows[(dtype, config)]
                 row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
                 row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
-                row["paired_times"] = t["times"]  # the i-th step of every config was taken in the same round
+                row["interleaved"] = True  # the i-th step of every config was taken in the same round
                 print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
                       f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
     load1 = os.getloadavg()

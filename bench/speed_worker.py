@@ -89,7 +89,10 @@ def live_heap() -> bool:
 
     try:
         libc = ctypes.CDLL("libc.so.6")
-        return bool(libc.mallopt(-3, 65536)) and (libc.malloc_trim(0) or True)  # M_MMAP_THRESHOLD = -3
+        if not libc.mallopt(-3, 65536):  # M_MMAP_THRESHOLD = -3
+            return False
+        libc.malloc_trim(0)
+        return True
     except (OSError, AttributeError):
         return False
 

@@ -3,7 +3,9 @@ import sys
 
 from amplora.cli import main
 
-if "TORCHELASTIC_RUN_ID" in os.environ:  # under torchrun: a crashing rank's traceback becomes its error report
+UNDER_TORCHRUN = "TORCHELASTIC_RUN_ID" in os.environ
+
+if UNDER_TORCHRUN:  # under torchrun: a crashing rank's traceback becomes its error report
     from torch.distributed.elastic.multiprocessing.errors import ErrorHandler, record
 
     class _AtomicErrorFile(ErrorHandler):
@@ -23,7 +25,7 @@ if "TORCHELASTIC_RUN_ID" in os.environ:  # under torchrun: a crashing rank's tra
     main = record(main, error_handler=_AtomicErrorFile())
 
 code = main()
-if "TORCHELASTIC_RUN_ID" in os.environ:
+if UNDER_TORCHRUN:
     # A torchrun worker whose run is over (process group destroyed, files written and closed) leaves without
     # interpreter teardown. Teardown frees tensors and process-group objects that gloo's C++ threads can still
     # touch: seen once in CI as "terminate called without an active exception" and a SIGSEGV after a 2-rank

@@ -125,13 +125,15 @@ def test_install_replaces_what_it_reproduces_and_restores():
 
 
 class OffsetRMSNorm(LlamaRMSNorm):
-    """A Gemma-style norm, w·(1 + x̂)... anything the lean one does not reproduce."""
+    """Named and shaped like an RMSNorm, computing something else (as a Gemma-style w·(1 + x̂) norm would)."""
 
     def forward(self, x):
         return super().forward(x) * 1.5
 
 
-class GeluMLP(LlamaMLP):
+class ShiftedMLP(LlamaMLP):
+    """A SiLU gate/up/down MLP whose forward adds a constant: shaped like SwiGLU, computing something else."""
+
     def __init__(self, config):
         super().__init__(config)
         self.act_fn = nn.SiLU()
@@ -141,7 +143,7 @@ class GeluMLP(LlamaMLP):
 
 
 def test_install_leaves_modules_it_does_not_reproduce_or_that_carry_hooks():
-    model = nn.Sequential(OffsetRMSNorm(64), GeluMLP(tiny_config()), LlamaRMSNorm(64), LlamaRMSNorm(64))
+    model = nn.Sequential(OffsetRMSNorm(64), ShiftedMLP(tiny_config()), LlamaRMSNorm(64), LlamaRMSNorm(64))
     model[3].register_forward_hook(lambda *args: None)  # e.g. accelerate's offloading: the stand-in would drop it
     assert lean.install(model) == ["2"]
 
