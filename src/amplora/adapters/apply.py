@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, lean, quant, targets as targets_mod
+from amplora.adapters import boundary, lean, quant, siblings, targets as targets_mod
 from amplora.adapters.layers import LoraLinear
 from amplora.errors import AmploraError
 from amplora.precision import Precision, resolve
@@ -131,6 +131,7 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
             layer.register_buffer("pissa_B0", b.clone(), persistent=False)
         targets_mod.set_module(model, name, layer)
 
+    siblings.link(model)  # q/k/v and gate/up: one node each (siblings.py)
     boundary.install(model, policy)
     model._amplora_config = AdapterConfig(method=method, r=r, alpha=alpha, targets=sorted(chosen), dropout=dropout,
                                           quantize=quantize, init=init, rslora=rslora, precision=policy.name)

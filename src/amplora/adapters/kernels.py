@@ -1,4 +1,5 @@
-"""One autograd node for an adapted linear layer: frozen base matmul + LoRA (or DoRA) path, forward and backward.
+"""One autograd node for one adapted linear layer, or for several that read the same input (q/k/v, gate/up; see
+siblings.py): frozen base matmul + LoRA (or DoRA) path, forward and backward.
 
 Why a custom Function instead of plain autograd over `F.linear` calls:
 - it saves only what backward needs: the adapter input x (compute dtype) and h = x·Aᵀ (tokens × r). The frozen
@@ -25,6 +26,8 @@ means a caller must not modify it in place (autograd reports it if one does).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn as nn
 from torch.autograd.function import once_differentiable
@@ -37,87 +40,156 @@ def base_matmul(x2: torch.Tensor, base: nn.Module) -> torch.Tensor:
     return quant.matmul_no_bias(x2, base)
 
 
-def base_grad_input(g2: torch.Tensor, base: nn.Module) -> torch.Tensor:
-    """g·W in g's dtype: the gradient through the frozen weight (no weight gradient is ever needed)."""
+def base_grad_input(g2: torch.Tensor, base: nn.Module, into: torch.Tensor | None = None) -> torch.Tensor:
+    """g·W in g's dtype: the gradient through the frozen weight (no weight gradient is ever needed); added into
+    `into` (a fresh tensor of g's dtype) when given, as the sibling layers of a group sum their input gradients."""
     w = base.weight
     if quant.is_nf4(base):
         w = quant._bnb().functional.dequantize_4bit(w.data, w.quant_state)  # transient, freed after the mm
-    return torch.mm(g2, w.detach().to(g2.dtype))  # storage -> compute, a no-op when they agree
+    w = w.detach().to(g2.dtype)  # storage -> compute, a no-op when they agree
+    return torch.mm(g2, w) if into is None else into.addmm_(g2, w)
+
+
+class Layer(NamedTuple):
+    """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear or bnb
+    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA)."""
+    base: nn.Module
+    scaling: float
+    norm: torch.Tensor | None = None
 
 
 class AdapterLinear(torch.autograd.Function):
-    """y = base(x) + s·dropout(x)·Aᵀ·Bᵀ, or the DoRA form. Arguments:
-    x: activations in the compute dtype; xd: dropout(x), or None when there is no dropout (then x is used and
-    saved once); a, b: fp32 master weights (r × in, out × r); magnitude: fp32 (out,) or None; norm: detached fp32
-    (out,) row norm of W + s·BA (DoRA only); base: the frozen nn.Linear / bnb Linear4bit; scaling: s."""
+    """For each layer i of `layers`, all fed the same x: y_i = base_i(x) + s_i·dropout(x)·A_iᵀ·B_iᵀ, or the DoRA
+    form. Arguments: x: activations in the compute dtype; xd: dropout(x), or None when there is no dropout (then
+    x is used and saved once; a group of several layers has no dropout); params: a_i, b_i, magnitude_i per layer,
+    fp32 masters (r × in, out × r, (out,) or None for LoRA). Returns one output per layer.
+
+    Several layers in one node (q/k/v, gate/up: siblings.py) read x once: their A-products run as one GEMM
+    against the stacked [A_1; A_2; ...] forward and backward (the r-wide GEMMs are the slow part of an adapter on
+    CPU: a 3·r-wide one costs little more than an r-wide one), and their input gradients are summed in place
+    into one tensor instead of by autograd."""
 
     @staticmethod
-    def forward(ctx, x, xd, a, b, magnitude, norm, base, scaling):
+    def forward(ctx, x, xd, layers, *params):
         with lean.no_autocast(x):
-            y, xd2, h, dora = _forward(x, xd, a, b, magnitude, norm, base, scaling)
-        ctx.base, ctx.scaling, ctx.has_xd, ctx.in_features = base, scaling, xd is not None, x.shape[-1]
+            ys, xd2, h, doras = _forward(x, xd, layers, params)
+        ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
         ctx.producer = _recomputable_product(x) if xd is None else None
-        kept = None
-        if dora is not None:  # g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up to m_scale
-            ctx.g_c, kept, ctx.m_scale = dora
-            kept = y if kept is None else kept
-        ctx.save_for_backward(None if ctx.producer is not None else xd2, h, a, b, kept)
-        return y
+        ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
+        ctx.dora, kept = [], []
+        for y, dora in zip(ys, doras):  # DoRA: (g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up to m_scale)
+            ctx.dora.append(None if dora is None else (dora[0], dora[2]))
+            kept.append(None if dora is None else y if dora[1] is None else dora[1])
+        ctx.save_for_backward(None if ctx.producer is not None else xd2, h, *params, *kept)
+        return tuple(ys)
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, gy):
-        xd2, h, a, b, kept = ctx.saved_tensors
+    def backward(ctx, *gys):
+        n = len(ctx.layers)
+        xd2, h, *rest = ctx.saved_tensors
+        params, kept = rest[:3 * n], rest[3 * n:]
         if ctx.producer is not None:  # x again, from the operands its product nodes keep
-            xd2 = _replay(ctx.producer).reshape(-1, ctx.in_features)
+            xd2 = _replay(ctx.producer).reshape(-1, ctx.x_shape[-1])
             ctx.producer = None
-        need_x, need_xd, need_a, need_b, need_m = ctx.needs_input_grad[:5]
-        c, s = xd2.dtype, ctx.scaling
-        grad_x = grad_xd = grad_a = grad_b = grad_m = None
-        with lean.no_autocast(gy):
-            gy2 = gy.reshape(-1, gy.shape[-1]).to(c)
-            gz = gy2
-            if kept is not None:  # DoRA
-                if need_m:  # products in c, summed in fp32
-                    grad_m = (gy2 * kept.reshape(gy2.shape)).sum(0, dtype=torch.float32).mul_(ctx.m_scale)
-                gz = gy2 * ctx.g_c
-            gh = torch.mm(gz, _bt(b, c).t())  # tokens × r; s is applied to the small results below
-            if need_x:
-                grad_x = base_grad_input(gz, ctx.base)
-                if not ctx.has_xd:
-                    grad_x.addmm_(gh, _cast(a, c), alpha=s)  # grad_x is fresh and in c, as are gh and A
-                grad_x = grad_x.view(*gy.shape[:-1], grad_x.shape[-1])
-            if need_xd:
-                grad_xd = torch.mm(gh, _cast(a, c)).mul_(s).view(*gy.shape[:-1], a.shape[1])
-            # adapter gradients: token-long reductions, accumulated in fp32 inside the GEMM either way (see
-            # grad_gemm_dtype for the dtype of the operands and result); they leave in the masters' dtype
-            g = grad_gemm_dtype(c)
-            if need_a:
-                grad_a = torch.mm(_cast(gh.t(), g), _cast(xd2, g)).to(a.dtype).mul_(s)
-            if need_b:  # computed as (hᵀ·gz)ᵀ: the wide output is the faster GEMM layout on CPU
-                grad_b = torch.mm(_cast(h.t(), g), _cast(gz, g)).to(b.dtype).mul_(s).t()
-        return grad_x, grad_xd, grad_a, grad_b, grad_m, None, None, None
+        need = ctx.needs_input_grad
+        c = xd2.dtype
+        g = grad_gemm_dtype(c)  # see there for the dtype of the adapter-gradient GEMMs
+        grads = [None] * (3 * n)
+        grad_x = grad_xd = None
+        live, ghs = [], []
+        with lean.no_autocast(xd2):
+            for i, gy in enumerate(gys):
+                if gy is None:
+                    continue
+                a, b, _ = params[3 * i:3 * i + 3]
+                layer = ctx.layers[i]
+                gy2 = gy.reshape(-1, gy.shape[-1]).to(c)
+                gz = gy2
+                if kept[i] is not None:  # DoRA
+                    g_c, m_scale = ctx.dora[i]
+                    if need[5 + 3 * i]:  # products in c, summed in fp32
+                        grads[3 * i + 2] = (gy2 * kept[i].reshape(gy2.shape)).sum(0, dtype=torch.float32) \
+                            .mul_(m_scale)
+                    gz = gy2 * g_c
+                ghs.append(torch.mm(gz, _bt(b, c).t()))  # tokens × r; s is applied to the small results below
+                live.append(i)
+                if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
+                    grad_x = base_grad_input(gz, layer.base, into=grad_x)
+                if need[4 + 3 * i]:  # computed as (hᵀ·gz)ᵀ: the wide output is the faster GEMM layout on CPU
+                    grads[3 * i + 1] = torch.mm(_cast(_columns(h, ctx.layers, params, i).t(), g), _cast(gz, g)) \
+                        .to(b.dtype).mul_(layer.scaling).t()
+            if not live:
+                return (None, None, None, *grads)
+            # the products with x and A, once for all layers: gh = [gh_1, gh_2, ...] against [A_1; A_2; ...]
+            gh = ghs[0] if len(live) == 1 else torch.cat(ghs, dim=1)
+            scales = [ctx.layers[i].scaling for i in live]
+            same = len(set(scales)) == 1
+            s = scales[0] if same else 1.0
+            a_c = _stack([params[3 * i] for i in live], c, None if same else scales)
+            if need[0] and not ctx.has_xd:
+                grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
+            if need[1]:
+                grad_xd = torch.mm(gh, a_c).mul_(s).view(ctx.x_shape)
+            if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
+                grad_a = torch.mm(_cast(gh.t(), g), _cast(xd2, g)).to(torch.float32)
+                rows = grad_a.split([params[3 * i].shape[0] for i in live])
+                for i, row, si in zip(live, rows, scales):
+                    if need[3 + 3 * i]:
+                        grads[3 * i] = row.to(params[3 * i].dtype).mul_(si)
+        if grad_x is not None:
+            grad_x = grad_x.view(ctx.x_shape)
+        return (grad_x, grad_xd, None, *grads)
 
 
-def _forward(x, xd, a, b, magnitude, norm, base, scaling):
-    """The forward math. Returns y, the adapter input as 2-D, h = x·Aᵀ and, for DoRA, (g in c, the tensor to
-    keep for the magnitude gradient — None meaning y itself —, the factor that turns Σ_t gy·kept into ∂L/∂m)."""
+def _forward(x, xd, layers, params):
+    """The forward math. Returns the outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer,
+    None (LoRA) or for DoRA (g in c, the tensor to keep for the magnitude gradient — None meaning y itself —,
+    the factor that turns Σ_t gy·kept into ∂L/∂m)."""
     c = x.dtype
     x2 = x.reshape(-1, x.shape[-1])
     xd2 = x2 if xd is None else xd.reshape(-1, xd.shape[-1])
-    h = torch.mm(xd2, _cast(a, c).t())
-    z = base_matmul(x2, base)
-    z.addmm_(h, _bt(b, c), alpha=scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
-    bias_c = None if base.bias is None else _cast(base.bias, c)
-    shape = (*x.shape[:-1], z.shape[-1])
-    if magnitude is None:
-        return (z if bias_c is None else z.add_(bias_c)).view(shape), xd2, h, None
-    g_c = (magnitude / norm).to(c)  # fp32 scale, cast once to meet c activations (S000)
-    # z = y / g is recoverable without a bias and with no zero in g; the check syncs, so only on CPU
-    if bias_c is None and x.device.type == "cpu" and not bool((g_c == 0).any()):
-        return z.mul_(g_c).view(shape), xd2, h, (g_c, None, 1 / (g_c.float() * norm))
-    y = z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)
-    return y.view(shape), xd2, h, (g_c, z, 1 / norm)
+    h = torch.mm(xd2, _stack(params[0::3], c).t())
+    ys, doras = [], []
+    for i, layer in enumerate(layers):
+        b, magnitude = params[3 * i + 1], params[3 * i + 2]
+        z = base_matmul(x2, layer.base)
+        # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        z.addmm_(_columns(h, layers, params, i), _bt(b, c), alpha=layer.scaling)
+        bias = layer.base.bias
+        bias_c = None if bias is None else _cast(bias, c)
+        shape = (*x.shape[:-1], z.shape[-1])
+        if magnitude is None:
+            ys.append((z if bias_c is None else z.add_(bias_c)).view(shape))
+            doras.append(None)
+            continue
+        norm = layer.norm
+        g_c = (magnitude / norm).to(c)  # fp32 scale, cast once to meet c activations (S000)
+        # z = y / g is recoverable without a bias and with no zero in g; the check syncs, so only on CPU
+        if bias_c is None and x.device.type == "cpu" and not bool((g_c == 0).any()):
+            ys.append(z.mul_(g_c).view(shape))
+            doras.append((g_c, None, 1 / (g_c.float() * norm)))
+        else:
+            ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
+            doras.append((g_c, z, 1 / norm))
+    return ys, xd2, h, doras
+
+
+def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:
+    """[A_1; A_2; ...] in c (A itself when there is one). With per-layer `scales` (layers whose s differ), each
+    A_i is scaled by s_i in fp32 first, so one GEMM applies every layer's s."""
+    if scales is not None:
+        a_list = [a.float() * si for a, si in zip(a_list, scales)]
+    a_c = [_cast(a, c) for a in a_list]
+    return a_c[0] if len(a_c) == 1 else torch.cat(a_c)
+
+
+def _columns(h: torch.Tensor, layers, params, i: int) -> torch.Tensor:
+    """Layer i's r columns of h (all of h for a single layer)."""
+    if len(layers) == 1:
+        return h
+    start = sum(params[3 * j].shape[0] for j in range(i))
+    return h[:, start:start + params[3 * i].shape[0]]
 
 
 def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:
@@ -177,13 +249,17 @@ def _replay(node) -> torch.Tensor:
     return a * b  # the very op of the forward on the very operands: the same bits
 
 
-def adapter_linear(x, xd, a, b, magnitude, norm, base, scaling) -> torch.Tensor:
-    if torch.is_grad_enabled() and (x.requires_grad or a.requires_grad or b.requires_grad
-                                    or (magnitude is not None and magnitude.requires_grad)):
-        return AdapterLinear.apply(x, xd, a, b, magnitude, norm, base, scaling)
+def adapter_linears(x, xd, layers: tuple[Layer, ...], params: tuple) -> list[torch.Tensor]:
+    """The outputs of `layers` (one node for all when grad is needed); params as AdapterLinear takes them."""
+    if torch.is_grad_enabled() and (x.requires_grad or any(p is not None and p.requires_grad for p in params)):
+        return list(AdapterLinear.apply(x, xd, layers, *params))
     with lean.no_autocast(x):  # generate / eval: the same math without building a graph node
-        y = _forward(x, xd, a, b, magnitude, norm, base, scaling)[0]
-    return y
+        return _forward(x, xd, layers, params)[0]
+
+
+def adapter_linear(x, xd, a, b, magnitude, norm, base, scaling) -> torch.Tensor:
+    """One adapted layer: base(x) + s·xd·Aᵀ·Bᵀ (or DoRA with magnitude and norm)."""
+    return adapter_linears(x, xd, (Layer(base, scaling, norm),), (a, b, magnitude))[0]
 
 
 def supported(base: nn.Module, dora: bool, dropout: bool) -> bool:

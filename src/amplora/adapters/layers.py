@@ -40,6 +40,7 @@ class LoraLinear(nn.Module):
         self.scaling = alpha / math.sqrt(r) if rslora else alpha / r
         self.compute_dtype = compute_dtype
         self.merged = False
+        self.siblings = None  # a siblings.Siblings this layer shares its input with, set by apply
         device = quant.weight_device(base)
         self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=torch.float32)
         self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=torch.float32)
@@ -104,6 +105,10 @@ class LoraLinear(nn.Module):
         return self.lora_magnitude_vector.float() / self.dora_norm()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.siblings is not None:  # q/k/v, gate/up: one node for the layers that read the same x
+            y = self.siblings.output(self, x)
+            if y is not None:
+                return y
         # Boundary cast: base layer and adapter both run in the policy's compute dtype, whatever arrives.
         x = x.to(self.compute_dtype)
         if self.merged:
@@ -111,11 +116,21 @@ class LoraLinear(nn.Module):
         dropout = not isinstance(self.lora_dropout, nn.Identity)
         if FUSED and kernels.supported(self.base_layer, self.dora, dropout):
             xd = self.lora_dropout(x) if dropout else None
-            magnitude = self.lora_magnitude_vector if self.dora else None
-            norm = self.dora_norm() if self.dora else None
-            return kernels.adapter_linear(x, xd, self.lora_A.weight, self.lora_B.weight, magnitude, norm,
-                                          self.base_layer, self.scaling)
+            return kernels.adapter_linears(x, xd, (self.node_layer(),), self.node_params())[0]
         return self.autograd_forward(x)
+
+    # ---- the fused node's view of this layer (kernels.AdapterLinear) ----------------------------------------
+    def fusable(self) -> bool:
+        """Whether this layer can join a node with its siblings: unmerged, no dropout (each layer draws its own
+        mask), a base the node covers."""
+        return (FUSED and not self.merged and isinstance(self.lora_dropout, nn.Identity)
+                and kernels.supported(self.base_layer, self.dora, False))
+
+    def node_layer(self) -> kernels.Layer:
+        return kernels.Layer(self.base_layer, self.scaling, self.dora_norm() if self.dora else None)
+
+    def node_params(self) -> tuple:
+        return self.lora_A.weight, self.lora_B.weight, self.lora_magnitude_vector if self.dora else None
 
     def autograd_forward(self, x: torch.Tensor) -> torch.Tensor:
         """The same layer as plain autograd over F.linear calls (x already in the compute dtype)."""
