@@ -62,6 +62,26 @@ def test_swiglu_matches_transformers_bit_for_bit(dtype):
     assert torch.equal(x.grad, x_ref.grad)
 
 
+@pytest.mark.parametrize("dtype", [F32, BF16])
+def test_swiglu_with_an_adapter_behind_it_gives_autograds_gradients_bit_for_bit(dtype):
+    """down_proj's adapter replays act(gate)·up from the lean node, which keeps act(gate) for its own backward:
+    every gradient is the same bits as the transformers MLP's (where the adapter replays autograd's product)."""
+    torch.manual_seed(0)
+    mlp = LlamaMLP(tiny_config()).to(dtype).requires_grad_(False)
+    mlp.down_proj = amplora.LoraLinear(mlp.down_proj, r=4, alpha=8, compute_dtype=dtype)
+    with torch.no_grad():
+        mlp.down_proj.lora_B.weight.normal_(0, 0.3)
+    results = []
+    for module in (mlp, lean.LeanSwiGLU(mlp)):
+        x = _x(dtype)
+        module.zero_grad(set_to_none=True)
+        y = module(x)
+        y.backward(torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(dtype))
+        results.append((y, x.grad, mlp.down_proj.lora_A.weight.grad, mlp.down_proj.lora_B.weight.grad))
+    for ref, got in zip(*results):
+        assert torch.equal(got, ref)
+
+
 def _saved_storages(root) -> dict[int, int]:
     """data_ptr -> nbytes of every tensor the autograd graph under `root` keeps (walked, not hooked: a saved-tensor
     hook would switch the replay off)."""

@@ -100,17 +100,23 @@ class _SwiGLUFn(torch.autograd.Function):
 
     @staticmethod
     def replay(ctx) -> torch.Tensor:
+        """The output again for the adapter behind it (down_proj). act(gate) is kept from here to this node's
+        backward, which runs right after that adapter's: it needs act(gate) too."""
         gate, up = ctx.saved_tensors
         with no_autocast(gate):
-            return F.silu(gate) * up
+            ctx.act = F.silu(gate)
+            return ctx.act * up
 
     @staticmethod
     @once_differentiable
     def backward(ctx, gy):
         gate, up = ctx.saved_tensors
+        act, ctx.act = getattr(ctx, "act", None), None
         with no_autocast(gy):
-            # what autograd over silu(gate) * up computes, with act(gate) recomputed instead of kept
-            grad_up = gy * F.silu(gate)
+            # what autograd over silu(gate) * up computes, with act(gate) recomputed instead of kept; the
+            # recomputed act is this node's own tensor, so grad_up is written into it (x·y and y·x are the same bits)
+            act = F.silu(gate) if act is None else act
+            grad_up = act.mul_(gy) if act.dtype == gy.dtype else gy * act
             grad_gate = torch.ops.aten.silu_backward(gy * up, gate)
         return grad_gate, grad_up
 
