@@ -350,3 +350,51 @@ def test_model_loss_and_grads_match_autograd(base_fp32, ids, method, preset):
     worst = max(rel_err(g_f[n], g_p[n]) for n in g_p)
     assert worst <= 10 * tol, f"worst adapter-gradient difference {worst:.2e}"
 
+
+
+# ---- without grad: A, Bᵀ in the compute dtype and DoRA's norm kept per version of the weights --------------
+@pytest.mark.parametrize("method", ["lora", "dora"])
+@pytest.mark.parametrize("compute", [F32, BF16])
+def test_inference_cache_follows_every_change_of_the_weights(method, compute):
+    layer = make_layer(method, compute)
+    x = torch.randn(*SHAPE, IN).to(compute)
+
+    def fresh():  # the layer as it is now, computed with grad (which never uses the cache), bit for bit
+        with torch.enable_grad():
+            return copy.deepcopy(layer)(x).detach()
+
+    def step(p):  # an optimizer step: in place
+        p.add_(0.1)
+
+    def load(p):  # load_state_dict: a copy in place
+        p.copy_(torch.randn_like(p))
+
+    def swap(p):  # a new tensor behind the parameter
+        p.data = p.data.clone().mul_(2)
+
+    with torch.no_grad():
+        y = layer(x)
+        cached = layer.inference_cache
+        assert cached is not None and torch.equal(y, fresh())
+        assert torch.equal(layer(x), y) and layer.inference_cache is cached  # reused while nothing changed
+        for change, p in ((step, layer.lora_A.weight), (load, layer.lora_B.weight), (swap, layer.lora_B.weight),
+                          (swap, layer.lora_A.weight)):
+            change(p)
+            y_new = layer(x)
+            assert layer.inference_cache is not cached and not torch.equal(y_new, y), change.__name__
+            assert torch.equal(y_new, fresh()), change.__name__
+            y, cached = y_new, layer.inference_cache
+    layer(x)
+    assert layer.inference_cache is None  # a forward with grad drops it
+
+
+def test_inference_cache_is_dropped_when_the_base_weight_changes():
+    layer = make_layer("dora", F32)
+    x = torch.randn(*SHAPE, IN)
+    with torch.no_grad():
+        y0 = layer(x)
+        layer.base_layer.weight.mul_(1.5)
+        layer.refresh_weight_norm()  # what PiSSA, merge and load do after changing W
+        y1 = layer(x)
+    with torch.enable_grad():
+        assert torch.equal(y1, layer(x).detach()) and not torch.equal(y0, y1)

@@ -142,8 +142,9 @@ class AdapterLinear(torch.autograd.Function):
         return (grad_x, grad_xd, None, *grads)
 
 
-def _forward(x, xd, layers, params):
-    """The forward math. Returns the outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer,
+def _forward(x, xd, layers, params, for_backward: bool = True):
+    """The forward math (for_backward=False: the outputs only, nothing prepared for a backward). Returns the
+    outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer,
     None (LoRA) or for DoRA (g in c, the tensor to keep for the magnitude gradient — None meaning y itself —,
     the factor that turns Σ_t gy·kept into ∂L/∂m)."""
     c = x.dtype
@@ -165,6 +166,9 @@ def _forward(x, xd, layers, params):
             continue
         norm = layer.norm
         g_c = (magnitude / norm).to(c)  # fp32 scale, cast once to meet c activations (S000)
+        if not for_backward:  # generate / eval: just the output
+            ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
+            continue
         # z = y / g is recoverable without a bias and with no zero in g; the check syncs, so only on CPU
         if bias_c is None and x.device.type == "cpu" and not bool((g_c == 0).any()):
             ys.append(z.mul_(g_c).view(shape))
@@ -256,7 +260,7 @@ def adapter_linears(x, xd, layers: tuple[Layer, ...], params: tuple) -> list[tor
     if torch.is_grad_enabled() and (x.requires_grad or any(p is not None and p.requires_grad for p in params)):
         return list(AdapterLinear.apply(x, xd, layers, *params))
     with lean.no_autocast(x):  # generate / eval: the same math without building a graph node
-        return _forward(x, xd, layers, params)[0]
+        return _forward(x, xd, layers, params, for_backward=False)[0]
 
 
 def adapter_linear(x, xd, a, b, magnitude, norm, base, scaling) -> torch.Tensor:

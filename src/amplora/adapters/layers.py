@@ -41,6 +41,7 @@ class LoraLinear(nn.Module):
         self.compute_dtype = compute_dtype
         self.merged = False
         self.siblings = None  # a siblings.Siblings this layer shares its input with, set by apply
+        self.inference_cache = None  # see node_args
         device = quant.weight_device(base)
         self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=torch.float32)
         self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=torch.float32)
@@ -66,6 +67,7 @@ class LoraLinear(nn.Module):
 
     def refresh_weight_norm(self) -> None:
         """Recompute the cached ‖W_i‖² (after the base weight changed: PiSSA init, merge, load)."""
+        self.inference_cache = None
         if not self.dora:
             return
         w = quant.dense_weight(self.base_layer)  # fp32 (dequantized for NF4), freed after this
@@ -116,7 +118,8 @@ class LoraLinear(nn.Module):
         dropout = not isinstance(self.lora_dropout, nn.Identity)
         if FUSED and kernels.supported(self.base_layer, self.dora, dropout):
             xd = self.lora_dropout(x) if dropout else None
-            return kernels.adapter_linears(x, xd, (self.node_layer(),), self.node_params())[0]
+            layer, params = self.node_args()
+            return kernels.adapter_linears(x, xd, (layer,), params)[0]
         return self.autograd_forward(x)
 
     # ---- the fused node's view of this layer (kernels.AdapterLinear) ----------------------------------------
@@ -126,11 +129,24 @@ class LoraLinear(nn.Module):
         return (FUSED and not self.merged and isinstance(self.lora_dropout, nn.Identity)
                 and kernels.supported(self.base_layer, self.dora, False))
 
-    def node_layer(self) -> kernels.Layer:
-        return kernels.Layer(self.base_layer, self.scaling, self.dora_norm() if self.dora else None)
-
-    def node_params(self) -> tuple:
-        return self.lora_A.weight, self.lora_B.weight, self.lora_magnitude_vector if self.dora else None
+    def node_args(self) -> tuple[kernels.Layer, tuple]:
+        """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad (generate, eval), A and
+        Bᵀ in the compute dtype and DoRA's row norm are computed once per version of the weights and kept: a decoded
+        token would otherwise pay them again in every layer (for DoRA a pass over W). A forward with grad drops them."""
+        a, b = self.lora_A.weight, self.lora_B.weight
+        m = self.lora_magnitude_vector if self.dora else None
+        if torch.is_grad_enabled():
+            self.inference_cache = None
+            return kernels.Layer(self.base_layer, self.scaling, self.dora_norm() if self.dora else None), (a, b, m)
+        w = self.base_layer.weight
+        key = (a._version, b._version, w._version, a.data_ptr(), b.data_ptr(), w.data_ptr(), self.compute_dtype)
+        if self.inference_cache is None or self.inference_cache[0] != key:
+            c = self.compute_dtype
+            a_c = a if a.dtype == c else a.detach().to(c)
+            b_c = b if b.dtype == c else kernels._bt(b, c).t()  # a view of Bᵀ made contiguous: the fast layout
+            self.inference_cache = (key, a_c, b_c, self.dora_norm() if self.dora else None)
+        _, a_c, b_c, norm = self.inference_cache
+        return kernels.Layer(self.base_layer, self.scaling, norm), (a_c, b_c, m)
 
     def autograd_forward(self, x: torch.Tensor) -> torch.Tensor:
         """The same layer as plain autograd over F.linear calls (x already in the compute dtype)."""

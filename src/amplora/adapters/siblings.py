@@ -47,8 +47,9 @@ class Siblings:
             return None
         # boundary cast, as in LoraLinear.forward: every member computes in the same policy dtype
         xc = x.to(member.compute_dtype)
-        layers = tuple(m.node_layer() for m in self.members)
-        params = tuple(p for m in self.members for p in m.node_params())
+        args = [m.node_args() for m in self.members]
+        layers = tuple(layer for layer, _ in args)
+        params = tuple(p for _, ps in args for p in ps)
         ys = kernels.adapter_linears(xc, None, layers, params)
         self.pending = (x, x._version, torch.is_grad_enabled(),
                         {m: y for m, y in zip(self.members, ys) if m is not member})
