@@ -147,7 +147,8 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default=",".join(MAIN), help=f"comma list; also amplora-lora-autograd, "
-                    f"amplora-dora-autograd (without the fused kernel). Default: {','.join(MAIN)}")
+                    f"amplora-dora-autograd (without the fused kernel), amplora-lora-alone, amplora-dora-alone "
+                    f"(without sibling groups). Default: {','.join(MAIN)}")
     ap.add_argument("--dtypes", default=None, help="comma list of fp32,bf16 (default: both; bf16 on cuda)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--batch", type=int, default=4)

@@ -23,7 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 CONFIGS = ("floor", "peft-lora", "peft-dora", "amplora-lora", "amplora-dora",
-           "amplora-lora-autograd", "amplora-dora-autograd")  # *-autograd: amplora without the fused kernel
+           "amplora-lora-autograd", "amplora-dora-autograd",  # *-autograd: amplora without the fused kernel
+           "amplora-lora-alone", "amplora-dora-alone")  # *-alone: every adapted layer its own node (no sibling groups)
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -126,7 +127,12 @@ def build(config: str, dtype, device, r: int):
 
     layers.FUSED = not config.endswith("-autograd")
     precision = "fp32" if dtype == torch.float32 else "bf16-true" if dtype == torch.bfloat16 else "fp16-mixed"
-    return amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
+    model = amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
+    if config.endswith("-alone"):
+        for m in model.modules():
+            if isinstance(m, layers.LoraLinear):
+                m.siblings = None
+    return model
 
 
 def parse(argv=None):
