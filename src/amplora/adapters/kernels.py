@@ -98,6 +98,7 @@ class AdapterLinear(torch.autograd.Function):
         grads = [None] * (3 * n)
         grad_x = grad_xd = None
         live, ghs = [], []
+        hs = _columns(h, params)
         with lean.no_autocast(xd2):
             for i, gy in enumerate(gys):
                 if gy is None:
@@ -117,8 +118,7 @@ class AdapterLinear(torch.autograd.Function):
                 if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
                     grad_x = base_grad_input(gz, layer.base, into=grad_x)
                 if need[4 + 3 * i]:  # computed as (hᵀ·gz)ᵀ: the wide output is the faster GEMM layout on CPU
-                    grads[3 * i + 1] = torch.mm(_cast(_columns(h, ctx.layers, params, i).t(), g), _cast(gz, g)) \
-                        .to(b.dtype).mul_(layer.scaling).t()
+                    grads[3 * i + 1] = torch.mm(_cast(hs[i].t(), g), _cast(gz, g)).to(b.dtype).mul_(layer.scaling).t()
             if not live:
                 return (None, None, None, *grads)
             # the products with x and A, once for all layers: gh = [gh_1, gh_2, ...] against [A_1; A_2; ...]
@@ -144,19 +144,18 @@ class AdapterLinear(torch.autograd.Function):
 
 def _forward(x, xd, layers, params, for_backward: bool = True):
     """The forward math (for_backward=False: the outputs only, nothing prepared for a backward). Returns the
-    outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer,
-    None (LoRA) or for DoRA (g in c, the tensor to keep for the magnitude gradient — None meaning y itself —,
-    the factor that turns Σ_t gy·kept into ∂L/∂m)."""
+    outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer, None (LoRA) or for DoRA (g in c,
+    the tensor to keep for the magnitude gradient — None meaning y itself —, the factor that turns Σ_t gy·kept
+    into ∂L/∂m)."""
     c = x.dtype
     x2 = x.reshape(-1, x.shape[-1])
     xd2 = x2 if xd is None else xd.reshape(-1, xd.shape[-1])
     h = torch.mm(xd2, _stack(params[0::3], c).t())
     ys, doras = [], []
-    for i, layer in enumerate(layers):
+    for i, (layer, h_i) in enumerate(zip(layers, _columns(h, params))):
         b, magnitude = params[3 * i + 1], params[3 * i + 2]
         z = base_matmul(x2, layer.base)
-        # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
-        z.addmm_(_columns(h, layers, params, i), _bt(b, c), alpha=layer.scaling)
+        z.addmm_(h_i, _bt(b, c), alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
         bias = layer.base.bias
         bias_c = None if bias is None else _cast(bias, c)
         shape = (*x.shape[:-1], z.shape[-1])
@@ -188,12 +187,9 @@ def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:
     return a_c[0] if len(a_c) == 1 else torch.cat(a_c)
 
 
-def _columns(h: torch.Tensor, layers, params, i: int) -> torch.Tensor:
-    """Layer i's r columns of h (all of h for a single layer)."""
-    if len(layers) == 1:
-        return h
-    start = sum(params[3 * j].shape[0] for j in range(i))
-    return h[:, start:start + params[3 * i].shape[0]]
+def _columns(h: torch.Tensor, params) -> tuple[torch.Tensor, ...]:
+    """Each layer's r columns of h = x·[A_1; A_2; ...]ᵀ (views)."""
+    return h.split([a.shape[0] for a in params[0::3]], dim=1)
 
 
 def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:

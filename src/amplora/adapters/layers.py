@@ -130,9 +130,10 @@ class LoraLinear(nn.Module):
                 and kernels.supported(self.base_layer, self.dora, False))
 
     def node_args(self) -> tuple[kernels.Layer, tuple]:
-        """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad (generate, eval), A and
-        Bᵀ in the compute dtype and DoRA's row norm are computed once per version of the weights and kept: a decoded
-        token would otherwise pay them again in every layer (for DoRA a pass over W). A forward with grad drops them."""
+        """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad (generate, eval), A
+        and Bᵀ in the compute dtype and DoRA's row norm are computed once per version of the weights and kept: a
+        decoded token would otherwise pay them again in every layer (for DoRA a pass over W). A forward with grad
+        drops them."""
         a, b = self.lora_A.weight, self.lora_B.weight
         m = self.lora_magnitude_vector if self.dora else None
         if torch.is_grad_enabled():
