@@ -83,6 +83,7 @@ def merge_rounds(results: list[dict]) -> dict:
     out["tokens_per_s"] = results[-1]["tokens_per_s"] * results[-1]["step_s"] / out["step_s"]
     out["peak_rss_gb"] = max(r["peak_rss_gb"] for r in results)
     out["peak_live_gb"] = max(r.get("peak_live_gb", float("nan")) for r in results)
+    out["peak_tensors_gb"] = max(r.get("peak_tensors_gb", float("nan")) for r in results)
     out["spread"] = (max(times) - min(times)) / out["step_s"] if len(times) > 1 else 0.0
     return out
 
@@ -90,7 +91,8 @@ def merge_rounds(results: list[dict]) -> dict:
 def table(rows: dict, peaks: dict, args) -> str:
     mem_col = "GPU peak GB" if args.device.startswith("cuda") else "peak RSS GB"
     lines = [f"| dtype | config | step s | × floor | CPU s | × floor | tokens/s | {mem_col} | × floor | live peak GB "
-             "| × floor | GFLOP/step | % GEMM peak |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| × floor | tensor peak GB | × floor | GFLOP/step | % GEMM peak |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for (dtype, config), r in rows.items():
         floor = rows.get((dtype, "floor"))
         mem = r["cuda_peak_gb"] if args.device.startswith("cuda") else r["peak_rss_gb"]
@@ -102,11 +104,19 @@ def table(rows: dict, peaks: dict, args) -> str:
         mratio = f"{mem / fmem:.2f}" if fmem else "–"
         live = live_ratio(r, floor)
         live_cols = f"{r['peak_live_gb']:.2f} | {live:.2f}" if live else "– | –"
+        tens = tensor_ratio(r, floor)
+        live_cols += f" | {r['peak_tensors_gb']:.2f} | {tens:.2f}" if tens else " | – | –"
         gflop = r["flops"] / 1e9 if r.get("flops") else None
         frac = f"{100 * gflop / r['step_s'] / peaks[dtype]:.0f}%" if gflop and peaks.get(dtype) else "–"
         lines.append(f"| {dtype} | {config} | {r['step_s']:.3f} | {ratio} | {cpu} | {r['tokens_per_s']:.0f} | "
                      f"{mem:.2f} | {mratio} | {live_cols} | " + (f"{gflop:.0f} | {frac} |" if gflop else "– | – |"))
     return "\n".join(lines)
+
+
+def tensor_ratio(r: dict, floor: dict | None) -> float | None:
+    """Tensor peak over the floor's (speed_worker.tensor_peak); None where either was not measured (CUDA)."""
+    t, ft = r.get("peak_tensors_gb", float("nan")), (floor or {}).get("peak_tensors_gb", float("nan"))
+    return t / ft if t == t and ft == ft else None
 
 
 def live_ratio(r: dict, floor: dict | None) -> float | None:
@@ -137,6 +147,8 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
         m = r[mem] / floor[mem]
         live = live_ratio(r, floor)
         live_text = f", live {live:.2f}×" if live else ""
+        tens = tensor_ratio(r, floor)
+        live_text += f", tensors {tens:.2f}×" if tens else ""
         met = m <= 1 and (live is None or live <= 1)
         out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{paired_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
                    f"{'met' if max(wall, cpu) <= goal else 'missed'}); peak memory {m:.2f}× floor by RSS"
@@ -218,7 +230,8 @@ def main(argv=None) -> None:
               args.timing == "interleaved" else f"times: {args.steps} steps x {args.rounds} round(s) of processes")
     print(f"batch {args.batch}x{args.seq}, r={args.r}, all-linear, {args.warmup} warmup, {timing}, median; peak "
           f"memory: each config in its own process (peak RSS over the timed steps; live peak: one more step with "
-          f"freed memory handed back to the OS at once); load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
+          f"freed memory handed back to the OS at once; tensor peak: live tensor bytes at the step's highest point, "
+          f"from the profiler's allocation events); load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
           f"{time.time() - started:.0f} s in all" + (" (activation checkpointing)" if args.checkpointing else "")
           + (" (torch.compile)" if args.compile else ""))
     print("GEMM peak: " + ", ".join(f"{d} {p:.0f} GFLOP/s" for d, p in peaks.items()) + "\n")

@@ -199,7 +199,31 @@ def prepare(config: str, args, dtype, device):
         return loss.item()  # synchronizes on CUDA
 
     step.trainable = sum(p.numel() for p in params)
+    step.holds = (model, opt, embeds, labels)  # what lives between steps (tensor_peak counts it)
     return model, step
+
+
+def tensor_peak(step) -> float:
+    """Peak bytes of live tensors during one step, in GB: the tensors that live between steps (weights, buffers,
+    optimizer state, the input), counted once per storage, plus the highest point of the step's own allocations
+    and frees as the profiler records them. Unlike peak RSS, it does not depend on how glibc reuses or returns
+    freed memory, so it compares configs by what they keep rather than by allocation order."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    model, opt, *inputs = step.holds
+    tensors = [*model.parameters(), *model.buffers(), *inputs]
+    if opt is not None:
+        tensors += [t for state in opt.state.values() for t in state.values() if torch.is_tensor(t)]
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors if t is not None}
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    events = sorted((e.time_range.start, e.self_cpu_memory_usage) for e in prof.events() if e.self_cpu_memory_usage)
+    live = top = 0
+    for _, delta in events:
+        live += delta
+        top = max(top, live)
+    return (sum(storages.values()) + top) / 2**30
 
 
 def timed(step, cuda: bool) -> tuple[float, float, float]:
@@ -269,6 +293,7 @@ def main(argv=None) -> None:
     if not cuda and reset_ok and live_heap() and reset_peak_rss():
         step()  # slower from here (a page fault per fresh block): memory only, not timed
         live_peak = rss_gb("VmHWM")
+    tensors = tensor_peak(step) if not cuda else float("nan")  # CUDA has its allocator's own peak
     flops = None
     if not args.no_flops:
         from torch.utils import flop_counter
@@ -285,7 +310,7 @@ def main(argv=None) -> None:
         "tokens_per_s": args.batch * args.seq / median,
         # peak over the timed steps (the mark is reset after warmup), else over the whole process
         "peak_rss_gb": step_peak if reset_ok else lifetime_peak, "peak_rss_lifetime_gb": lifetime_peak,
-        "peak_live_gb": live_peak,
+        "peak_live_gb": live_peak, "peak_tensors_gb": tensors,
         "rss_after_warmup_gb": setup_rss, "flops": flops, "trainable": step.trainable,
         "loss_first": losses[0], "loss_last": losses[-1], "finite": all(map(lambda v: v == v, losses)),
         "cuda_peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
