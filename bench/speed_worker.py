@@ -123,15 +123,13 @@ def build(config: str, dtype, device, r: int):
                          use_dora=method == "dora", task_type="CAUSAL_LM")
         return get_peft_model(model, cfg)  # PEFT defaults: fp32 adapters over the base dtype
     import amplora
-    from amplora.adapters import layers
+    from amplora.adapters import layers, siblings
 
     layers.FUSED = not config.endswith("-autograd")
     precision = "fp32" if dtype == torch.float32 else "bf16-true" if dtype == torch.bfloat16 else "fp16-mixed"
     model = amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
     if config.endswith("-alone"):
-        for m in model.modules():
-            if isinstance(m, layers.LoraLinear):
-                m.siblings = None
+        siblings.unlink(model)
     return model
 
 

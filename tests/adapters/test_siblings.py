@@ -31,9 +31,7 @@ def _adapted(method="lora", precision="fp32", **kw):
 
 def _unlinked(model):
     alone = copy.deepcopy(model)
-    for m in alone.modules():
-        if isinstance(m, LoraLinear):
-            m.siblings = None
+    siblings.unlink(alone)
     return alone
 
 
@@ -55,6 +53,8 @@ def test_apply_groups_qkv_and_gate_up_and_nothing_else():
     assert mlp.gate_proj.siblings is mlp.up_proj.siblings is not None
     assert attn.o_proj.siblings is None and mlp.down_proj.siblings is None
     assert attn.q_proj.siblings is not model.model.layers[1].self_attn.q_proj.siblings
+    siblings.unlink(model)
+    assert all(m.siblings is None for m in model.modules() if isinstance(m, LoraLinear))
     # targets that leave one sibling out still group the others
     only_qv = amplora.apply(tiny_llama(), r=4, targets=["q_proj", "v_proj"], precision="fp32")
     attn = only_qv.model.layers[0].self_attn

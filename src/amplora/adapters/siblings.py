@@ -70,3 +70,10 @@ def link(model: nn.Module) -> int:
                 m.siblings = group
             groups += 1
     return groups
+
+
+def unlink(model: nn.Module) -> None:
+    """Undo `link`: every adapter layer of `model` runs alone (the reference the tests and the bench compare with)."""
+    for m in model.modules():
+        if isinstance(m, LoraLinear):
+            m.siblings = None
