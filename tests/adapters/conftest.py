@@ -14,6 +14,9 @@ from amplora.adapters import quant
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 torch.set_num_threads(min(2, torch.get_num_threads()))
 
+# Where the device-aware tests (the precision matrix, the kernel checks, the five regressions) run: the CPU in CI;
+# `AMPLORA_TEST_DEVICE=cuda` runs them on a GPU (bench/gpu.sh does). Their fp32 references run there too.
+DEVICE = torch.device(os.environ.get("AMPLORA_TEST_DEVICE", "cpu"))
 VOCAB = 256
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 # Relative tolerance on logits (max |diff| / max |ref|) against an fp32 reference, by compute dtype.
@@ -47,7 +50,7 @@ def base_fp32() -> LlamaForCausalLM:
 @pytest.fixture
 def ids() -> torch.Tensor:
     g = torch.Generator().manual_seed(1)
-    return torch.randint(3, VOCAB, (2, 16), generator=g)
+    return torch.randint(3, VOCAB, (2, 16), generator=g).to(DEVICE)
 
 
 def perturb_adapters(model, seed: int = 2, scale: float = 0.1) -> None:
@@ -55,18 +58,19 @@ def perturb_adapters(model, seed: int = 2, scale: float = 0.1) -> None:
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for _, p in amplora.trainable_parameters(model):
-            p.add_(torch.randn(p.shape, generator=g) * scale)
+            p.add_(torch.randn(p.shape, generator=g).to(p.device) * scale)
 
 
 def rel_err(a: torch.Tensor, b: torch.Tensor) -> float:
-    a, b = a.detach().float(), b.detach().float()
+    a, b = a.detach().float().cpu(), b.detach().float().cpu()
     return ((a - b).abs().max() / b.abs().max()).item()
 
 
 def dense_fp32_twin(model, template) -> LlamaForCausalLM:
     """An fp32 plain model holding exactly the base weights `model` computes with (rounded to its storage dtype,
-    or dequantized from NF4): the reference that isolates precision error from quantization error."""
-    twin = copy.deepcopy(template).float()
+    or dequantized from NF4), on `model`'s device: the reference that isolates precision error from quantization
+    error."""
+    twin = copy.deepcopy(template).float().to(next(model.parameters()).device)
     adapted = {n: m for n, m in model.named_modules()}
     with torch.no_grad():
         for name, p in twin.named_parameters():

@@ -14,7 +14,7 @@ import amplora
 from amplora.adapters import kernels, layers, quant
 from amplora.adapters.layers import LoraLinear
 
-from .conftest import perturb_adapters, rel_err
+from .conftest import DEVICE, perturb_adapters, rel_err
 
 F32, BF16, F16, F64 = torch.float32, torch.bfloat16, torch.float16, torch.float64
 # max |diff| / max |ref| against the fp64 reference, by compute dtype: a few rounding steps of each format
@@ -23,21 +23,21 @@ TOL = {F32: 1e-6, BF16: 1.5e-2, F16: 2e-3}
 IN, OUT, R, SHAPE = 48, 40, 4, (3, 17)
 
 
-def make_layer(method="lora", compute=F32, storage=None, bias=False, nf4=False, dropout=0.0, seed=0):
+def make_layer(method="lora", compute=F32, storage=None, bias=False, nf4=False, dropout=0.0, seed=0, device="cpu"):
     torch.manual_seed(seed)
     base = nn.Linear(IN, OUT, bias=bias)
     with torch.no_grad():
         base.weight.normal_(0, 0.2)
         if bias:
             base.bias.normal_(0, 0.5)
-    base.requires_grad_(False)
+    base.requires_grad_(False).to(device)
     storage = storage or compute
     base = quant.quantize_nf4(base, compute, storage) if nf4 else base.to(storage)
     layer = LoraLinear(base, r=R, alpha=2 * R, dropout=dropout, dora=method == "dora", compute_dtype=compute)
     with torch.no_grad():
         layer.lora_B.weight.normal_(0, 0.3)  # B = 0 at init would hide every term of the adapter path
         if layer.dora:
-            layer.lora_magnitude_vector.mul_(1 + 0.2 * torch.rand(OUT))
+            layer.lora_magnitude_vector.mul_(1 + 0.2 * torch.rand(OUT).to(device))
     return layer
 
 
@@ -50,7 +50,7 @@ def run(layer, x, fused: bool, seed=3):
             p.grad = None
         torch.manual_seed(seed)  # same dropout mask on both paths
         y = layer(x)
-        gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(y.dtype)
+        gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(y.device, y.dtype)
         y.backward(gy)
     finally:
         layers.FUSED = old
@@ -61,17 +61,18 @@ def run(layer, x, fused: bool, seed=3):
 
 
 def fp64_reference(layer, x, gy_dtype):
-    """The same layer computed densely in fp64 from the weights it holds (NF4 dequantized)."""
-    w = quant.dense_weight(layer.base_layer).double()
+    """The same layer computed densely in fp64 on the CPU from the weights it holds (NF4 dequantized)."""
+    w = quant.dense_weight(layer.base_layer).double().cpu()
     bias = layer.base_layer.bias
-    x = x.detach().double().requires_grad_(True)
-    a = layer.lora_A.weight.detach().double().requires_grad_(True)
-    b = layer.lora_B.weight.detach().double().requires_grad_(True)
+    bias = None if bias is None else bias.cpu()
+    x = x.detach().double().cpu().requires_grad_(True)
+    a = layer.lora_A.weight.detach().double().cpu().requires_grad_(True)
+    b = layer.lora_B.weight.detach().double().cpu().requires_grad_(True)
     s = layer.scaling
     z = x @ w.T + s * (x @ a.T) @ b.T
     grads = {}
     if layer.dora:
-        m = layer.lora_magnitude_vector.detach().double().requires_grad_(True)
+        m = layer.lora_magnitude_vector.detach().double().cpu().requires_grad_(True)
         norm = (w + s * b.detach() @ a.detach()).norm(dim=1).clamp_min(layers.DORA_EPS)
         z = (m / norm) * z
     y = z if bias is None else z + bias.double()
@@ -89,13 +90,13 @@ def fp64_reference(layer, x, gy_dtype):
                                                if not (c[0] and c[2])])
 def test_gradcheck_fp64(dora, bias, dropout):
     torch.manual_seed(0)
-    base = nn.Linear(6, 5, bias=bias).double().requires_grad_(False)
-    x = torch.randn(2, 3, 6, dtype=F64, requires_grad=True)
-    xd = torch.randn(2, 3, 6, dtype=F64, requires_grad=True) if dropout else None
-    a = torch.randn(4, 6, dtype=F64, requires_grad=True)
-    b = torch.randn(5, 4, dtype=F64, requires_grad=True)
-    m = (torch.rand(5, dtype=F64) + 0.5).requires_grad_(True) if dora else None
-    norm = torch.rand(5, dtype=F64) + 1.0 if dora else None
+    base = nn.Linear(6, 5, bias=bias).double().requires_grad_(False).to(DEVICE)
+    x = torch.randn(2, 3, 6, dtype=F64, device=DEVICE, requires_grad=True)
+    xd = torch.randn(2, 3, 6, dtype=F64, device=DEVICE, requires_grad=True) if dropout else None
+    a = torch.randn(4, 6, dtype=F64, device=DEVICE, requires_grad=True)
+    b = torch.randn(5, 4, dtype=F64, device=DEVICE, requires_grad=True)
+    m = (torch.rand(5, dtype=F64, device=DEVICE) + 0.5).requires_grad_(True) if dora else None
+    norm = torch.rand(5, dtype=F64, device=DEVICE) + 1.0 if dora else None
 
     def f(x, xd, a, b, m):
         return kernels.adapter_linear(x, xd, a, b, m, norm, base, 1.5)
@@ -106,12 +107,12 @@ def test_gradcheck_fp64(dora, bias, dropout):
 def test_gradcheck_dora_with_a_zero_scale():
     """g = 0 in some row: the output cannot give z back (y = 0·z), so z is saved instead; gradients stay exact."""
     torch.manual_seed(0)
-    base = nn.Linear(6, 5, bias=False).double().requires_grad_(False)
-    x = torch.randn(7, 6, dtype=F64, requires_grad=True)
-    a = torch.randn(4, 6, dtype=F64, requires_grad=True)
-    b = torch.randn(5, 4, dtype=F64, requires_grad=True)
-    m = torch.tensor([0.0, 1.0, 0.7, 0.0, 2.0], dtype=F64, requires_grad=True)
-    norm = torch.rand(5, dtype=F64) + 1.0
+    base = nn.Linear(6, 5, bias=False).double().requires_grad_(False).to(DEVICE)
+    x = torch.randn(7, 6, dtype=F64, device=DEVICE, requires_grad=True)
+    a = torch.randn(4, 6, dtype=F64, device=DEVICE, requires_grad=True)
+    b = torch.randn(5, 4, dtype=F64, device=DEVICE, requires_grad=True)
+    m = torch.tensor([0.0, 1.0, 0.7, 0.0, 2.0], dtype=F64, device=DEVICE, requires_grad=True)
+    norm = torch.rand(5, dtype=F64, device=DEVICE) + 1.0
     assert torch.autograd.gradcheck(lambda x, a, b, m: kernels.adapter_linear(x, None, a, b, m, norm, base, 2.0),
                                     (x, a, b, m))
 
@@ -129,8 +130,8 @@ MATRIX = [(method, compute, storage, nf4, bias)
                          ids=[f"{m}-{str(c)[6:]}-store{str(s)[6:]}{'-nf4' if q else ''}{'-bias' if b else ''}"
                               for m, c, s, q, b in MATRIX])
 def test_fused_matches_autograd_and_fp64(method, compute, storage, nf4, bias):
-    layer = make_layer(method, compute, storage, bias=bias, nf4=nf4)
-    x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(compute)
+    layer = make_layer(method, compute, storage, bias=bias, nf4=nf4, device=DEVICE)
+    x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(DEVICE, compute)
     y_f, g_f = run(layer, x, fused=True)
     y_p, g_p = run(layer, x, fused=False)
     y_r, g_r = fp64_reference(layer, x, compute)
@@ -335,7 +336,7 @@ def test_model_loss_and_grads_match_autograd(base_fp32, ids, method, preset):
     results = []
     for fused in (True, False):
         torch.manual_seed(0)  # the same adapter init for both models
-        model = amplora.apply(copy.deepcopy(base_fp32), method=method, r=4, alpha=8, precision=preset)
+        model = amplora.apply(copy.deepcopy(base_fp32).to(DEVICE), method=method, r=4, alpha=8, precision=preset)
         perturb_adapters(model)
         old, layers.FUSED = layers.FUSED, fused
         try:

@@ -16,7 +16,7 @@ from peft import LoraConfig, PeftModel, get_peft_model
 import amplora
 from amplora.adapters import quant
 
-from .conftest import DTYPES, TOL, dense_fp32_twin, perturb_adapters, rel_err
+from .conftest import DEVICE, DTYPES, TOL, dense_fp32_twin, perturb_adapters, rel_err
 
 METHODS = ["lora", "dora"]
 QUANT = [None, "nf4"]
@@ -28,7 +28,7 @@ IDS = [f"{m}-{q or 'dense'}-{d}-{p}" for m, q, d, p in CELLS]
 
 
 def make(base_fp32, method, quantize, base_dtype, preset):
-    plain = copy.deepcopy(base_fp32).to(DTYPES[base_dtype])  # "the model as the user loaded it"
+    plain = copy.deepcopy(base_fp32).to(DEVICE, DTYPES[base_dtype])  # "the model as the user loaded it"
     model = amplora.apply(plain, method=method, r=4, alpha=8, quantize=quantize, precision=preset)
     perturb_adapters(model)
     return model
@@ -54,7 +54,7 @@ def test_three_optimizer_steps(base_fp32, ids, tmp_path, method, quantize, base_
     params = [p for _, p in amplora.trainable_parameters(model)]
     before = [p.detach().clone() for p in params]
     opt = torch.optim.AdamW(params, lr=1e-2)
-    scaler = policy.grad_scaler("cpu")
+    scaler = policy.grad_scaler(DEVICE.type)
     for step in range(3):
         out = model(ids, labels=ids)
         if step == 0:
@@ -105,7 +105,7 @@ def test_generate_inside_foreign_autocast(base_fp32, ids, tmp_path, method, quan
     ref = _first_step_reference(peft_reference(model, base_fp32, tmp_path), ids)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with torch.autocast("cpu", dtype=OTHER_AUTOCAST[preset]):
+        with torch.autocast(DEVICE.type, dtype=OTHER_AUTOCAST[preset]):
             _generate_and_check(model, ref, ids)
     ours = [w for w in caught if "amplora" in str(w.message)]
     assert len(ours) == 1, "the override is announced once, not per generated token"
@@ -125,7 +125,7 @@ def test_merge(base_fp32, ids, method, quantize, base_dtype, preset):
     assert "Linear4bit" not in kinds and "LoraLinear" not in kinds
     assert {p.dtype for p in merged.parameters()} == {storage}
     assert not any(p.requires_grad for p in merged.parameters())
-    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=storage == torch.bfloat16):
+    with torch.no_grad(), torch.autocast(DEVICE.type, dtype=torch.bfloat16, enabled=storage == torch.bfloat16):
         plain = merged(ids).logits  # a plain model again: the caller now owns its precision
     # merge computes in fp32 and rounds once to storage: exact to 1e-5 when everything is fp32; otherwise the
     # adapted model's half compute (mixed presets) or the merged weight's rounding (true half) bounds the gap
@@ -141,7 +141,7 @@ def test_save_then_peft_loads_same_weights(base_fp32, ids, tmp_path, method, qua
     theirs = {(k[: -len(".weight")] if "magnitude" in k else k): v for k, v in theirs.items()}
     assert set(ours) == set(theirs)
     for k in ours:
-        assert torch.equal(ours[k], theirs[k].float()), k
+        assert torch.equal(ours[k].cpu(), theirs[k].float().cpu()), k
     with torch.no_grad():
         err = rel_err(model(ids).logits, ref(ids).logits)
     assert err < tolerance(model)
@@ -156,7 +156,7 @@ def test_peft_made_adapter_loads(base_fp32, ids, tmp_path, method, quantize, bas
                      init_lora_weights=False)  # random B: a nonzero delta
     peft_model = get_peft_model(copy.deepcopy(base_fp32), cfg)
     peft_model.save_pretrained(tmp_path / "peft")
-    plain = copy.deepcopy(base_fp32).to(DTYPES[base_dtype])
+    plain = copy.deepcopy(base_fp32).to(DEVICE, DTYPES[base_dtype])
     model = amplora.load_adapter(plain, tmp_path / "peft", precision=preset, quantize=quantize)
     assert amplora.adapter_config(model).method == method
     assert not amplora.trainable_parameters(model), "loaded for inference by default"
@@ -165,5 +165,5 @@ def test_peft_made_adapter_loads(base_fp32, ids, tmp_path, method, quantize, bas
         ours = model(ids).logits
         assert rel_err(ours, ref(ids).logits) < tolerance(model)
         if quantize is None and base_dtype == "fp32" and preset == "fp32":
-            assert rel_err(ours, peft_model.eval()(ids).logits) < 1e-4
+            assert rel_err(ours, peft_model.to(DEVICE).eval()(ids).logits) < 1e-4
     assert all(quant.is_nf4(layer.base_layer) == (quantize == "nf4") for layer in amplora.lora_layers(model).values())
