@@ -191,6 +191,7 @@ def test_lora_saves_only_x_and_h(compute, storage):
 
 
 def test_dora_saves_its_output_not_a_second_activation():
+    """On the CPU (a GPU keeps z: the zero check that allows this would synchronize it)."""
     layer = make_layer("dora", F32)
     x = torch.randn(64, IN, requires_grad=True)
     nbytes, ptrs, y = saved_activation_bytes(layer, x, fused=True)
@@ -399,3 +400,40 @@ def test_inference_cache_is_dropped_when_the_base_weight_changes():
         y1 = layer(x)
     with torch.enable_grad():
         assert torch.equal(y1, layer(x).detach()) and not torch.equal(y0, y1)
+
+
+@pytest.mark.parametrize("method", ["lora", "dora"])
+def test_inference_cache_sees_a_fused_optimizer_step(method):
+    """AdamW(fused=True) updates parameters in place without bumping their version counters: a generate()
+    between backward and the optimizer step, then another after it, must not reuse the first one's A and B."""
+    layer = make_layer(method, BF16)
+    x = torch.randn(*SHAPE, IN).to(BF16)
+    opt = torch.optim.AdamW([p for p in layer.parameters() if p.requires_grad], lr=0.1, fused=True)
+    layer(x).float().pow(2).sum().backward()
+    with torch.no_grad():
+        y0 = layer(x)  # builds the cache
+    versions = [p._version for p in layer.parameters()]
+    opt.step()
+    assert [p._version for p in layer.parameters()] == versions  # why versions alone are not enough
+    with torch.no_grad():
+        y1 = layer(x)
+    with torch.enable_grad():
+        assert torch.equal(y1, layer(x).detach()) and not torch.equal(y0, y1)
+
+
+def test_dora_magnitude_zeroed_by_a_fused_step_makes_the_node_keep_z():
+    """m driven to exactly 0 by a fused optimizer (which bumps no version counter): g has zeros, so y / g cannot
+    give z back. The node must notice and keep z: the magnitude gradient stays finite and equals autograd's."""
+    layer = make_layer("dora", F32, device=DEVICE)
+    x = torch.randn(*SHAPE, IN, device=DEVICE)
+    run(layer, x, fused=True)  # the zero check is made and kept for these weights
+    m = layer.lora_magnitude_vector
+    opt = torch.optim.SGD([m], lr=1.0, fused=True)
+    m.grad = torch.zeros_like(m)
+    m.grad[:3] = m.detach()[:3]  # m - 1.0 * m: exactly zero
+    opt.step()
+    assert (m[:3] == 0).all()
+    _, g_f = run(layer, x, fused=True)
+    _, g_p = run(layer, x, fused=False)
+    assert torch.isfinite(g_f["m"]).all()
+    torch.testing.assert_close(g_f["m"], g_p["m"], rtol=1e-5, atol=1e-6)

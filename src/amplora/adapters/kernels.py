@@ -19,9 +19,10 @@ Why a custom Function instead of plain autograd over `F.linear` calls:
 - without grad (generate, eval) the same math runs without building a node.
 
 DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and
-fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. On CPU, without a bias and with no zero in g, it
-is recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
-gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. A saved output
+fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is
+recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
+gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. LoraLinear makes
+the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A saved output
 means a caller must not modify it in place (autograd reports it if one does).
 """
 from __future__ import annotations
@@ -52,10 +53,12 @@ def base_grad_input(g2: torch.Tensor, base: nn.Module, into: torch.Tensor | None
 
 class Layer(NamedTuple):
     """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear or bnb
-    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA)."""
+    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA) and whether
+    g = m / norm in the compute dtype is free of zeros (None: the node checks, which synchronizes a GPU)."""
     base: nn.Module
     scaling: float
     norm: torch.Tensor | None = None
+    g_zero_free: bool | None = None
 
 
 class AdapterLinear(torch.autograd.Function):
@@ -168,8 +171,12 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if not for_backward:  # generate / eval: just the output
             ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
             continue
-        # z = y / g is recoverable without a bias and with no zero in g; the check syncs, so only on CPU
-        if bias_c is None and x.device.type == "cpu" and not bool((g_c == 0).any()):
+        # z = y / g is recoverable without a bias and with no zero in g (LoraLinear checks that once per state
+        # of its weights; checked here otherwise)
+        zero_free = layer.g_zero_free
+        if bias_c is None and zero_free is None:
+            zero_free = not bool((g_c == 0).any())
+        if bias_c is None and zero_free:
             ys.append(z.mul_(g_c).view(shape))
             doras.append((g_c, None, 1 / (g_c.float() * norm)))
         else:
