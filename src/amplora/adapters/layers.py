@@ -126,7 +126,8 @@ class LoraLinear(nn.Module):
             if y is not None:
                 return y
         # Boundary cast: base layer and adapter both run in the policy's compute dtype, whatever arrives.
-        x = x.to(self.compute_dtype)
+        if x.dtype != self.compute_dtype:
+            x = x.to(self.compute_dtype)
         if self.merged:
             return self.base_forward(x)
         dropout = not isinstance(self.lora_dropout, nn.Identity)

@@ -27,11 +27,14 @@ from torch.autograd.function import once_differentiable
 from amplora.adapters.targets import set_module
 
 
+_NO_REGION = contextlib.nullcontext()  # reusable: it holds no state
+
+
 def no_autocast(t: torch.Tensor):
     """Autocast off inside a node (a caller's region must not re-type it, and forward and replay must agree); free
     when none is active. Also used by kernels.py."""
     dev = t.device.type
-    return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else contextlib.nullcontext()
+    return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else _NO_REGION
 
 
 def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
