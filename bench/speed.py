@@ -65,8 +65,14 @@ def worker_cmd(config: str, dtype: str, args, steps: int) -> list[str]:
             + ["--random-init"] * args.random_init + ["--narrow"] * args.narrow)
 
 
+class OutOfMemory(Exception):
+    """A config's process ran out of device or host memory: its row says so and the run goes on."""
+
+
 def _worker(cmd: list[str], what: str) -> list[dict]:
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 and ("OutOfMemoryError" in proc.stderr or "can't allocate memory" in proc.stderr):
+        raise OutOfMemory(what)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise SystemExit(f"bench: {what} failed (exit {proc.returncode}):\n{tail}")
@@ -95,7 +101,12 @@ def table(rows: dict, peaks: dict, args) -> str:
              "| × floor | tensor peak GB | × floor | GFLOP/step | % GEMM peak |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for (dtype, config), r in rows.items():
+        if r.get("oom"):
+            lines.append(f"| {dtype} | {config} | out of memory |" + " – |" * 12)
+            continue
         floor = rows.get((dtype, "floor"))
+        if floor and floor.get("oom"):
+            floor = None
         mem = r["cuda_peak_gb"] if args.device.startswith("cuda") else r["peak_rss_gb"]
         fmem = (floor["cuda_peak_gb"] if args.device.startswith("cuda") else floor["peak_rss_gb"]) if floor else None
         ratio = f"{r['step_s'] / floor['step_s']:.3f}" if floor else "–"
@@ -140,6 +151,9 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
     for (dtype, config), r in rows.items():
         floor = rows.get((dtype, "floor"))
         if not floor or not config.startswith("amplora"):
+            continue
+        if r.get("oom") or floor.get("oom"):
+            out.append(f"- {dtype} {config}: {'it' if r.get('oom') else 'the floor'} ran out of memory")
             continue
         goal = GOALS["dora" if "dora" in config else "lora"]
         wall, cpu = r["step_s"] / floor["step_s"], r["cpu_s"] / floor["cpu_s"]
@@ -206,20 +220,33 @@ def main(argv=None) -> None:
     peaks = {d: gemm_peak({"fp32": "float32", "bf16": "bfloat16"}[d], args.device, args.threads) for d in dtypes}
     rounds: dict = {}
     flops: dict = {}  # FLOPs of a step depend on the config, not on the dtype: count each config once
+    oom: set = set()
     for i in range(args.rounds if args.timing == "process" else 1):
         for dtype in dtypes:
             for config in configs:
-                r = run_worker(config, dtype, args, count_flops=config not in flops)
+                try:
+                    r = run_worker(config, dtype, args, count_flops=config not in flops)
+                except OutOfMemory:
+                    oom.add((dtype, config))
+                    print(f"  round {i + 1} {dtype:>4} {config:<22} out of memory", file=sys.stderr, flush=True)
+                    continue
                 if r["flops"]:
                     flops[config] = r["flops"]
                 r["flops"] = flops.get(config)
                 rounds.setdefault((dtype, config), []).append(r)
                 print(f"  round {i + 1} {dtype:>4} {config:<22} {r['step_s']:.3f} s/step  "
                       f"{r['peak_rss_gb']:.2f} GB  load {r['loadavg']:.1f}", file=sys.stderr, flush=True)
-    rows = {k: merge_rounds(v) for k, v in rounds.items()}
+    rows = {(d, c): {"oom": True} if (d, c) in oom else merge_rounds(rounds[(d, c)]) for d in dtypes for c in configs}
     if args.timing == "interleaved":
         for dtype in dtypes:
-            for config, t in run_interleaved(configs, dtype, args).items():
+            fits = [c for c in configs if (dtype, c) not in oom]
+            try:
+                timed = run_interleaved(fits, dtype, args) if fits else {}
+            except OutOfMemory:  # all of them in one process need more than each alone: keep the processes' times
+                print(f"  interleaved {dtype:>4}: out of memory; step times from each config's own process",
+                      file=sys.stderr, flush=True)
+                timed = {}
+            for config, t in timed.items():
                 row = rows[(dtype, config)]
                 row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
                 row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
