@@ -22,8 +22,8 @@ DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s
 fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is
 recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
 gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. LoraLinear makes
-the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A saved output
-means a caller must not modify it in place (autograd reports it if one does).
+the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A
+saved output means a caller must not modify it in place (autograd reports it if one does).
 """
 from __future__ import annotations
 
@@ -131,17 +131,21 @@ class AdapterLinear(torch.autograd.Function):
             scales = [ctx.layers[i].scaling for i in live]
             same = len(set(scales)) == 1
             s = scales[0] if same else 1.0
-            a_c = a_all if same and len(live) == n else _stack([params[3 * i] for i in live], c, None if same else scales)
+            a_c = a_all if same and len(live) == n else \
+                _stack([params[3 * i] for i in live], c, None if same else scales)
             if need[0] and not ctx.has_xd:
                 grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
             if need[1]:
                 grad_xd = torch.mm(gh, a_c).mul_(s).view(ctx.x_shape)
             if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
                 grad_a = _cast(torch.mm(_cast(gh.t(), g), _cast(xd2, g)), torch.float32)
+                if same:  # one s for the whole stack
+                    grad_a.mul_(s)
                 rows = (grad_a,) if len(live) == 1 else grad_a.split_with_sizes([params[3 * i].shape[0] for i in live])
                 for i, row, si in zip(live, rows, scales):
                     if need[3 + 3 * i]:
-                        grads[3 * i] = _cast(row, params[3 * i].dtype).mul_(si)
+                        row = _cast(row, params[3 * i].dtype)
+                        grads[3 * i] = row if same else row.mul_(si)
         if grad_x is not None:
             grad_x = grad_x.view(ctx.x_shape)
         return (grad_x, grad_xd, None, *grads)
