@@ -175,7 +175,7 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
             doras.append(None)
             continue
         norm = layer.norm
-        g_c = (magnitude / norm).to(c)  # fp32 scale, cast once to meet c activations (S000)
+        g_c = dora_scale(magnitude, norm, c)
         if not for_backward:  # generate / eval: just the output
             ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
             continue
@@ -191,6 +191,12 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
             ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
             doras.append((g_c, z, 1 / norm))
     return ys, xd2, h, doras, (a_all, bts)
+
+
+def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
+    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear's zero check
+    calls this too, so that it checks the very g the node uses."""
+    return (magnitude / norm).to(c)
 
 
 def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:

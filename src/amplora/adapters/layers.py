@@ -182,7 +182,7 @@ class LoraLinear(nn.Module):
         forward (a micro-batch of gradient accumulation reuses it)."""
         key = self.weights_key()
         if self.zero_check is None or self.zero_check[0] != key:
-            g_c = (self.lora_magnitude_vector.detach() / norm).to(self.compute_dtype)  # the node's g, op for op
+            g_c = kernels.dora_scale(self.lora_magnitude_vector.detach(), norm, self.compute_dtype)
             self.zero_check = (key, not bool((g_c == 0).any()))
         return self.zero_check[1]
 
