@@ -146,6 +146,38 @@ def test_fused_matches_autograd_and_fp64(method, compute, storage, nf4, bias):
         assert err <= 2 * plain_err + tol / 10, f"{name}: fused {err:.2e} vs autograd {plain_err:.2e}"
 
 
+def test_both_layouts_of_the_b_gradient_match(monkeypatch):
+    """∂B is computed in either GEMM layout (kernels.wide_grad_b: wide on CPU, B's own elsewhere); both give the
+    same gradients within the dtype's tolerance and the fp64 gradcheck, on whatever device runs the tests."""
+    for method, compute in itertools.product(("lora", "dora"), (F32, BF16, F16)):
+        layer = make_layer(method, compute, device=DEVICE)
+        x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(DEVICE, compute)
+        grads = {}
+        for wide in (True, False):
+            monkeypatch.setattr(kernels, "wide_grad_b", lambda device, wide=wide: wide)
+            grads[wide] = run(layer, x, fused=True)[1]["B"]
+            # in B's layout when it reaches the optimizer, whichever way it was computed
+            assert grads[wide].is_contiguous() and grads[wide].dtype == F32
+        assert rel_err(grads[False], grads[True]) <= TOL[compute], (method, compute)
+    # the point of B's own layout: AccumulateGrad takes the gradient as it is, with no copy
+    layer = make_layer("lora", F32, device=DEVICE)
+    x = torch.randn(*SHAPE, IN, device=DEVICE)
+    copies = {}
+    for wide in (True, False):
+        monkeypatch.setattr(kernels, "wide_grad_b", lambda device, wide=wide: wide)
+        layer.zero_grad(set_to_none=True)
+        y = layer(x.requires_grad_(False))
+        with OpLog() as log:
+            y.sum().backward()
+        copies[wide] = log.ops.count("aten.copy_")
+    assert copies == {True: 1, False: 0}
+    base = nn.Linear(6, 5).double().requires_grad_(False).to(DEVICE)
+    x, a = (torch.randn(n, 6, dtype=F64, device=DEVICE, requires_grad=True) for n in (7, 4))
+    b = torch.randn(5, 4, dtype=F64, device=DEVICE, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x, a, b: kernels.adapter_linear(x, None, a, b, None, None, base, 1.5),
+                                    (x, a, b))
+
+
 @pytest.mark.parametrize("compute", [F32, BF16])
 def test_lora_dropout_matches_autograd(compute):
     layer = make_layer("lora", compute, dropout=0.3).train()

@@ -130,9 +130,11 @@ class LoraLinear(nn.Module):
             x = x.to(self.compute_dtype)
         if self.merged:
             return self.base_forward(x)
-        dropout = not isinstance(self.lora_dropout, nn.Identity)
-        if FUSED and kernels.supported(self.base_layer, self.dora, dropout):
-            xd = self.lora_dropout(x) if dropout else None
+        modules = self._modules  # (not self.lora_dropout etc.: see _adapter_tensors)
+        dropout = modules["lora_dropout"]
+        dropout = None if isinstance(dropout, nn.Identity) else dropout
+        if FUSED and kernels.supported(modules["base_layer"], self.dora, dropout is not None):
+            xd = None if dropout is None else dropout(x)
             layer, params = self.node_args()
             return kernels.adapter_linears(x, xd, (layer,), params)[0]
         return self.autograd_forward(x)
@@ -141,25 +143,33 @@ class LoraLinear(nn.Module):
     def fusable(self) -> bool:
         """Whether this layer can join a node with its siblings: unmerged, no dropout (each layer draws its own
         mask), a base the node covers."""
-        return (FUSED and not self.merged and isinstance(self.lora_dropout, nn.Identity)
-                and kernels.supported(self.base_layer, self.dora, False))
+        modules = self._modules
+        return (FUSED and not self.merged and isinstance(modules["lora_dropout"], nn.Identity)
+                and kernels.supported(modules["base_layer"], self.dora, False))
+
+    def _adapter_tensors(self) -> tuple:
+        """(A, B, magnitude or None), read from the module dicts: every forward of every layer does this, and
+        nn.Module.__getattr__ costs a Python call per lookup (about 1 µs; 2 for `self.lora_A.weight`)."""
+        modules = self._modules
+        return (modules["lora_A"]._parameters["weight"], modules["lora_B"]._parameters["weight"],
+                self._parameters["lora_magnitude_vector"] if self.dora else None)
 
     def node_args(self) -> tuple[kernels.Layer, tuple]:
         """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad (generate, eval), A
         and Bᵀ in the compute dtype and DoRA's row norm are computed once per version of the weights and kept: a
         decoded token would otherwise pay them again in every layer (for DoRA a pass over W). A forward with grad
         drops them."""
-        a, b = self.lora_A.weight, self.lora_B.weight
-        m = self.lora_magnitude_vector if self.dora else None
+        a, b, m = params = self._adapter_tensors()
         if torch.is_grad_enabled():
-            self.inference_cache = None
+            if self.inference_cache is not None:  # (Module.__setattr__ is slow too: only when there is one)
+                self.inference_cache = None
             if not self.dora:
-                return kernels.Layer(self.base_layer, self.scaling), (a, b, m)
+                return kernels.Layer(self._modules["base_layer"], self.scaling), params
             norm = self.dora_norm()
             # off the CPU the zero check would synchronize once per layer and step, which serialized host and GPU
             # on an H100 (bf16 DoRA, 8x1024: 0.38 s/step against 0.24 keeping z): keep z there instead
             zero_free = self.g_zero_free(norm) if norm.device.type == "cpu" else False
-            return kernels.Layer(self.base_layer, self.scaling, norm, zero_free), (a, b, m)
+            return kernels.Layer(self._modules["base_layer"], self.scaling, norm, zero_free), params
         key = self.weights_key()
         if self.inference_cache is None or self.inference_cache[0] != key:
             c = self.compute_dtype
@@ -172,8 +182,8 @@ class LoraLinear(nn.Module):
     def weights_key(self) -> tuple:
         """Changes whenever A, B, the magnitude or W may have: their version counters and storages, and the count
         of optimizer steps (see _optimizer_steps)."""
-        ts = [self.lora_A.weight, self.lora_B.weight, self.base_layer.weight]
-        ts += [self.lora_magnitude_vector] if self.dora else []
+        a, b, m = self._adapter_tensors()
+        ts = (a, b, quant.weight_of(self._modules["base_layer"])) + ((m,) if self.dora else ())
         return (_optimizer_steps, self.compute_dtype, *(t._version for t in ts), *(t.data_ptr() for t in ts))
 
     def g_zero_free(self, norm: torch.Tensor) -> bool:

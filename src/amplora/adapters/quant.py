@@ -15,8 +15,18 @@ def _bnb():
     return bnb
 
 
+def weight_of(layer: nn.Module) -> torch.Tensor | None:
+    """layer.weight, read from the module's parameter dict where it is: the adapter node reads it for every layer
+    in every forward and backward, and nn.Module.__getattr__ is a Python call per lookup (about 1 µs)."""
+    weight = layer._parameters.get("weight")
+    return weight if weight is not None else getattr(layer, "weight", None)
+
+
 def is_nf4(layer: nn.Module) -> bool:
-    weight = getattr(layer, "weight", None)
+    return is_nf4_weight(weight_of(layer))
+
+
+def is_nf4_weight(weight: torch.Tensor | None) -> bool:
     return type(weight).__name__ == "Params4bit"
 
 
@@ -35,10 +45,10 @@ def dense_weight(layer: nn.Module) -> torch.Tensor:
 
 def matmul_no_bias(x: torch.Tensor, layer: nn.Module) -> torch.Tensor:
     """x @ Wᵀ in x's dtype, without the bias and without a dense copy of an NF4 W."""
-    if is_nf4(layer):
-        bnb = _bnb()
-        return bnb.matmul_4bit(x, layer.weight.t(), quant_state=layer.weight.quant_state)
-    return F.linear(x, layer.weight.to(x.dtype))
+    w = weight_of(layer)
+    if is_nf4_weight(w):
+        return _bnb().matmul_4bit(x, w.t(), quant_state=w.quant_state)
+    return F.linear(x, w if w.dtype == x.dtype else w.to(x.dtype))
 
 
 def quantize_nf4(layer: nn.Linear, compute_dtype: torch.dtype, storage_dtype: torch.dtype) -> nn.Module:

@@ -43,14 +43,18 @@ class Siblings:
                 return y
             self.enabled = False  # they do not share their input here: each layer runs alone from now on
             return None
-        if not self.enabled or not all(m.fusable() for m in self.members):
+        if not self.enabled:
             return None
+        layers, params = [], []
+        for m in self.members:
+            if not m.fusable():
+                return None
+            layer, ps = m.node_args()
+            layers.append(layer)
+            params += ps
         # boundary cast, as in LoraLinear.forward: every member computes in the same policy dtype
-        xc = x.to(member.compute_dtype)
-        args = [m.node_args() for m in self.members]
-        layers = tuple(layer for layer, _ in args)
-        params = tuple(p for _, ps in args for p in ps)
-        ys = kernels.adapter_linears(xc, None, layers, params)
+        c = member.compute_dtype
+        ys = kernels.adapter_linears(x if x.dtype == c else x.to(c), None, tuple(layers), tuple(params))
         self.pending = (x, x._version, torch.is_grad_enabled(),
                         {m: y for m, y in zip(self.members, ys) if m is not member})
         return ys[self.members.index(member)]
