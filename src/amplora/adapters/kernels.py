@@ -31,7 +31,6 @@ from typing import NamedTuple
 
 import torch
 import torch.nn as nn
-from torch.autograd.function import once_differentiable
 
 from amplora.adapters import lean, quant
 
@@ -77,6 +76,8 @@ class AdapterLinear(torch.autograd.Function):
         with lean.no_autocast(x):
             ys, xd2, h, doras, ctx.casts = _forward(x, xd, layers, params)
         ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
+        scales = {layer.scaling for layer in layers}
+        ctx.scale = scales.pop() if len(scales) == 1 else None  # one s for the whole node, or None
         ctx.producer = _recomputable_product(x) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
         ctx.dora, kept = [], []
@@ -87,7 +88,7 @@ class AdapterLinear(torch.autograd.Function):
         return tuple(ys)
 
     @staticmethod
-    @once_differentiable
+    @lean.once_differentiable
     def backward(ctx, *gys):
         n = len(ctx.layers)
         xd2, h, *rest = ctx.saved_tensors
@@ -108,8 +109,7 @@ class AdapterLinear(torch.autograd.Function):
             for i, gy in enumerate(gys):
                 if gy is None:
                     continue
-                a, b, _ = params[3 * i:3 * i + 3]
-                layer = ctx.layers[i]
+                b, layer = params[3 * i + 1], ctx.layers[i]
                 gy2 = _cast(gy.reshape(-1, gy.shape[-1]), c)
                 gz = gy2
                 if kept[i] is not None:  # DoRA
@@ -123,32 +123,35 @@ class AdapterLinear(torch.autograd.Function):
                 if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
                     grad_x = base_grad_input(gz, layer.base, into=grad_x)
                 if need[4 + 3 * i]:
+                    s = layer.scaling
                     if wide:  # (hᵀ·gz)ᵀ: AccumulateGrad copies it into B's layout, but the GEMM is the faster one
-                        grad_b = _mm_scaled(_cast(hs[i].t(), g), _cast(gz, g), layer.scaling, like=(bts[i], b.t())).t()
+                        grad_b = _mm_scaled(_cast(hs[i].t(), g), _cast(gz, g), s, like=(bts[i], b.t())).t()
                     else:  # gzᵀ·h, already in B's layout: no copy kernel to launch
-                        grad_b = _mm_scaled(_cast(gz.t(), g), _cast(hs[i], g), layer.scaling, like=(bts[i].t(), b))
+                        grad_b = _mm_scaled(_cast(gz.t(), g), _cast(hs[i], g), s, like=(bts[i].t(), b))
                     grads[3 * i + 1] = _cast(grad_b, b.dtype)
             if not live:
                 return (None, None, None, *grads)
             # the products with x and A, once for all layers: gh = [gh_1, gh_2, ...] against [A_1; A_2; ...]
             gh = ghs[0] if len(live) == 1 else torch.cat(ghs, dim=1)
-            scales = [ctx.layers[i].scaling for i in live]
-            same = len(set(scales)) == 1
-            s = scales[0] if same else 1.0
-            a_c = a_all if same and len(live) == n else \
-                _stack([params[3 * i] for i in live], c, None if same else scales)
+            same = ctx.scale is not None
+            s = ctx.scale if same else 1.0  # per-layer s (not same) ride on the rows of the stack below
+            if len(live) == n and same:
+                a_c = a_all
+            else:
+                scales = [ctx.layers[i].scaling for i in live]
+                a_c = _stack([params[3 * i] for i in live], c, None if same else scales)
             if need[0] and not ctx.has_xd:
                 grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
             if need[1]:
-                grad_xd = torch.mm(gh, a_c).mul_(s).view(ctx.x_shape)
+                grad_xd = _mm_scaled(gh, a_c, s, like=(xd2,)).view(ctx.x_shape)
             if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
                 # one s for the whole stack, or 1 when the layers' s differ (applied per row below)
                 grad_a = _cast(_mm_scaled(_cast(gh.t(), g), _cast(xd2, g), s, like=(a_c,)), torch.float32)
                 rows = (grad_a,) if len(live) == 1 else grad_a.split_with_sizes([params[3 * i].shape[0] for i in live])
-                for i, row, si in zip(live, rows, scales):
+                for i, row in zip(live, rows):
                     if need[3 + 3 * i]:
                         row = _cast(row, params[3 * i].dtype)
-                        grads[3 * i] = row if same else row.mul_(si)
+                        grads[3 * i] = row if same else row.mul_(ctx.layers[i].scaling)
         if grad_x is not None:
             grad_x = grad_x.view(ctx.x_shape)
         return (grad_x, grad_xd, None, *grads)

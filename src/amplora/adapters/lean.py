@@ -18,11 +18,12 @@ the norms) make the modules fall back to plain autograd.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.autograd.function import once_differentiable
+from torch.autograd.function import once_differentiable as torch_once_differentiable
 
 from amplora.adapters.targets import set_module
 
@@ -30,11 +31,30 @@ from amplora.adapters.targets import set_module
 _NO_REGION = contextlib.nullcontext()  # reusable: it holds no state
 
 
+def once_differentiable(backward):
+    """torch's once_differentiable, minus its no_grad region when grad is off already, as it is in every backward
+    but a create_graph=True one (that one still gets torch's handling: an error if differentiated again). It runs
+    for every node of every step, so the region's cost (a few µs) counts where the host bounds the step."""
+    guarded = torch_once_differentiable(backward)
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        return guarded(ctx, *grads) if torch.is_grad_enabled() else backward(ctx, *grads)
+
+    return wrapper
+
+
 def no_autocast(t: torch.Tensor):
     """Autocast off inside a node (a caller's region must not re-type it, and forward and replay must agree); free
     when none is active. Also used by kernels.py."""
+    if not _any_autocast():  # the common case, answered without reading t's device
+        return _NO_REGION
     dev = t.device.type
     return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else _NO_REGION
+
+
+# a private torch API; without it, every call asks about t's device
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
 
 
 def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
