@@ -154,7 +154,7 @@ def test_both_layouts_of_the_b_gradient_match(monkeypatch):
         x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(DEVICE, compute)
         grads = {}
         for wide in (True, False):
-            monkeypatch.setattr(kernels, "wide_grad_b", lambda device, wide=wide: wide)
+            monkeypatch.setattr(kernels, "wide_grad_b", lambda t, wide=wide: wide)
             grads[wide] = run(layer, x, fused=True)[1]["B"]
             # in B's layout when it reaches the optimizer, whichever way it was computed
             assert grads[wide].is_contiguous() and grads[wide].dtype == F32
@@ -164,7 +164,7 @@ def test_both_layouts_of_the_b_gradient_match(monkeypatch):
     x = torch.randn(*SHAPE, IN, device=DEVICE)
     copies = {}
     for wide in (True, False):
-        monkeypatch.setattr(kernels, "wide_grad_b", lambda device, wide=wide: wide)
+        monkeypatch.setattr(kernels, "wide_grad_b", lambda t, wide=wide: wide)
         layer.zero_grad(set_to_none=True)
         y = layer(x.requires_grad_(False))
         with OpLog() as log:

@@ -100,7 +100,7 @@ class AdapterLinear(torch.autograd.Function):
         c = xd2.dtype
         a_all, bts = ctx.casts  # [A_1; A_2; ...] and each Bᵀ in c, as the forward made them (no second cast)
         g = grad_gemm_dtype(c)  # see there for the dtype of the adapter-gradient GEMMs
-        wide = wide_grad_b(xd2.device)
+        wide = wide_grad_b(xd2)
         grads = [None] * (3 * n)
         grad_x = grad_xd = None
         live, ghs = [], []
@@ -143,7 +143,7 @@ class AdapterLinear(torch.autograd.Function):
             if need[0] and not ctx.has_xd:
                 grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
             if need[1]:
-                grad_xd = _mm_scaled(gh, a_c, s, like=(xd2,)).view(ctx.x_shape)
+                grad_xd = _mm_scaled(gh, a_c, s, like=(xd2,)).view(*ctx.x_shape)
             if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
                 # one s for the whole stack, or 1 when the layers' s differ (applied per row below)
                 grad_a = _cast(_mm_scaled(_cast(gh.t(), g), _cast(xd2, g), s, like=(a_c,)), torch.float32)
@@ -153,7 +153,7 @@ class AdapterLinear(torch.autograd.Function):
                         row = _cast(row, params[3 * i].dtype)
                         grads[3 * i] = row if same else row.mul_(ctx.layers[i].scaling)
         if grad_x is not None:
-            grad_x = grad_x.view(ctx.x_shape)
+            grad_x = grad_x.view(*ctx.x_shape)  # unpacked: a torch.Size argument parses 2x slower
         return (grad_x, grad_xd, None, *grads)
 
 
@@ -177,13 +177,13 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         bias_c = None if bias is None else _cast(bias, c)
         shape = (*x.shape[:-1], z.shape[-1])
         if magnitude is None:
-            ys.append((z if bias_c is None else z.add_(bias_c)).view(shape))
+            ys.append((z if bias_c is None else z.add_(bias_c)).view(*shape))
             doras.append(None)
             continue
         norm = layer.norm
         g_c = dora_scale(magnitude, norm, c)
         if not for_backward:  # generate / eval: just the output
-            ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
+            ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
             continue
         # z = y / g is recoverable without a bias and with no zero in g (LoraLinear checks that once per state
         # of its weights; checked here otherwise)
@@ -191,10 +191,10 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if bias_c is None and zero_free is None:
             zero_free = not bool((g_c == 0).any())
         if bias_c is None and zero_free:
-            ys.append(z.mul_(g_c).view(shape))
+            ys.append(z.mul_(g_c).view(*shape))
             doras.append((g_c, None, 1 / (g_c.float() * norm)))
         else:
-            ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(shape))
+            ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
             doras.append((g_c, z, 1 / norm))
     return ys, xd2, h, doras, (a_all, bts)
 
@@ -231,11 +231,11 @@ def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:
     return torch.bfloat16 if c == torch.bfloat16 else torch.float32
 
 
-def wide_grad_b(device: torch.device) -> bool:
+def wide_grad_b(t: torch.Tensor) -> bool:
     """∂B's GEMM layout. On CPU the r × out result ((hᵀ·gz)ᵀ) is computed up to 1.3x faster than out × r for
     SmolLM2's 1536-wide layers, which outweighs AccumulateGrad's copy of it into B's layout; elsewhere gzᵀ·h is
     in B's layout already, which saves that copy: one kernel launch per layer in a launch-bound GPU step."""
-    return device.type == "cpu"
+    return t.is_cpu  # (is_cpu: t.device builds a device object, for every node of every step)
 
 
 def _mm_scaled(m1: torch.Tensor, m2: torch.Tensor, s: float, like: tuple[torch.Tensor, ...]) -> torch.Tensor:
