@@ -307,6 +307,20 @@ class OpLog(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+def test_create_graph_gives_the_same_gradients_and_refuses_a_second_backward():
+    """The node's backward skips torch's no_grad region when grad is off already (lean.once_differentiable); with
+    create_graph=True grad is on, and it still behaves as once_differentiable: same first-order gradients, an
+    error if they are differentiated again."""
+    for method in ("lora", "dora"):
+        layer = make_layer(method, F32)
+        x = torch.randn(5, IN, requires_grad=True)
+        (plain,) = torch.autograd.grad(layer(x).square().sum(), x)
+        (graphed,) = torch.autograd.grad(layer(x).square().sum(), x, create_graph=True)
+        assert torch.equal(graphed, plain) and graphed.requires_grad
+        with pytest.raises(RuntimeError, match="differentiate twice"):
+            graphed.sum().backward()
+
+
 def test_no_dropout_work_when_p_is_zero():
     layer = make_layer("lora", F32).train()
     x = torch.randn(8, IN, requires_grad=True)

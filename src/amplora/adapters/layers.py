@@ -102,15 +102,16 @@ class LoraLinear(nn.Module):
 
     def weight_times_A(self) -> torch.Tensor:
         """W @ Aᵀ (out × r) in fp32, through the base layer's own matmul: no W-sized temporary."""
-        base = self.base_layer
+        base, a = self._modules["base_layer"], self._adapter_tensors()[0]
+        w = quant.weight_of(base)
         # NF4 multiplies in the compute dtype; a plain base in its storage dtype (exact for fp32 storage)
-        dtype = self.compute_dtype if quant.is_nf4(base) else base.weight.dtype
-        return quant.matmul_no_bias(self.lora_A.weight.to(dtype), base).float().T
+        dtype = self.compute_dtype if quant.is_nf4_weight(w) else w.dtype
+        return quant.matmul_no_bias(a if a.dtype == dtype else a.to(dtype), base).float().T
 
     def dora_norm(self) -> torch.Tensor:
         """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3)."""
         with torch.no_grad():
-            a, b, s = self.lora_A.weight, self.lora_B.weight, self.scaling
+            (a, b, _), s = self._adapter_tensors(), self.scaling
             # ‖W_i + s·(BA)_i‖² = ‖W_i‖² + 2s·B_i·[(W·Aᵀ)_i + (s/2)·B_i·(A·Aᵀ)], in as few ops as it takes
             inner = torch.addmm(self.weight_times_A(), b, a @ a.T, alpha=s / 2)
             sq = torch.linalg.vecdot(b, inner).mul_(2 * s).add_(self.weight_sq_norm)
@@ -192,7 +193,7 @@ class LoraLinear(nn.Module):
         forward (a micro-batch of gradient accumulation reuses it)."""
         key = self.weights_key()
         if self.zero_check is None or self.zero_check[0] != key:
-            g_c = kernels.dora_scale(self.lora_magnitude_vector.detach(), norm, self.compute_dtype)
+            g_c = kernels.dora_scale(self._adapter_tensors()[2].detach(), norm, self.compute_dtype)
             self.zero_check = (key, not bool((g_c == 0).any()))
         return self.zero_check[1]
 
