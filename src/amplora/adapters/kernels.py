@@ -52,12 +52,14 @@ def base_grad_input(g2: torch.Tensor, base: nn.Module, into: torch.Tensor | None
 
 class Layer(NamedTuple):
     """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear or bnb
-    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA) and whether
-    g = m / norm in the compute dtype is free of zeros (None: the node checks, which synchronizes a GPU)."""
+    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA), whether
+    g = m / norm in the compute dtype is free of zeros (None: the node checks, which synchronizes a GPU), and that
+    g if the caller has it already (None: the node computes it)."""
     base: nn.Module
     scaling: float
     norm: torch.Tensor | None = None
     g_zero_free: bool | None = None
+    g: torch.Tensor | None = None
 
 
 class AdapterLinear(torch.autograd.Function):
@@ -173,7 +175,7 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         z = base_matmul(x2, layer.base)
         bts.append(_bt(b, c))
         z.addmm_(h_i, bts[-1], alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
-        bias = layer.base._parameters.get("bias")  # nn.Linear and bnb Linear4bit keep it there (None if none)
+        bias = quant.bias_of(layer.base)
         bias_c = None if bias is None else _cast(bias, c)
         shape = (*x.shape[:-1], z.shape[-1])
         if magnitude is None:
@@ -181,7 +183,7 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
             doras.append(None)
             continue
         norm = layer.norm
-        g_c = dora_scale(magnitude, norm, c)
+        g_c = dora_scale(magnitude, norm, c) if layer.g is None else layer.g
         if not for_backward:  # generate / eval: just the output
             ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
             continue
@@ -310,7 +312,7 @@ def adapter_linear(x, xd, a, b, magnitude, norm, base, scaling) -> torch.Tensor:
 
 def supported(base: nn.Module, dora: bool, dropout: bool) -> bool:
     """The fused node covers a frozen base (plain or NF4); DoRA with dropout keeps the autograd path."""
-    bias = base._parameters.get("bias")
+    bias = quant.bias_of(base)
     frozen = not quant.weight_of(base).requires_grad and (bias is None or not bias.requires_grad)
     return frozen and not (dora and dropout)
 

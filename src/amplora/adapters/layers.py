@@ -157,9 +157,9 @@ class LoraLinear(nn.Module):
 
     def node_args(self) -> tuple[kernels.Layer, tuple]:
         """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad (generate, eval), A
-        and Bᵀ in the compute dtype and DoRA's row norm are computed once per version of the weights and kept: a
-        decoded token would otherwise pay them again in every layer (for DoRA a pass over W). A forward with grad
-        drops them."""
+        and Bᵀ in the compute dtype and DoRA's row norm and g are computed once per version of the weights and
+        kept: a decoded token would otherwise pay them again in every layer (for DoRA a pass over W). A forward
+        with grad drops them."""
         a, b, m = params = self._adapter_tensors()
         if torch.is_grad_enabled():
             if self.inference_cache is not None:  # (Module.__setattr__ is slow too: only when there is one)
@@ -167,18 +167,21 @@ class LoraLinear(nn.Module):
             if not self.dora:
                 return kernels.Layer(self._modules["base_layer"], self.scaling), params
             norm = self.dora_norm()
+            g_c = kernels.dora_scale(m.detach(), norm, self.compute_dtype)  # once, for the check and the node
             # off the CPU the zero check would synchronize once per layer and step, which serialized host and GPU
             # on an H100 (bf16 DoRA, 8x1024: 0.38 s/step against 0.24 keeping z): keep z there instead
-            zero_free = self.g_zero_free(norm) if norm.device.type == "cpu" else False
-            return kernels.Layer(self._modules["base_layer"], self.scaling, norm, zero_free), params
+            zero_free = self.g_zero_free(g_c) if g_c.is_cpu else False
+            return kernels.Layer(self._modules["base_layer"], self.scaling, norm, zero_free, g_c), params
         key = self.weights_key()
         if self.inference_cache is None or self.inference_cache[0] != key:
             c = self.compute_dtype
             a_c = a if a.dtype == c else a.detach().to(c)
             b_c = b if b.dtype == c else kernels._bt(b, c).t()  # a view of Bᵀ made contiguous: the fast layout
-            self.inference_cache = (key, a_c, b_c, self.dora_norm() if self.dora else None)
-        _, a_c, b_c, norm = self.inference_cache
-        return kernels.Layer(self.base_layer, self.scaling, norm), (a_c, b_c, m)
+            norm = self.dora_norm() if self.dora else None
+            g_c = None if norm is None else kernels.dora_scale(m.detach(), norm, c)
+            self.inference_cache = (key, a_c, b_c, norm, g_c)
+        _, a_c, b_c, norm, g_c = self.inference_cache
+        return kernels.Layer(self._modules["base_layer"], self.scaling, norm, g=g_c), (a_c, b_c, m)
 
     def weights_key(self) -> tuple:
         """Changes whenever A, B, the magnitude or W may have: their version counters and storages, and the count
@@ -187,13 +190,12 @@ class LoraLinear(nn.Module):
         ts = (a, b, quant.weight_of(self._modules["base_layer"])) + ((m,) if self.dora else ())
         return (_optimizer_steps, self.compute_dtype, *(t._version for t in ts), *(t.data_ptr() for t in ts))
 
-    def g_zero_free(self, norm: torch.Tensor) -> bool:
-        """DoRA: whether g = m / norm in the compute dtype has no zero, so that the node can recover z from its
-        output (y / g) instead of keeping a tokens × out copy. Checked once per state of the weights, not per
+    def g_zero_free(self, g_c: torch.Tensor) -> bool:
+        """DoRA: whether g = m / norm in the compute dtype (g_c) has no zero, so that the node can recover z from
+        its output (y / g) instead of keeping a tokens × out copy. Checked once per state of the weights, not per
         forward (a micro-batch of gradient accumulation reuses it)."""
         key = self.weights_key()
         if self.zero_check is None or self.zero_check[0] != key:
-            g_c = kernels.dora_scale(self._adapter_tensors()[2].detach(), norm, self.compute_dtype)
             self.zero_check = (key, not bool((g_c == 0).any()))
         return self.zero_check[1]
 

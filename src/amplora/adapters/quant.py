@@ -22,6 +22,11 @@ def weight_of(layer: nn.Module) -> torch.Tensor | None:
     return weight if weight is not None else getattr(layer, "weight", None)
 
 
+def bias_of(layer: nn.Module) -> torch.Tensor | None:
+    """layer.bias (None if it has none), read as weight_of reads the weight."""
+    return layer._parameters.get("bias") if "bias" in layer._parameters else getattr(layer, "bias", None)
+
+
 def is_nf4(layer: nn.Module) -> bool:
     return is_nf4_weight(weight_of(layer))
 
