@@ -141,8 +141,8 @@ class AdapterLinear(torch.autograd.Function):
             if len(live) == n and same:
                 a_c = a_all
             else:
-                scales = [ctx.layers[i].scaling for i in live]
-                a_c = _stack([params[3 * i] for i in live], c, None if same else scales)
+                scales = None if same else [ctx.layers[i].scaling for i in live]
+                a_c = _stack([params[3 * i] for i in live], c, scales)
             if need[0] and not ctx.has_xd:
                 grad_x.addmm_(gh, a_c, alpha=s)  # grad_x is fresh and in c, as are gh and A
             if need[1]:
@@ -203,8 +203,8 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
 
 
 def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
-    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear's zero check
-    calls this too, so that it checks the very g the node uses."""
+    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear computes it
+    once per forward and hands it to the node (Layer.g), after its zero check has looked at the very same g."""
     return (magnitude / norm).to(c)
 
 

@@ -15,16 +15,20 @@ def _bnb():
     return bnb
 
 
+def _param_of(layer: nn.Module, name: str) -> torch.Tensor | None:
+    """layer.<name>, read from the module's parameter dict where it is there: the adapter node reads the base's
+    weight and bias for every layer in every forward and backward, and nn.Module.__getattr__ is a Python call per
+    lookup (about 1 µs)."""
+    params = layer._parameters
+    return params[name] if name in params else getattr(layer, name, None)
+
+
 def weight_of(layer: nn.Module) -> torch.Tensor | None:
-    """layer.weight, read from the module's parameter dict where it is: the adapter node reads it for every layer
-    in every forward and backward, and nn.Module.__getattr__ is a Python call per lookup (about 1 µs)."""
-    weight = layer._parameters.get("weight")
-    return weight if weight is not None else getattr(layer, "weight", None)
+    return _param_of(layer, "weight")
 
 
 def bias_of(layer: nn.Module) -> torch.Tensor | None:
-    """layer.bias (None if it has none), read as weight_of reads the weight."""
-    return layer._parameters.get("bias") if "bias" in layer._parameters else getattr(layer, "bias", None)
+    return _param_of(layer, "bias")
 
 
 def is_nf4(layer: nn.Module) -> bool:
