@@ -205,3 +205,87 @@ def test_adapters_replay_lean_outputs(method, dtype):
     # rounding of a gradient flipped and carried into the layer below; DoRA 0)
     for name, g in grads[0].items():
         assert rel_err(g, grads[1][name]) <= (2e-6 if dtype == F32 else 2e-2), name
+
+
+def _nodes(root, cls) -> list:
+    """The autograd nodes of custom Function `cls` in the graph under `root`."""
+    seen, found, stack = set(), [], [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if getattr(node, "_forward_cls", None) is cls:
+            found.append(node)
+        stack += [f for f, _ in node.next_functions]
+    return found
+
+
+def _train_step(model, emb, replay: bool):
+    """Loss, input gradient, adapter gradients and the graph's kept bytes of one step, with residual-sum replay
+    on or off; also the norm nodes (checked after backward)."""
+    lean.REPLAY_SUMS = replay
+    try:
+        model.zero_grad(set_to_none=True)
+        x = emb.clone().requires_grad_(True)
+        logits = model(inputs_embeds=x).logits
+        params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+        kept = sum(v for k, v in _saved_storages(logits.grad_fn).items() if k not in params)
+        norms = _nodes(logits.grad_fn, lean._RMSNormFn)
+        loss = logits.float().logsumexp(-1).mean()
+        loss.backward()
+    finally:
+        lean.REPLAY_SUMS = True
+    grads = {n: p.grad for n, p in amplora.trainable_parameters(model)}
+    return loss.detach(), x.grad, grads, kept, norms
+
+
+@pytest.mark.parametrize("dtype,kept", [(F32, "y"), (BF16, "y"), (F32, "z"), (BF16, "z")])
+def test_norms_behind_dora_replay_their_residual_sums(dtype, kept):
+    """A norm whose input is h + o_proj(...) or h + down_proj(...) with DoRA there keeps neither: h is the previous
+    norm's input and DoRA keeps its output (y, or z when g has a zero: then y = g·z is replayed). Every gradient
+    is the same bits as with the sums kept, the graph keeps exactly those sums fewer, and backward leaves no
+    replayed tensor behind."""
+    precision = "fp32" if dtype == F32 else "bf16-true"
+    torch.manual_seed(0)
+    model = amplora.apply(tiny_llama(num_hidden_layers=3), method="dora", r=4, alpha=8, precision=precision)
+    perturb_adapters(model)
+    if kept == "z":  # a zero in g: DoRA keeps z instead of its output
+        with torch.no_grad():
+            for layer in model.model.layers:
+                layer.self_attn.o_proj.lora_magnitude_vector[0] = 0
+                layer.mlp.down_proj.lora_magnitude_vector[0] = 0
+    ids = torch.randint(3, 256, (2, 16), generator=torch.Generator().manual_seed(1))
+    emb = model.get_input_embeddings()(ids).detach()
+    loss, grad_x, grads, kept_bytes, norms = _train_step(model, emb, replay=True)
+    loss_ref, grad_x_ref, grads_ref, kept_ref, _ = _train_step(model, emb, replay=False)
+    layers = len(model.model.layers)
+    # 2 norms per layer + the final one; all but the first (its input is the embedding) replay theirs
+    assert len(norms) == 2 * layers + 1
+    assert sum(n.source is not None for n in norms) == 2 * layers
+    assert {n.source[1].outputs[n.source[2]] for n in norms if n.source is not None} == {kept}
+    assert all(n.x_cache is None and n.replayed is None for n in norms)
+    assert kept_ref - kept_bytes == 2 * layers * ids.numel() * 64 * dtype.itemsize
+    assert torch.equal(loss, loss_ref) and torch.equal(grad_x, grad_x_ref)
+    for name, g in grads.items():
+        assert torch.equal(g, grads_ref[name]), name
+
+
+@pytest.mark.parametrize("case", ["lora", "checkpointing"])
+def test_norm_inputs_are_kept_behind_lora_and_under_checkpointing(case):
+    """LoRA keeps no output to replay a sum from; under checkpointing, reading another node's saved tensors would
+    recompute its region, so nothing is replayed there either. Gradients are those of the sums kept."""
+    torch.manual_seed(0)
+    model = amplora.apply(tiny_llama(num_hidden_layers=2), method="lora" if case == "lora" else "dora", r=4,
+                          alpha=8, precision="fp32")
+    perturb_adapters(model)
+    if case == "checkpointing":
+        model.train()
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    emb = model.get_input_embeddings()(torch.arange(3, 35).view(2, 16)).detach()
+    loss, grad_x, grads, _, norms = _train_step(model, emb, replay=True)
+    loss_ref, grad_x_ref, grads_ref, _, _ = _train_step(model, emb, replay=False)
+    assert len(norms) == 2 * 2 + 1 and not any(n.source is not None for n in norms)
+    assert torch.equal(loss, loss_ref) and torch.equal(grad_x, grad_x_ref)
+    for name, g in grads.items():
+        assert torch.equal(g, grads_ref[name]), name

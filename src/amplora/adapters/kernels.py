@@ -83,12 +83,33 @@ class AdapterLinear(torch.autograd.Function):
         ctx.scale = scales.pop() if len(scales) == 1 else None  # one s for the whole node, or None
         ctx.producer = _recomputable_product(x) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
-        ctx.dora, kept = [], []
-        for y, dora in zip(ys, doras):  # DoRA: (g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up to m_scale)
-            ctx.dora.append(None if dora is None else (dora[0], dora[2]))
+        ctx.dora, kept, ctx.outputs = [], [], []
+        hooked = lean.saved_tensor_hooks_active()  # kept tensors go through hooks: replay_output would recompute
+        for layer, y, dora in zip(layers, ys, doras):  # DoRA: (g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up
+            ctx.dora.append(None if dora is None else (dora[0], dora[2]))  # to m_scale)
             kept.append(None if dora is None else y if dora[1] is None else dora[1])
+            # how replay_output gives y back: kept itself, g·z from a kept z (no bias), or not at all (LoRA)
+            ctx.outputs.append(None if dora is None or hooked else "y" if dora[1] is None
+                               else "z" if quant.bias_of(layer.base) is None else None)
         ctx.save_for_backward(None if ctx.producer is not None else xd2, h, *params, *kept)
         return tuple(ys)
+
+    @staticmethod
+    def can_replay_output(ctx, k: int) -> bool:
+        """Whether output k can be given back in backward from what this node keeps: DoRA's (lean.py replays a
+        residual sum from it instead of keeping the sum)."""
+        return ctx.outputs[k] is not None
+
+    @staticmethod
+    def replay_output(ctx, k: int) -> torch.Tensor:
+        """Output k again, the same bits: the kept y itself, or g·z as the forward computed it."""
+        n = len(ctx.layers)
+        kept = ctx.saved_tensors[2 + 3 * n + k]
+        if ctx.outputs[k] == "y":
+            return kept
+        with lean.no_autocast(kept):
+            y = kept * ctx.dora[k][0]
+        return y.view(*ctx.x_shape[:-1], y.shape[-1])
 
     @staticmethod
     @lean.once_differentiable
@@ -262,10 +283,6 @@ def _bt(b: torch.Tensor, c: torch.dtype) -> torch.Tensor:
     return b.t() if b.dtype == c else b.t().to(c, memory_format=torch.contiguous_format)
 
 
-# the innermost saved-tensor hooks (None when none are set); a private torch API: without it, x is always saved
-_saved_tensor_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
-
-
 def _recomputable_product(x: torch.Tensor):
     """The autograd node of x when x can be replayed bit for bit from tensors autograd keeps anyway, so backward
     recomputes x instead of keeping a second copy: the output of a lean RMSNorm / SwiGLU node (lean.py), or a
@@ -275,7 +292,7 @@ def _recomputable_product(x: torch.Tensor):
     node = x.grad_fn
     if node is None or x._version != 0:
         return None
-    if _saved_tensor_hooks is None or _saved_tensor_hooks(False) is not None:
+    if lean.saved_tensor_hooks_active():
         return None
     return node if lean.replayable(node) or _replayable(node, depth=2) else None
 
