@@ -448,6 +448,20 @@ def test_inference_cache_is_dropped_when_the_base_weight_changes():
         assert torch.equal(y1, layer(x).detach()) and not torch.equal(y0, y1)
 
 
+@pytest.mark.parametrize("storage", [F32, BF16])
+def test_weight_norm_in_row_blocks_is_the_norm_over_the_whole_weight(storage, monkeypatch):
+    """‖W_i‖² is computed a block of rows at a time (no W-sized fp32 temporary): the same bits as over all of W,
+    here in four blocks, the last one partial."""
+    monkeypatch.setattr(layers, "_NORM_BLOCK", 11 * IN)
+    layer = make_layer("dora", storage)
+    w = layer.base_layer.weight
+    assert OUT > 3 * 11 and torch.equal(layer.weight_sq_norm, w.float().pow(2).sum(dim=1))
+    with torch.no_grad():
+        w.mul_(1.5)
+    layer.refresh_weight_norm()
+    assert torch.equal(layer.weight_sq_norm, w.float().pow(2).sum(dim=1))
+
+
 @pytest.mark.parametrize("method", ["lora", "dora"])
 def test_inference_cache_sees_a_fused_optimizer_step(method):
     """AdamW(fused=True) updates parameters in place without bumping their version counters: a generate()
