@@ -23,7 +23,8 @@ fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a
 recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
 gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. LoraLinear makes
 the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A
-saved output means a caller must not modify it in place (autograd reports it if one does).
+saved output means a caller must not modify it in place (autograd reports it if one does). The output, kept or
+recomputed as g·z (`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
 """
 from __future__ import annotations
 

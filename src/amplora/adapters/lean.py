@@ -16,7 +16,7 @@ branch as a DoRA adapter's output, which DoRA keeps for its magnitude gradient. 
 the sum; it replays it in backward (`_input`): one add, the same bits. A chain of such sums runs down to the
 first norm that keeps its input. The first backward to need one of them replays the chain once, and each norm
 holds its sum until its own backward: at most what forward no longer keeps, and only from then on (SmolLM2-135M,
-DoRA, 4x256: 133 MB fp32 fewer at the forward's peak, for 60 adds in backward).
+DoRA, 4x256: 135 MB fp32 fewer at the forward's peak, for 60 adds in backward).
 
 The forward runs the very ops of the transformers code, so outputs are the same bits; `install` checks this on a
 probe input for every module before replacing it and leaves any module that does not match (a Gemma-style
