@@ -90,8 +90,8 @@ class LoraLinear(nn.Module):
             w = quant.dense_weight(base)  # fp32, dequantized: freed after this
             self.weight_sq_norm = w.pow(2).sum(dim=1)
             return
-        # in blocks of rows: one W-sized fp32 temporary per layer, each freed as a small allocation lands in its
-        # place, grew the heap of a SmolLM2 DoRA model by 0.46 GB of free but resident memory (fp32)
+        # in blocks of rows, not one W-sized fp32 temporary per layer: small allocations landed in the space each
+        # one freed, and the heap grew (SmolLM2 fp32 DoRA: 1197 MB RSS after apply that way, 836 MB this way)
         w = base.weight.detach()
         rows = max(1, _NORM_BLOCK // w.shape[1])
         self.weight_sq_norm = torch.cat([block.float().pow(2).sum(dim=1) for block in w.split(rows)])
