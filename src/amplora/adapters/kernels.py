@@ -82,14 +82,15 @@ class AdapterLinear(torch.autograd.Function):
         ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
         scales = {layer.scaling for layer in layers}
         ctx.scale = scales.pop() if len(scales) == 1 else None  # one s for the whole node, or None
-        ctx.producer = _recomputable_product(x) if xd is None else None
+        hooked = lean.saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
+        ctx.producer = _recomputable_product(x, hooked) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
         ctx.dora, kept, ctx.outputs = [], [], []
-        hooked = lean.saved_tensor_hooks_active()  # kept tensors go through hooks: replay_output would recompute
         for layer, y, dora in zip(layers, ys, doras):  # DoRA: (g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up
             ctx.dora.append(None if dora is None else (dora[0], dora[2]))  # to m_scale)
             kept.append(None if dora is None else y if dora[1] is None else dora[1])
-            # how replay_output gives y back: kept itself, g·z from a kept z (no bias), or not at all (LoRA)
+            # how replay_output gives y back: kept itself, g·z from a kept z (no bias), or not at all (LoRA; or
+            # under saved-tensor hooks, where reading what this node keeps would recompute it)
             ctx.outputs.append(None if dora is None or hooked else "y" if dora[1] is None
                                else "z" if quant.bias_of(layer.base) is None else None)
         ctx.save_for_backward(None if ctx.producer is not None else xd2, h, *params, *kept)
@@ -284,7 +285,7 @@ def _bt(b: torch.Tensor, c: torch.dtype) -> torch.Tensor:
     return b.t() if b.dtype == c else b.t().to(c, memory_format=torch.contiguous_format)
 
 
-def _recomputable_product(x: torch.Tensor):
+def _recomputable_product(x: torch.Tensor, hooked: bool):
     """The autograd node of x when x can be replayed bit for bit from tensors autograd keeps anyway, so backward
     recomputes x instead of keeping a second copy: the output of a lean RMSNorm / SwiGLU node (lean.py), or a
     product whose operands are saved — SwiGLU's act(gate) * up and an fp32 RMSNorm's weight * (h * rsqrt(var))
@@ -293,7 +294,7 @@ def _recomputable_product(x: torch.Tensor):
     node = x.grad_fn
     if node is None or x._version != 0:
         return None
-    if lean.saved_tensor_hooks_active():
+    if hooked:
         return None
     return node if lean.replayable(node) or _replayable(node, depth=2) else None
 
