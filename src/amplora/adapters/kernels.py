@@ -146,8 +146,6 @@ class AdapterLinear(torch.autograd.Function):
                     gz = gy2 * g_c
                 ghs.append(torch.mm(gz, bts[i].t()))  # tokens × r; s is applied to the small results below
                 live.append(i)
-                if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
-                    grad_x = base_grad_input(gz, layer.base, into=grad_x)
                 if need[4 + 3 * i]:
                     s = layer.scaling
                     if wide:  # (hᵀ·gz)ᵀ: AccumulateGrad copies it into B's layout, but the GEMM is the faster one
@@ -155,6 +153,8 @@ class AdapterLinear(torch.autograd.Function):
                     else:  # gzᵀ·h, already in B's layout: no copy kernel to launch
                         grad_b = _mm_scaled(_cast(gz.t(), g), _cast(hs[i], g), s, like=(bts[i].t(), b))
                     grads[3 * i + 1] = _cast(grad_b, b.dtype)
+                if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
+                    grad_x = base_grad_input(gz, layer.base, into=grad_x)
             if not live:
                 return (None, None, None, *grads)
             # the products with x and A, once for all layers: gh = [gh_1, gh_2, ...] against [A_1; A_2; ...]
@@ -227,7 +227,8 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
 
 def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
     """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear computes it
-    once per forward and hands it to the node (Layer.g), after its zero check has looked at the very same g."""
+    once per state of its weights (dora_terms) and hands it to the node (Layer.g), after its zero check has looked
+    at the very same g."""
     return (magnitude / norm).to(c)
 
 

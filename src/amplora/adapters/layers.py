@@ -56,7 +56,7 @@ class LoraLinear(nn.Module):
         self.merged = False
         self.siblings = None  # a siblings.Siblings this layer shares its input with, set by apply
         self.inference_cache = None  # see node_args
-        self.zero_check = None  # see g_zero_free
+        self.dora_terms_cache = None  # see dora_terms
         device = quant.weight_device(base)
         self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=torch.float32)
         self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=torch.float32)
@@ -82,7 +82,7 @@ class LoraLinear(nn.Module):
 
     def refresh_weight_norm(self) -> None:
         """Recompute the cached ‖W_i‖² (after the base weight changed: PiSSA init, merge, load)."""
-        self.inference_cache = None
+        self.inference_cache = self.dora_terms_cache = None
         if not self.dora:
             return
         base = self.base_layer
@@ -172,12 +172,7 @@ class LoraLinear(nn.Module):
                 self.inference_cache = None
             if not self.dora:
                 return kernels.Layer(self._modules["base_layer"], self.scaling), params
-            norm = self.dora_norm()
-            g_c = kernels.dora_scale(m.detach(), norm, self.compute_dtype)  # once, for the check and the node
-            # off the CPU the zero check would synchronize once per layer and step, which serialized host and GPU
-            # on an H100 (bf16 DoRA, 8x1024: 0.38 s/step against 0.24 keeping z): keep z there instead
-            zero_free = self.g_zero_free(g_c) if g_c.is_cpu else False
-            return kernels.Layer(self._modules["base_layer"], self.scaling, norm, zero_free, g_c), params
+            return kernels.Layer(self._modules["base_layer"], self.scaling, *self.dora_terms()), params
         key = self.weights_key()
         if self.inference_cache is None or self.inference_cache[0] != key:
             c = self.compute_dtype
@@ -196,14 +191,22 @@ class LoraLinear(nn.Module):
         ts = (a, b, quant.weight_of(self._modules["base_layer"])) + ((m,) if self.dora else ())
         return (_optimizer_steps, self.compute_dtype, *(t._version for t in ts), *(t.data_ptr() for t in ts))
 
-    def g_zero_free(self, g_c: torch.Tensor) -> bool:
-        """DoRA: whether g = m / norm in the compute dtype (g_c) has no zero, so that the node can recover z from
-        its output (y / g) instead of keeping a tokens × out copy. Checked once per state of the weights, not per
-        forward (a micro-batch of gradient accumulation reuses it)."""
+    def dora_terms(self) -> tuple[torch.Tensor, bool, torch.Tensor]:
+        """DoRA, a forward with grad: (the detached fp32 row norm, whether g has no zero, g = m / norm in the
+        compute dtype), as kernels.Layer takes them. Computed once per state of the weights: the micro-batches of
+        one optimizer step, and the recompute of an activation-checkpointed forward, reuse them instead of reading
+        W again (the norm's W·Aᵀ and its dozen small ops cost about as much as the rest of DoRA's forward).
+        The zero check lets the node recover z from its output (y / g) instead of keeping a tokens × out copy;
+        off the CPU it would synchronize once per layer and step, which serialized host and GPU on an H100 (bf16
+        DoRA, 8x1024: 0.38 s/step against 0.24 keeping z), so z is kept there instead."""
         key = self.weights_key()
-        if self.zero_check is None or self.zero_check[0] != key:
-            self.zero_check = (key, not bool((g_c == 0).any()))
-        return self.zero_check[1]
+        cache = self.dora_terms_cache
+        if cache is None or cache[0] != key:
+            norm = self.dora_norm()
+            g_c = kernels.dora_scale(self._parameters["lora_magnitude_vector"].detach(), norm, self.compute_dtype)
+            zero_free = not bool((g_c == 0).any()) if g_c.is_cpu else False
+            cache = self.dora_terms_cache = (key, norm, zero_free, g_c)
+        return cache[1:]
 
     def autograd_forward(self, x: torch.Tensor) -> torch.Tensor:
         """The same layer as plain autograd over F.linear calls (x already in the compute dtype)."""
