@@ -162,18 +162,18 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
         goal = GOALS["dora" if "dora" in config else "lora"]
         wall, cpu = r["step_s"] / floor["step_s"], r["cpu_s"] / floor["cpu_s"]
         paired = paired_ratio(r, floor)
-        paired_text = f" ({paired:.3f}× paired by round)" if paired else ""
+        timing_text = f" ({paired:.3f}× paired by round)" if paired else ""
         # each config's own process too: sharing one process changes how much a step faults in (bench/README.md)
         own = r["process_step_s"] / floor["process_step_s"] if "process_step_s" in r and "process_step_s" in floor \
             else None
-        paired_text += f", {own:.3f}× in its own process" if own else ""
+        timing_text += f", {own:.3f}× in its own process" if own else ""
         m = r[mem] / floor[mem]
         live = live_ratio(r, floor)
         live_text = f", live {live:.2f}×" if live else ""
         tens = tensor_ratio(r, floor)
         live_text += f", tensors {tens:.2f}×" if tens else ""
         met = m <= 1 and (live is None or live <= 1)
-        out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{paired_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
+        out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{timing_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
                    f"{verdict(goal, wall, cpu, own)}); peak memory {m:.2f}× floor by "
                    f"{'GPU allocator' if cuda else 'RSS'}"
                    f"{live_text} (goal ≤ 1: {'met' if met else 'missed'})")
