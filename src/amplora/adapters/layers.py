@@ -178,8 +178,7 @@ class LoraLinear(nn.Module):
             c = self.compute_dtype
             a_c = a if a.dtype == c else a.detach().to(c)
             b_c = b if b.dtype == c else kernels._bt(b, c).t()  # a view of Bᵀ made contiguous: the fast layout
-            norm = self.dora_norm() if self.dora else None
-            g_c = None if norm is None else kernels.dora_scale(m.detach(), norm, c)
+            norm, _, g_c = self.dora_terms() if self.dora else (None, None, None)  # shared with training
             self.inference_cache = (key, a_c, b_c, norm, g_c)
         _, a_c, b_c, norm, g_c = self.inference_cache
         return kernels.Layer(self._modules["base_layer"], self.scaling, norm, g=g_c), (a_c, b_c, m)
@@ -192,10 +191,10 @@ class LoraLinear(nn.Module):
         return (_optimizer_steps, self.compute_dtype, *(t._version for t in ts), *(t.data_ptr() for t in ts))
 
     def dora_terms(self) -> tuple[torch.Tensor, bool, torch.Tensor]:
-        """DoRA, a forward with grad: (the detached fp32 row norm, whether g has no zero, g = m / norm in the
-        compute dtype), as kernels.Layer takes them. Computed once per state of the weights: the micro-batches of
-        one optimizer step, and the recompute of an activation-checkpointed forward, reuse them instead of reading
-        W again (W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on a 2-core CPU, hot in cache).
+        """DoRA: (the detached fp32 row norm, whether g has no zero, g = m / norm in the compute dtype), as
+        kernels.Layer takes them. Computed once per state of the weights: the micro-batches of one optimizer step,
+        the recompute of an activation-checkpointed forward and the no-grad cache (generate between steps) reuse
+        them instead of reading W again (W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on a 2-core CPU, hot in cache).
         The zero check lets the node recover z from its output (y / g) instead of keeping a tokens × out copy;
         off the CPU it would synchronize once per layer and step, which serialized host and GPU on an H100 (bf16
         DoRA, 8x1024: 0.38 s/step against 0.24 keeping z), so z is kept there instead."""
