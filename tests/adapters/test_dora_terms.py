@@ -95,3 +95,29 @@ def test_checkpointed_recompute_reuses_the_dora_terms(compute, norm_calls):
     assert torch.equal(y, y_ref)
     assert torch.equal(xc.grad, grads_ref["x"]) and torch.equal(layer.lora_magnitude_vector.grad, grads_ref["m"])
     assert torch.equal(layer.lora_A.weight.grad, grads_ref["A"]) and torch.equal(layer.lora_B.weight.grad, grads_ref["B"])
+
+
+@pytest.mark.parametrize("storage", [F32, BF16])
+def test_the_row_norm_is_fp32_inside_the_policys_autocast_region(storage):
+    """The model runs under its policy's autocast (bf16 here); the norm must not be re-typed by it: the same bits as
+    outside any region, and as close to the fp64 norm of W + s·BA as fp32 arithmetic on W's stored values allows
+    (W·Aᵀ runs in W's storage dtype; a bf16 W rounds that product once, to about bf16's eps of its terms)."""
+    layer = make_layer("dora", BF16, storage=storage)
+    outside = layer.dora_norm()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = layer.dora_norm()
+    assert inside.dtype == torch.float32
+    assert torch.equal(inside, outside)
+    w = layer.base_layer.weight.double()
+    dense = (w + layer.scaling * layer.lora_B.weight.double() @ layer.lora_A.weight.double()).norm(dim=1)
+    rtol = 1e-6 if storage == F32 else 4e-3  # bf16: W·Aᵀ rounded once to 8 bits
+    torch.testing.assert_close(inside.double(), dense, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("method", ["lora", "dora"])
+def test_the_merged_weight_is_fp32_inside_a_callers_autocast_region(method):
+    layer = make_layer(method, BF16, storage=F32)
+    outside = layer.merged_weight()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = layer.merged_weight()
+    assert inside.dtype == torch.float32 and torch.equal(inside, outside)

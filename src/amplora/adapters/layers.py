@@ -21,7 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.adapters import kernels, quant
+from amplora.adapters import kernels, lean, quant
 
 DORA_EPS = 1e-6  # guards the row norm of W + s·BA against zero rows
 _NORM_BLOCK = 1 << 16  # elements of W per block of ‖W_i‖² (see refresh_weight_norm)
@@ -107,19 +107,23 @@ class LoraLinear(nn.Module):
         return F.linear(F.linear(x, self.lora_A.weight.to(c)), self.lora_B.weight.to(c))
 
     def weight_times_A(self) -> torch.Tensor:
-        """W @ Aᵀ (out × r) in fp32, through the base layer's own matmul: no W-sized temporary."""
+        """W @ Aᵀ (out × r) in fp32, a fresh tensor (dora_norm accumulates into it): no W-sized temporary."""
         base, a = self._modules["base_layer"], self._adapter_tensors()[0]
         w = quant.weight_of(base)
-        # NF4 multiplies in the compute dtype; a plain base in its storage dtype (exact for fp32 storage)
-        dtype = self.compute_dtype if quant.is_nf4_weight(w) else w.dtype
-        return quant.matmul_no_bias(a if a.dtype == dtype else a.to(dtype), base).float().T
+        if quant.is_nf4_weight(w):  # bitsandbytes' own dequant + matmul, in the compute dtype
+            c = self.compute_dtype
+            return quant.matmul_no_bias(a if a.dtype == c else a.to(c), base).float().T
+        # a plain W in its storage dtype (exact for fp32 storage), on the left: with M = out rather than M = r the
+        # GEMM is up to 1.3x faster on CPU (bf16 1536 x 576: 90 against 119 µs, hot in cache)
+        return torch.mm(w, a.t() if a.dtype == w.dtype else a.t().to(w.dtype)).float()
 
     def dora_norm(self) -> torch.Tensor:
-        """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3)."""
-        with torch.no_grad():
-            (a, b, _), s = self._adapter_tensors(), self.scaling
+        """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3). Autocast off: it is called
+        inside the model's policy region, which would run its products in the compute dtype."""
+        (a, b, _), s = self._adapter_tensors(), self.scaling
+        with torch.no_grad(), lean.no_autocast(a):
             # ‖W_i + s·(BA)_i‖² = ‖W_i‖² + 2s·B_i·[(W·Aᵀ)_i + (s/2)·B_i·(A·Aᵀ)], in as few ops as it takes
-            inner = torch.addmm(self.weight_times_A(), b, a @ a.T, alpha=s / 2)
+            inner = self.weight_times_A().addmm_(b, a @ a.T, alpha=s / 2)
             sq = torch.linalg.vecdot(b, inner).mul_(2 * s).add_(self.weight_sq_norm)
             return sq.clamp_min_(DORA_EPS * DORA_EPS).sqrt_()
 
@@ -225,12 +229,15 @@ class LoraLinear(nn.Module):
 
     # ---- merge ----------------------------------------------------------------------------------------------
     def merged_weight(self) -> torch.Tensor:
-        """The folded weight in fp32: W + s·BA (LoRA) or g ⊙ (W + s·BA) (DoRA)."""
-        w = quant.dense_weight(self.base_layer)
-        w = w + self.scaling * (self.lora_B.weight.detach().float() @ self.lora_A.weight.detach().float())
-        if self.dora:
-            norm = w.norm(dim=1).clamp_min(DORA_EPS)
-            w = w * (self.lora_magnitude_vector.detach().float() / norm).unsqueeze(1)
+        """The folded weight in fp32: W + s·BA (LoRA) or g ⊙ (W + s·BA) (DoRA); fp32 inside a caller's autocast
+        region too."""
+        b = self.lora_B.weight.detach().float()
+        with lean.no_autocast(b):
+            w = quant.dense_weight(self.base_layer)
+            w = w + self.scaling * (b @ self.lora_A.weight.detach().float())
+            if self.dora:
+                norm = w.norm(dim=1).clamp_min(DORA_EPS)
+                w = w * (self.lora_magnitude_vector.detach().float() / norm).unsqueeze(1)
         return w
 
     def extra_repr(self) -> str:
