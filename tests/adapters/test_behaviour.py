@@ -56,6 +56,36 @@ def test_unmerge_is_exact_for_fp32_storage(base_fp32, ids):
                 torch.testing.assert_close(p, weights[n], rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("method", ["lora", "dora"])
+def test_merge_and_unmerge_inside_a_callers_autocast_region_are_fp32(base_fp32, method):
+    """A bf16 autocast region around merge/unmerge must not re-type their B·A: the same bits as outside one."""
+    outside = amplora.apply(copy.deepcopy(base_fp32), method=method, r=4, precision="fp32")
+    perturb_adapters(outside)
+    inside = copy.deepcopy(outside)
+    amplora.merge(outside, keep_adapters=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        amplora.merge(inside, keep_adapters=True)
+    def base_weights(m):
+        return {n: p.detach().clone() for n, p in m.named_parameters() if "base_layer" in n}
+    merged_in, merged_out = base_weights(inside), base_weights(outside)
+    assert all(torch.equal(merged_in[n], merged_out[n]) for n in merged_out)
+    amplora.unmerge(outside)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        amplora.unmerge(inside)
+    assert all(torch.equal(p, base_weights(outside)[n]) for n, p in base_weights(inside).items())
+    plain = amplora.merge(copy.deepcopy(inside))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        plain_in = amplora.merge(inside)
+    assert all(torch.equal(p, dict(plain.named_parameters())[n]) for n, p in plain_in.named_parameters())
+
+
+def test_pissa_init_inside_a_callers_autocast_region_is_fp32(base_fp32):
+    outside = amplora.apply(copy.deepcopy(base_fp32), init="pissa", r=4, alpha=8, precision="fp32")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = amplora.apply(copy.deepcopy(base_fp32), init="pissa", r=4, alpha=8, precision="fp32")
+    assert all(torch.equal(p, dict(outside.named_parameters())[n]) for n, p in inside.named_parameters())
+
+
 def test_unmerge_refused_where_not_exact(base_fp32):
     for kwargs in (dict(precision="bf16-true"), dict(precision="fp32", quantize="nf4")):
         model = amplora.apply(copy.deepcopy(base_fp32), r=4, **kwargs)

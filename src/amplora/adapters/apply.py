@@ -79,11 +79,12 @@ def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) ->
     """PiSSA: top-r singular triplets go to the adapter, the residual stays in the base.
     The SVD runs in fp32 whatever the model dtype: CPU has no half-precision SVD kernels (failure S003)."""
     w = quant.dense_weight(base)
-    u, s, vh = torch.linalg.svd(w, full_matrices=False)
-    root = (s[:r] / scaling).sqrt()
-    b = u[:, :r] * root
-    a = root.unsqueeze(1) * vh[:r]
-    base.weight.data = (w - scaling * (b @ a)).to(storage)
+    with lean.no_autocast(w):  # a caller's autocast region would run b @ a in its half dtype
+        u, s, vh = torch.linalg.svd(w, full_matrices=False)
+        root = (s[:r] / scaling).sqrt()
+        b = u[:, :r] * root
+        a = root.unsqueeze(1) * vh[:r]
+        base.weight.data = (w - scaling * (b @ a)).to(storage)
     return a, b
 
 

@@ -20,6 +20,17 @@ def merge(model: nn.Module, keep_adapters: bool = False) -> nn.Module:
     layers = lora_layers(model)
     if not layers:
         raise AmploraError("model has no amplora adapters to merge")
+    with _fp32_math(layers):
+        return _merge(model, layers, keep_adapters)
+
+
+def _fp32_math(layers: dict):
+    """Autocast off for the fold: inside a caller's region B·A would run in its half-precision dtype, and unmerge
+    would no longer undo merge."""
+    return lean.no_autocast(next(iter(layers.values())).lora_B.weight)
+
+
+def _merge(model: nn.Module, layers: dict, keep_adapters: bool) -> nn.Module:
     policy = boundary.policy_of(model)
     storage = policy.storage if policy is not None else torch.float32
     if keep_adapters:
@@ -69,6 +80,12 @@ def unmerge(model: nn.Module) -> nn.Module:
     layers = lora_layers(model)
     if not layers:
         raise AmploraError("model has no amplora adapters to unmerge")
+    with _fp32_math(layers):
+        _unmerge(layers)
+    return model
+
+
+def _unmerge(layers: dict) -> None:
     for layer in layers.values():
         if not layer.merged:
             continue
@@ -79,7 +96,6 @@ def unmerge(model: nn.Module) -> nn.Module:
         layer.base_layer.weight.data.copy_(w)
         layer.merged = False
         layer.refresh_weight_norm()
-    return model
 
 
 def _drop_quantization_flags(model: nn.Module) -> None:
