@@ -51,10 +51,19 @@ def run_worker(config: str, dtype: str, args, count_flops: bool = True) -> dict:
     return _worker(cmd, f"{config}/{dtype}")[-1]
 
 
-def run_interleaved(configs: list[str], dtype: str, args) -> dict:
-    """Step times of every config taken round-robin in one process (speed_worker.py --interleave)."""
+# glibc never maps fresh pages for a step once its heap has grown: every block comes from the heap (no mmap) and
+# freed memory is never handed back (no trim). Each step's fresh pages otherwise cost page faults, about 1 GB a step
+# here, most of it the loss's fp32 logits (bench/README.md); this takes their cost out of the times.
+STEADY_HEAP = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
+
+
+def run_interleaved(configs: list[str], dtype: str, args, steady_heap: bool = False) -> dict:
+    """Step times of every config taken round-robin in one process (speed_worker.py --interleave); with
+    steady_heap, under glibc settings that keep every freed page for reuse (STEADY_HEAP)."""
     cmd = worker_cmd(",".join(configs), dtype, args, args.steps * args.rounds) + ["--interleave"]
-    return {r["config"]: r for r in _worker(cmd, f"interleaved/{dtype}")}
+    env = dict(os.environ, GLIBC_TUNABLES=STEADY_HEAP) if steady_heap else None
+    what = f"interleaved/{dtype}" + (" (steady heap)" if steady_heap else "")
+    return {r["config"]: r for r in _worker(cmd, what, env)}
 
 
 def worker_cmd(config: str, dtype: str, args, steps: int) -> list[str]:
@@ -69,8 +78,8 @@ class OutOfMemory(Exception):
     """A config's process ran out of device or host memory: its row says so and the run goes on."""
 
 
-def _worker(cmd: list[str], what: str) -> list[dict]:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+def _worker(cmd: list[str], what: str, env: dict | None = None) -> list[dict]:
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0 and ("OutOfMemoryError" in proc.stderr or "can't allocate memory" in proc.stderr):
         raise OutOfMemory(what)
     if proc.returncode != 0:
@@ -167,6 +176,9 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
         own = r["process_step_s"] / floor["process_step_s"] if "process_step_s" in r and "process_step_s" in floor \
             else None
         timing_text += f", {own:.3f}× in its own process" if own else ""
+        steady = r["steady_step_s"] / floor["steady_step_s"] if "steady_step_s" in r and "steady_step_s" in floor \
+            else None
+        timing_text += f", {steady:.3f}× with a steady heap" if steady else ""
         m = r[mem] / floor[mem]
         live = live_ratio(r, floor)
         live_text = f", live {live:.2f}×" if live else ""
@@ -174,9 +186,20 @@ def goal_lines(rows: dict, cuda: bool) -> list[str]:
         live_text += f", tensors {tens:.2f}×" if tens else ""
         met = m <= 1 and (live is None or live <= 1)
         out.append(f"- {dtype} {config}: step {wall:.3f}× floor wall{timing_text}, {cpu:.3f}× CPU time (goal ≤ {goal}: "
-                   f"{verdict(goal, wall, cpu, own)}); peak memory {m:.2f}× floor by "
+                   f"{verdict(goal, wall, cpu, own, steady)}); peak memory {m:.2f}× floor by "
                    f"{'GPU allocator' if cuda else 'RSS'}"
                    f"{live_text} (goal ≤ 1: {'met' if met else 'missed'})")
+    return out
+
+
+def fault_lines(rows: dict) -> list[str]:
+    """Fresh pages a step faulted in and the system time it took, per config (own processes; CPU only)."""
+    out = []
+    for dtype in dict.fromkeys(d for d, _ in rows):
+        parts = [f"{c} {r['faults_per_step'] / 1e3:.0f} K ({r['sys_s']:.2f} s)" for (d, c), r in rows.items()
+                 if d == dtype and "faults_per_step" in r and r.get("sys_s") is not None]
+        if parts:
+            out.append(f"- {dtype} page faults per step (system time), each config in its own process: " + ", ".join(parts))
     return out
 
 
@@ -209,6 +232,9 @@ def main(argv=None) -> None:
     ap.add_argument("--narrow", action="store_true",
                     help="SmolLM2-135M's layout at width 64 with random weights: a step costs the host's per-op work "
                     "(Python, dispatch) and next to no arithmetic, a CPU stand-in for a launch-bound GPU step")
+    ap.add_argument("--steady-heap", action="store_true",
+                    help="time the configs once more, round-robin in one process under glibc settings that keep every "
+                    "freed page for reuse: step times without the cost of faulting in fresh pages (bench/README.md)")
     ap.add_argument("--json", type=Path, help="write the raw results here")
     args = ap.parse_args(argv)
     if args.quick:
@@ -261,6 +287,19 @@ def main(argv=None) -> None:
                 row["interleaved"] = True  # the i-th step of every config was taken in the same round
                 print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
                       f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
+    if args.steady_heap and not cuda:
+        for dtype in dtypes:
+            fits = [c for c in configs if (dtype, c) not in oom]
+            try:
+                timed = run_interleaved(fits, dtype, args, steady_heap=True) if fits else {}
+            except OutOfMemory:  # a heap that never shrinks holds more: the other measures stand
+                print(f"  steady heap {dtype:>4}: out of memory", file=sys.stderr, flush=True)
+                timed = {}
+            for config, t in timed.items():
+                rows[(dtype, config)].update(steady_step_s=t["step_s"], steady_times=t["times"],
+                                             steady_faults_per_step=t.get("faults_per_step"))
+                print(f"  steady heap {dtype:>4} {config:<22} {t['step_s']:.3f} s/step, "
+                      f"{t.get('faults_per_step', 0):.0f} faults/step", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
 
     cpu = platform.processor() or platform.machine()
@@ -284,7 +323,7 @@ def main(argv=None) -> None:
     print("GEMM peak: " + ", ".join(f"{d} {p:.0f} GFLOP/s" for d, p in peaks.items()) + "\n")
     print(table(rows, peaks, args))
     print()
-    print("\n".join(goal_lines(rows, cuda)))
+    print("\n".join(goal_lines(rows, cuda) + ([] if cuda else fault_lines(rows))))
     if args.json:
         args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "gemm_peak": peaks,
                                          "load": [load0, load1], "rows": [v for v in rows.values()]}, indent=1))

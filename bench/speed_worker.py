@@ -245,15 +245,19 @@ def tensor_peak(step) -> float:
     return (sum(storages.values()) + top) / 2**30
 
 
-def timed(step, cuda: bool) -> tuple[float, float, float]:
-    """(loss, wall seconds, CPU seconds of this process) of one step."""
+def timed(step, cuda: bool) -> tuple[float, float, float, int, float]:
+    """(loss, wall seconds, CPU seconds of this process, page faults, system seconds) of one step. The faults are
+    fresh pages the kernel mapped in (minor faults); their handling is most of the system time."""
     import torch
 
     if cuda:
         torch.cuda.synchronize()
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0, c0 = time.perf_counter(), time.process_time()
     loss = step()
-    return loss, time.perf_counter() - t0, time.process_time() - c0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return loss, wall, cpu, r1.ru_minflt - r0.ru_minflt, r1.ru_stime - r0.ru_stime
 
 
 def interleaved(configs: list[str], args, dtype, device) -> None:
@@ -266,16 +270,19 @@ def interleaved(configs: list[str], args, dtype, device) -> None:
             steps[c]()
     times: dict = {c: [] for c in configs}
     cpu_times: dict = {c: [] for c in configs}
+    faults: dict = {c: [] for c in configs}
     for i in range(args.steps):
         k = i % len(configs)
         for c in configs[k:] + configs[:k]:
-            _, wall, cpu = timed(steps[c], device.type == "cuda")
+            _, wall, cpu, fault, _ = timed(steps[c], device.type == "cuda")
             times[c].append(wall)
             cpu_times[c].append(cpu)
+            faults[c].append(fault)
     for c in configs:
         median = statistics.median(times[c])
         print(json.dumps({"config": c, "dtype": args.dtype, "mode": "interleaved", "step_s": median,
                           "times": times[c], "cpu_s": statistics.median(cpu_times[c]), "cpu_times": cpu_times[c],
+                          "faults_per_step": statistics.median(faults[c]),
                           "tokens_per_s": args.batch * args.seq / median, "loadavg": os.getloadavg()[0]}),
               flush=True)
 
@@ -300,12 +307,14 @@ def main(argv=None) -> None:
         torch.cuda.reset_peak_memory_stats()
     setup_rss = rss_gb("VmRSS")
     reset_ok = reset_peak_rss()
-    times, cpu_times = [], []
+    times, cpu_times, faults, sys_times = [], [], [], []
     for _ in range(args.steps):
-        loss, wall, cpu = timed(step, cuda)
+        loss, wall, cpu, fault, sys_s = timed(step, cuda)
         losses.append(loss)
         times.append(wall)
         cpu_times.append(cpu)  # CPU seconds of this process: steadier on a shared machine
+        faults.append(fault)
+        sys_times.append(sys_s)
     step_peak = rss_gb("VmHWM") if reset_ok else float("nan")
     lifetime_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
     live_peak = float("nan")
@@ -330,6 +339,7 @@ def main(argv=None) -> None:
         "config": configs[0], "dtype": args.dtype, "device": args.device, "threads": torch.get_num_threads(),
         "step_s": median, "times": times, "cpu_s": statistics.median(cpu_times), "cpu_times": cpu_times,
         "tokens_per_s": args.batch * args.seq / median,
+        "faults_per_step": statistics.median(faults), "sys_s": statistics.median(sys_times),
         # peak over the timed steps (the mark is reset after warmup), else over the whole process
         "peak_rss_gb": step_peak if reset_ok else lifetime_peak, "peak_rss_lifetime_gb": lifetime_peak,
         "peak_live_gb": live_peak, "peak_tensors_gb": tensors,
