@@ -7,6 +7,7 @@
 Each (dtype, config) runs in its own process (bench/speed_worker.py) so its peak RSS is its own. Step times come
 from one more process per dtype that holds every config and takes their steps round-robin, so a shared machine's
 drift hits every config alike (`--timing process` uses the per-config processes' own times instead).
+`--steady-heap` times them once more without the cost of faulting in fresh pages (see bench/README.md).
 Prints a markdown table; `--json FILE` keeps the raw results. See bench/README.md.
 """
 from __future__ import annotations
