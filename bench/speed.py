@@ -53,7 +53,7 @@ def run_worker(config: str, dtype: str, args, count_flops: bool = True) -> dict:
 
 
 # glibc never maps fresh pages for a step once its heap has grown: every block comes from the heap (no mmap) and
-# freed memory is never handed back (no trim). Each step's fresh pages otherwise cost page faults, about 1 GB a step
+# freed memory is never handed back (no trim). Each step's fresh pages otherwise cost page faults, 0.8-1.1 GB a step
 # here, most of it the loss's fp32 logits (bench/README.md); this takes their cost out of the times.
 STEADY_HEAP = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
 
