@@ -67,6 +67,22 @@ def run_interleaved(configs: list[str], dtype: str, args, steady_heap: bool = Fa
     return {r["config"]: r for r in _worker(cmd, what, env)}
 
 
+def round_robin(dtypes: list[str], configs: list[str], oom: set, args, steady_heap: bool = False) -> dict:
+    """{(dtype, config): its round-robin timing} for the configs that fit in their own process. A dtype whose shared
+    process runs out of memory (all configs at once need more than each alone) gets none: the other measures stand."""
+    out = {}
+    for dtype in dtypes:
+        fits = [c for c in configs if (dtype, c) not in oom]
+        try:
+            timed = run_interleaved(fits, dtype, args, steady_heap) if fits else {}
+        except OutOfMemory:
+            print(f"  {'steady heap' if steady_heap else 'interleaved'} {dtype:>4}: out of memory"
+                  + ("" if steady_heap else "; step times from each config's own process"), file=sys.stderr, flush=True)
+            continue
+        out.update({(dtype, c): t for c, t in timed.items()})
+    return out
+
+
 def worker_cmd(config: str, dtype: str, args, steps: int) -> list[str]:
     cmd = [sys.executable, str(HERE / "speed_worker.py"), "--config", config, "--dtype", dtype,
            "--device", args.device, "--batch", str(args.batch), "--seq", str(args.seq), "--r", str(args.r),
@@ -200,7 +216,8 @@ def fault_lines(rows: dict) -> list[str]:
         parts = [f"{c} {r['faults_per_step'] / 1e3:.0f} K ({r['sys_s']:.2f} s)" for (d, c), r in rows.items()
                  if d == dtype and "faults_per_step" in r and r.get("sys_s") is not None]
         if parts:
-            out.append(f"- {dtype} page faults per step (system time), each config in its own process: " + ", ".join(parts))
+            out.append(f"- {dtype} page faults per step (system time), each config in its own process: "
+                       + ", ".join(parts))
     return out
 
 
@@ -273,34 +290,19 @@ def main(argv=None) -> None:
                       f"{r['peak_rss_gb']:.2f} GB  load {r['loadavg']:.1f}", file=sys.stderr, flush=True)
     rows = {(d, c): {"oom": True} if (d, c) in oom else merge_rounds(rounds[(d, c)]) for d in dtypes for c in configs}
     if args.timing == "interleaved":
-        for dtype in dtypes:
-            fits = [c for c in configs if (dtype, c) not in oom]
-            try:
-                timed = run_interleaved(fits, dtype, args) if fits else {}
-            except OutOfMemory:  # all of them in one process need more than each alone: keep the processes' times
-                print(f"  interleaved {dtype:>4}: out of memory; step times from each config's own process",
-                      file=sys.stderr, flush=True)
-                timed = {}
-            for config, t in timed.items():
-                row = rows[(dtype, config)]
-                row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
-                row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
-                row["interleaved"] = True  # the i-th step of every config was taken in the same round
-                print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
-                      f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
+        for (dtype, config), t in round_robin(dtypes, configs, oom, args).items():
+            row = rows[(dtype, config)]
+            row["process_step_s"], row["process_cpu_s"] = row["step_s"], row["cpu_s"]  # kept in the JSON
+            row.update({k: t[k] for k in ("step_s", "times", "cpu_s", "cpu_times", "tokens_per_s")})
+            row["interleaved"] = True  # the i-th step of every config was taken in the same round
+            print(f"  interleaved {dtype:>4} {config:<22} {t['step_s']:.3f} s/step (own process: "
+                  f"{row['process_step_s']:.3f})", file=sys.stderr, flush=True)
     if args.steady_heap and not cuda:
-        for dtype in dtypes:
-            fits = [c for c in configs if (dtype, c) not in oom]
-            try:
-                timed = run_interleaved(fits, dtype, args, steady_heap=True) if fits else {}
-            except OutOfMemory:  # a heap that never shrinks holds more: the other measures stand
-                print(f"  steady heap {dtype:>4}: out of memory", file=sys.stderr, flush=True)
-                timed = {}
-            for config, t in timed.items():
-                rows[(dtype, config)].update(steady_step_s=t["step_s"], steady_times=t["times"],
-                                             steady_faults_per_step=t.get("faults_per_step"))
-                print(f"  steady heap {dtype:>4} {config:<22} {t['step_s']:.3f} s/step, "
-                      f"{t.get('faults_per_step', 0):.0f} faults/step", file=sys.stderr, flush=True)
+        for (dtype, config), t in round_robin(dtypes, configs, oom, args, steady_heap=True).items():
+            rows[(dtype, config)].update(steady_step_s=t["step_s"], steady_times=t["times"],
+                                         steady_faults_per_step=t.get("faults_per_step"))
+            print(f"  steady heap {dtype:>4} {config:<22} {t['step_s']:.3f} s/step, "
+                  f"{t.get('faults_per_step', 0):.0f} faults/step", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
 
     cpu = platform.processor() or platform.machine()
