@@ -72,18 +72,21 @@ def test_merge_and_unmerge_inside_a_callers_autocast_region_are_fp32(base_fp32, 
     amplora.unmerge(outside)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         amplora.unmerge(inside)
-    assert all(torch.equal(p, base_weights(outside)[n]) for n, p in base_weights(inside).items())
+    unmerged_out = base_weights(outside)
+    assert all(torch.equal(p, unmerged_out[n]) for n, p in base_weights(inside).items())
     plain = amplora.merge(copy.deepcopy(inside))
     with torch.autocast("cpu", dtype=torch.bfloat16):
         plain_in = amplora.merge(inside)
-    assert all(torch.equal(p, dict(plain.named_parameters())[n]) for n, p in plain_in.named_parameters())
+    plain_params = dict(plain.named_parameters())
+    assert all(torch.equal(p, plain_params[n]) for n, p in plain_in.named_parameters())
 
 
 def test_pissa_init_inside_a_callers_autocast_region_is_fp32(base_fp32):
     outside = amplora.apply(copy.deepcopy(base_fp32), init="pissa", r=4, alpha=8, precision="fp32")
     with torch.autocast("cpu", dtype=torch.bfloat16):
         inside = amplora.apply(copy.deepcopy(base_fp32), init="pissa", r=4, alpha=8, precision="fp32")
-    assert all(torch.equal(p, dict(outside.named_parameters())[n]) for n, p in inside.named_parameters())
+    outside_params = dict(outside.named_parameters())
+    assert all(torch.equal(p, outside_params[n]) for n, p in inside.named_parameters())
 
 
 def test_unmerge_refused_where_not_exact(base_fp32):

@@ -198,7 +198,8 @@ class LoraLinear(nn.Module):
         """DoRA: (the detached fp32 row norm, whether g has no zero, g = m / norm in the compute dtype), as
         kernels.Layer takes them. Computed once per state of the weights: the micro-batches of one optimizer step,
         the recompute of an activation-checkpointed forward and the no-grad cache (generate between steps) reuse
-        them instead of reading W again (W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on a 2-core CPU, hot in cache).
+        them instead of reading W again (W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on a 2-core
+        CPU, hot in cache).
         The zero check lets the node recover z from its output (y / g) instead of keeping a tokens × out copy;
         off the CPU it would synchronize once per layer and step, which serialized host and GPU on an H100 (bf16
         DoRA, 8x1024: 0.38 s/step against 0.24 keeping z), so z is kept there instead."""
