@@ -6,9 +6,9 @@ that an adapter config can reach at the rate this machine's GEMM libraries run t
 
 One process builds the floor and the config as bench/speed_worker.py does (same model, input, loss, optimizer).
 The floor's steps are timed without a profiler (median). The config's steps then run under torch.profiler, and
-each matmul (aten::mm / addmm / addmm_) is sorted by its shape (M×K times K×N):
-- "adapter": one of M, K, N is at most 3·r (a sibling group's stacked rank; the base layers' dims are all wider);
-- "base": the frozen layers and the LM head, which the floor runs too.
+each matmul (aten::mm / addmm / addmm_) is sorted by its shape (M×K times K×N) against one profiled floor step:
+- "base": as many GEMMs of each shape as the floor runs (the frozen layers and the LM head);
+- "adapter": every other one (the adapter's products, which have r, 2·r or 3·r columns or rows).
 For each kind: the self time summed over one step (the least over --reps steps), the GFLOPs and their rate. The
 adapter GEMMs' time over the floor's step is a lower bound on the config's ratio to the floor, before any other
 work the adapter adds; the line below it says what they would take at the base GEMMs' rate.
@@ -16,6 +16,7 @@ work the adapter adds; the line below it says what they would take at the base G
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import statistics
 import sys
@@ -37,26 +38,28 @@ def gemm_shape(name: str, shapes) -> tuple[int, int, int] | None:
     return a[0], a[1], b[1]
 
 
-def account(events, r: int) -> dict:
-    """{kind: [ms, GFLOP, calls]} over profiler events (name, input shapes, self time in µs)."""
+def account(gemms, base_shapes: collections.Counter) -> dict:
+    """{kind: [ms, GFLOP, calls]} over one step's GEMMs ((M, K, N), self time in µs): the first GEMMs of each shape,
+    up to the floor's count of that shape, are the base's."""
+    left = collections.Counter(base_shapes)
     out = {"adapter": [0.0, 0.0, 0], "base": [0.0, 0.0, 0]}
-    for name, shapes, self_us in events:
-        mkn = gemm_shape(name, shapes)
-        if mkn is None:
-            continue
-        acc = out["adapter" if min(mkn) <= 3 * r else "base"]
+    for mkn, self_us in gemms:
+        kind = "base" if left[mkn] > 0 else "adapter"
+        left[mkn] -= kind == "base"
+        acc = out[kind]
         acc[0] += self_us / 1e3
         acc[1] += 2 * mkn[0] * mkn[1] * mkn[2] / 1e9
         acc[2] += 1
     return out
 
 
-def profiled_step(step) -> list[tuple]:
+def profiled_gemms(step) -> list[tuple]:
+    """((M, K, N), self time in µs) of every matmul of one step."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         step()
-    return [(e.name, e.input_shapes, e.self_cpu_time_total) for e in prof.events() if e.name in GEMMS]
+    return [(gemm_shape(e.name, e.input_shapes), e.self_cpu_time_total) for e in prof.events() if e.name in GEMMS]
 
 
 def measure(args) -> dict:
@@ -77,6 +80,7 @@ def measure(args) -> dict:
     for step in (floor, config):
         for _ in range(args.warmup):
             step()
+    base_shapes = collections.Counter(mkn for mkn, _ in profiled_gemms(floor))
     times = []
     for _ in range(args.reps):
         t = time.perf_counter()
@@ -84,7 +88,7 @@ def measure(args) -> dict:
         times.append(time.perf_counter() - t)
     best: dict = {}
     for _ in range(args.reps):
-        for kind, (ms, gflop, calls) in account(profiled_step(config), args.r).items():
+        for kind, (ms, gflop, calls) in account(profiled_gemms(config), base_shapes).items():
             if kind not in best or ms < best[kind][0]:
                 best[kind] = [ms, gflop, calls]
     return {"floor_s": statistics.median(times), "floor_times": times, **best}
@@ -106,7 +110,7 @@ def report(res: dict, args) -> str:
     return "\n".join(rows)
 
 
-def main(argv=None) -> None:
+def parse(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="amplora-lora", help="an adapter config of bench/speed_worker.py")
     ap.add_argument("--dtype", default="fp32", choices=("fp32", "bf16"))
@@ -122,6 +126,11 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.config == "floor":
         ap.error("--config: an adapter config; the floor is measured anyway")
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse(argv)
     if args.steady_heap and os.environ.get("GLIBC_TUNABLES") != STEADY_HEAP:  # glibc reads it at start only
         cmd = [sys.executable, str(Path(__file__).resolve()), *(sys.argv[1:] if argv is None else argv)]
         os.execve(sys.executable, cmd, {**os.environ, "GLIBC_TUNABLES": STEADY_HEAP})

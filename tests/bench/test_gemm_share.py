@@ -3,6 +3,7 @@ step of SmolLM2's layout at width 64, whose GEMM counts follow from the adapter 
 from __future__ import annotations
 
 import importlib.util
+from collections import Counter
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("bench_gemm_share", Path(__file__).parents[2] / "bench" / "gemm_share.py")
@@ -16,13 +17,12 @@ def test_shapes_are_read_from_mm_and_addmm_inputs():
     assert gemm_share.gemm_shape("aten::mul", [[4, 4], [4, 4]]) is None
 
 
-def test_account_sorts_by_the_stacked_rank():
-    events = [("aten::mm", [[1024, 576], [576, 48]], 100.0),  # a q/k/v group's x·[A_q; A_k; A_v]ᵀ at r=16
-              ("aten::mm", [[1024, 576], [576, 192]], 1000.0),  # k_proj's base GEMM
-              ("aten::add", [[4], [4]], 5.0)]
-    acc = gemm_share.account(events, r=16)
-    assert acc["adapter"][2] == 1 and acc["base"][2] == 1
-    assert abs(acc["adapter"][0] - 0.1) < 1e-9 and abs(acc["base"][1] - 2 * 1024 * 576 * 192 / 1e9) < 1e-12
+def test_account_counts_as_base_only_as_many_of_a_shape_as_the_floor_runs():
+    kv = (1024, 576, 192)  # k_proj's and v_proj's base GEMM; at r=64 a q/k/v group's x·[A_q; A_k; A_v]ᵀ too
+    gemms = [(kv, 1000.0), (kv, 1000.0), (kv, 100.0), ((1024, 576, 16), 50.0)]
+    acc = gemm_share.account(gemms, Counter({kv: 2}))
+    assert acc["base"][2] == 2 and acc["adapter"][2] == 2
+    assert abs(acc["adapter"][0] - 0.15) < 1e-9 and abs(acc["base"][1] - 2 * 2 * 1024 * 576 * 192 / 1e9) < 1e-12
 
 
 def test_a_real_step_has_the_node_structure_gemm_counts():
@@ -30,10 +30,7 @@ def test_a_real_step_has_the_node_structure_gemm_counts():
     forward one x·Aᵀ per node and one h·Bᵀ per layer (4 + 7); backward gz·B and ∂B per layer (7 + 7), then one
     gh·A into the input gradient and one ∂A per node (4 + 4). The base runs 14 (forward and input gradient of 7
     layers), plus the LM head's 2."""
-    import argparse
-
-    ns = argparse.Namespace(config="amplora-lora", dtype="fp32", batch=2, seq=16, r=2, reps=1, warmup=1, threads=0,
-                            steady_heap=False, random_init=False, narrow=True)
+    ns = gemm_share.parse(["--narrow", "--batch", "2", "--seq", "16", "--r", "2", "--reps", "1", "--warmup", "1"])
     res = gemm_share.measure(ns)
     assert res["adapter"][2] == 30 * 33
     assert res["base"][2] == 30 * 14 + 2
