@@ -20,7 +20,6 @@ import collections
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -81,11 +80,7 @@ def measure(args) -> dict:
         for _ in range(args.warmup):
             step()
     base_shapes = collections.Counter(mkn for mkn, _ in profiled_gemms(floor))
-    times = []
-    for _ in range(args.reps):
-        t = time.perf_counter()
-        floor()
-        times.append(time.perf_counter() - t)
+    times = [speed_worker.timed(floor, cuda=False)[1] for _ in range(args.reps)]  # wall seconds
     best: dict = {}
     for _ in range(args.reps):
         for kind, (ms, gflop, calls) in account(profiled_gemms(config), base_shapes).items():
