@@ -2,24 +2,28 @@
 
     model = amplora.apply(model, method="dora", precision="bf16-true")   # no autocast blocks in user code
     amplora.save_adapter(model, "out/adapter")                            # PEFT-loadable
+
+Importing amplora changes nothing in the process (no environment variables, no global hooks) and loads torch only
+when a name below is first used.
 """
+from amplora.errors import AmploraError
+
 __version__ = "0.1.0"
 
-import os  # noqa: E402
+_FROM = {
+    "amplora.adapters": ("AdapterConfig", "LoraLinear", "adapter_config", "adapter_state_dict", "apply",
+                         "load_adapter", "lora_layers", "merge", "policy_of", "precision_scope", "read_adapter",
+                         "save_adapter", "trainable_parameters", "unmerge"),
+    "amplora.precision": ("PRESETS", "Precision", "PrecisionError", "resolve"),
+}
+_WHERE = {name: module for module, names in _FROM.items() for name in names}
 
-# Before torch loads its OpenMP runtime: idle threads sleep instead of spinning. On a shared CPU, spinning
-# threads slowed training steps 5-10x (4 s -> 30-47 s measured); on a quiet machine it costs nothing.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+__all__ = sorted(["AmploraError", *_WHERE])
 
-from amplora.adapters import (  # noqa: E402
-    AdapterConfig, LoraLinear, adapter_config, adapter_state_dict, apply, load_adapter, lora_layers, merge,
-    policy_of, precision_scope, read_adapter, save_adapter, trainable_parameters, unmerge,
-)
-from amplora.errors import AmploraError  # noqa: E402
-from amplora.precision import PRESETS, Precision, PrecisionError, resolve  # noqa: E402
 
-__all__ = [
-    "AdapterConfig", "AmploraError", "LoraLinear", "PRESETS", "Precision", "PrecisionError", "adapter_config",
-    "adapter_state_dict", "apply", "load_adapter", "lora_layers", "merge", "policy_of", "precision_scope",
-    "read_adapter", "resolve", "save_adapter", "trainable_parameters", "unmerge",
-]
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'amplora' has no attribute {name!r}")

@@ -1,7 +1,9 @@
 import os
 import sys
 
-from amplora.cli import main
+from amplora.cli import main, set_process_env
+
+set_process_env()  # before torchrun's error handler below imports torch
 
 UNDER_TORCHRUN = "TORCHELASTIC_RUN_ID" in os.environ
 
