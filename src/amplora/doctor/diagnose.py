@@ -6,44 +6,15 @@ off-dtype activation, the custom autograd.Function whose backward wrote into a w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import torch
-from torch import nn
 
 from amplora.doctor import kb
 from amplora.doctor.capture import Capture, FrameFacts, find_capture, scan_frames, traceback_frames
 from amplora.doctor.fault import Operand, PrecisionFault
 from amplora.doctor.naming import Namer, owner_path
+from amplora.doctor.rules import apply_rules
+from amplora.doctor.scene import Scene
 from amplora.precision import dtype_name
-
-
-@dataclass
-class Scene:
-    """Everything the rules may look at."""
-
-    exc: BaseException
-    message: str
-    entry: kb.Entry
-    facts: FrameFacts
-    phase: str
-    namer: Namer
-    recorder: object = None
-    cap: Capture | None = None
-    module: nn.Module | None = None
-    module_path: str | None = None
-    tensors: list[tuple[str, torch.Tensor]] = field(default_factory=list)
-    operands: list[Operand] = field(default_factory=list)
-    producers: dict = field(default_factory=dict)    # operand index -> producing module
-    params: dict = field(default_factory=dict)       # operand index -> parameter name
-
-    @property
-    def autocast(self) -> dict:
-        return self.cap.autocast if self.cap else {}
-
-    @property
-    def op(self) -> str | None:
-        return self.cap.op if self.cap else None
 
 
 def frame_tensors(frame) -> list[tuple[str, torch.Tensor]]:
@@ -140,7 +111,6 @@ def build_scene(exc: BaseException, *, recorder=None, model=None) -> Scene | Non
 def diagnose(exc: BaseException, *, recorder=None, model=None,
              fault_cls: type[PrecisionFault] = PrecisionFault) -> PrecisionFault | None:
     """A PrecisionFault for `exc`, or None when `exc` is not a dtype/device fault (or cannot be diagnosed)."""
-    from amplora.doctor.rules import apply_rules
 
     try:
         scene = build_scene(exc, recorder=recorder, model=model)

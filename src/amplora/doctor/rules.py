@@ -5,7 +5,7 @@ from collections import Counter
 
 import torch
 
-from amplora.doctor.diagnose import Scene
+from amplora.doctor.scene import Scene
 from amplora.doctor.naming import (adapted_layer, dominant_dtype, float_params, leaf_params, owner_path,
                                    param_dtypes)
 from amplora.precision import dtype_name
