@@ -1,0 +1,91 @@
+"""Well-formedness of the real-world corpus (tests/doctor/corpus/world.jsonl). Checks the data only, not how the
+doctor scores on it (that threshold test comes with the rules)."""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+import pytest
+
+from . import world_corpus as wc
+
+
+@pytest.fixture(scope="module")
+def records():
+    return wc.load()
+
+
+def test_every_line_is_a_record_with_the_fields(records):
+    with open(wc.CORPUS, encoding="utf-8") as f:
+        lines = [ln for ln in f if ln.strip()]
+    assert len(lines) == len(records)
+    for r in records:
+        assert set(r) == set(wc.FIELDS), r.get("id")
+        for k in wc.FIELDS:
+            if k != "must_say":
+                assert isinstance(r[k], str) and r[k].strip(), (r["id"], k)
+        assert r["kind"] in wc.KINDS, r["id"]
+        assert r["split"] in wc.SPLITS, r["id"]
+        assert r["backend"] in wc.BACKENDS, r["id"]
+    json.dumps(records)  # round-trips
+
+
+def test_ids_unique_and_texts_distinct(records):
+    ids = [r["id"] for r in records]
+    assert len(set(ids)) == len(ids)
+    assert all(i.startswith("w") and i[1:].isdigit() for i in ids)
+    texts = Counter(r["text"].strip() for r in records)
+    assert [t for t, n in texts.items() if n > 1] == []
+
+
+def test_must_say(records):
+    for r in records:
+        ms = r["must_say"]
+        assert isinstance(ms, list), r["id"]
+        if r["kind"] == "reject":
+            assert ms == [], r["id"]
+            continue
+        assert ms, f"{r['id']}: a fault needs must_say groups"
+        for group in ms:
+            assert isinstance(group, list) and group, r["id"]
+            assert all(isinstance(p, str) and p.strip() and p == p.lower() for p in group), (r["id"], group)
+
+
+def test_size_projects_and_reject_share(records):
+    assert len(records) >= 170
+    assert len({r["project"] for r in records}) >= 12
+    rejects = sum(r["kind"] == "reject" for r in records)
+    assert rejects / len(records) >= 0.25
+    backends = {r["backend"] for r in records}
+    assert {"cuda", "cpu", "mps", "onnx"} <= backends
+    assert backends & {"bnb", "awq", "gptq"}
+
+
+def test_split_sizes(records):
+    held = [r for r in records if r["split"] == "heldout"]
+    assert len(held) >= 40
+    kinds = Counter(r["kind"] for r in held)
+    assert kinds["fault"] >= 20 and kinds["reject"] >= 10
+    assert len({r["project"] for r in held}) >= 12
+    assert sum(r["split"] == "dev" for r in records) >= 100
+
+
+def test_split_follows_the_recorded_rule(records):
+    assert wc.assign_splits(records) == {r["id"]: r["split"] for r in records}
+
+
+def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
+    splits, kinds = defaultdict(set), defaultdict(set)
+    for r in records:
+        splits[r["group"]].add(r["split"])
+        kinds[r["group"]].add(r["kind"])
+    assert [g for g, s in splits.items() if len(s) > 1] == []
+    assert [g for g, k in kinds.items() if len(k) > 1] == []
+
+
+def test_load_filters_by_split(records):
+    dev, held = wc.load("dev"), wc.load("heldout")
+    assert len(dev) + len(held) == len(records)
+    assert {r["split"] for r in dev} == {"dev"}
+    with pytest.raises(ValueError):
+        wc.load("test")

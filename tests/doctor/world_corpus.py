@@ -1,0 +1,150 @@
+"""The real-world corpus (tests/doctor/corpus/world.jsonl): error texts users pasted into issue threads, scored
+against `amplora explain`.
+
+A fault is *right* when `explain(text)` recognises it and the explanation (title + cause + fix, lower-cased) holds
+at least one phrase of every `must_say` group; *partly* when it is recognised but a group is missing; *wrong* when
+it is not recognised. A reject is *correctly rejected* when `explain(text).recognized` is False, a *false diagnosis*
+otherwise.
+
+    PYTHONPATH=src python tests/doctor/world_corpus.py            # dev split (default)
+    PYTHONPATH=src python tests/doctor/world_corpus.py -v         # ... and every miss, grouped by message group
+    PYTHONPATH=src python tests/doctor/world_corpus.py --counts   # corpus make-up per project / backend (no scoring)
+    PYTHONPATH=src python tests/doctor/world_corpus.py --heldout  # held-out split: only once the rules are written
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
+
+FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
+KINDS = ("fault", "reject")
+SPLITS = ("dev", "heldout")
+BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "any")
+
+# The split rule (fixed before any rule was written or any text scored): per kind, message groups are ordered by
+# sha256(SALT + ":" + group); groups go to held-out in that order until held-out holds >= HELDOUT_SHARE of that kind's
+# texts. Texts of one group (the same key error line) therefore never straddle the split.
+SALT = "amplora-world-corpus"
+HELDOUT_SHARE = 0.30
+
+
+def _group_hash(group: str) -> str:
+    return hashlib.sha256(f"{SALT}:{group}".encode()).hexdigest()
+
+
+def assign_splits(records: list[dict]) -> dict[str, str]:
+    """id -> 'dev' | 'heldout' by the split rule above."""
+    by_id: dict[str, str] = {}
+    for kind in KINDS:
+        sizes: Counter = Counter(r["group"] for r in records if r["kind"] == kind)
+        total, taken, held = sum(sizes.values()), 0, set()
+        for group in sorted(sizes, key=_group_hash):
+            if taken >= HELDOUT_SHARE * total:
+                break
+            held.add(group)
+            taken += sizes[group]
+        for r in records:
+            if r["kind"] == kind:
+                by_id[r["id"]] = "heldout" if r["group"] in held else "dev"
+    return by_id
+
+
+def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
+    """All records, or those of one split ('dev' / 'heldout')."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS} or None, not {split!r}")
+    with open(path, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return [r for r in records if split is None or r["split"] == split]
+
+
+def answer_text(expl) -> str:
+    return " ".join((expl.title, expl.cause, expl.fix)).lower()
+
+
+def judge(record: dict) -> dict:
+    """One record's verdict: 'right' / 'partly' / 'wrong' for faults, 'rejected' / 'false_diagnosis' for rejects."""
+    from amplora.doctor.explain import explain
+
+    expl = explain(record["text"])
+    out = dict(id=record["id"], group=record["group"], kind=record["kind"], key=expl.key, missing=[])
+    if record["kind"] == "reject":
+        out["verdict"] = "false_diagnosis" if expl.recognized else "rejected"
+        return out
+    if not expl.recognized:
+        out["verdict"] = "wrong"
+        return out
+    said = answer_text(expl)
+    out["missing"] = [g for g in record["must_say"] if not any(p.lower() in said for p in g)]
+    out["verdict"] = "partly" if out["missing"] else "right"
+    return out
+
+
+def score(records: list[dict]) -> dict:
+    """Counts of verdicts plus the per-record verdicts."""
+    results = [judge(r) for r in records]
+    counts = Counter(x["verdict"] for x in results)
+    faults = sum(1 for r in records if r["kind"] == "fault")
+    rejects = len(records) - faults
+    return dict(
+        faults=faults, right=counts["right"], partly=counts["partly"], wrong=counts["wrong"],
+        rejects=rejects, rejected=counts["rejected"], false_diagnoses=counts["false_diagnosis"],
+        fault_accuracy=counts["right"] / faults if faults else None,
+        results=results,
+    )
+
+
+def counts_table(records: list[dict]) -> str:
+    """Markdown tables of the corpus make-up: kind x split, backends, projects."""
+    lines = ["| split | faults | rejects | total |", "| --- | --- | --- | --- |"]
+    for split in (*SPLITS, None):
+        rs = [r for r in records if split is None or r["split"] == split]
+        n_f = sum(r["kind"] == "fault" for r in rs)
+        lines.append(f"| {split or 'all'} | {n_f} | {len(rs) - n_f} | {len(rs)} |")
+    lines += ["", "| backend | faults | rejects | dev | heldout |", "| --- | --- | --- | --- | --- |"]
+    by_backend = defaultdict(list)
+    for r in records:
+        by_backend[r["backend"]].append(r)
+    for b in sorted(by_backend, key=lambda b: -len(by_backend[b])):
+        rs = by_backend[b]
+        lines.append(f"| {b} | {sum(r['kind'] == 'fault' for r in rs)} | {sum(r['kind'] == 'reject' for r in rs)} | "
+                     f"{sum(r['split'] == 'dev' for r in rs)} | {sum(r['split'] == 'heldout' for r in rs)} |")
+    projects = Counter(r["project"] for r in records)
+    lines += ["", f"{len(projects)} projects; those with 2 or more texts:", ""]
+    lines.append(", ".join(f"{p} {n}" for p, n in projects.most_common() if n > 1))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--heldout", action="store_true", help="score the held-out split (only once rules are final)")
+    ap.add_argument("--counts", action="store_true", help="print the corpus make-up and exit (no scoring)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = ap.parse_args(argv)
+    if args.counts:
+        print(counts_table(load()))
+        return 0
+    split = "heldout" if args.heldout else "dev"
+    s = score(load(split))
+    print(f"{split}: faults {s['right']}/{s['faults']} right, {s['partly']} partly (recognised, a must_say group "
+          f"missing), {s['wrong']} unrecognised; rejects {s['rejected']}/{s['rejects']} rejected, "
+          f"{s['false_diagnoses']} false diagnoses")
+    if args.verbose:
+        misses = defaultdict(list)
+        for x in s["results"]:
+            if x["verdict"] not in ("right", "rejected"):
+                misses[(x["verdict"], x["group"])].append(x)
+        for (verdict, group), xs in sorted(misses.items()):
+            extra = f" key={xs[0]['key']} missing={xs[0]['missing']}" if verdict == "partly" else (
+                f" key={xs[0]['key']}" if verdict == "false_diagnosis" else "")
+            print(f"  {verdict:15} {group:40} {' '.join(x['id'] for x in xs)}{extra}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
