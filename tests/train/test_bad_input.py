@@ -31,7 +31,7 @@ CASES = {
     "unknown_device": (lambda d: ["--device", "cuda:7"], "device 'cuda:7'"),
     "targets_match_nothing": (lambda d: ["--targets", "nothing_like_this"], "matched no Linear module"),
     "max_length_too_small": (lambda d: ["--max-length", "8"], "no example kept an answer token"),
-    "bad_number": (lambda d: ["--lr", "-1"], "lr and max_grad_norm must be positive"),
+    "bad_number": (lambda d: ["--lr", "-1"], "lr must be greater than 0, got -1 (flags)"),
 }
 
 

@@ -88,3 +88,79 @@ def test_resolved_config_round_trips():
     cfg = build_config(overrides={"r": 4, "targets": "q_proj,v_proj"})
     again = build_config(yaml.safe_load(yaml.safe_dump(cfg.as_dict())))
     assert again == cfg and isinstance(again, TrainConfig)
+
+
+# --- every value torch, the optimizer or the model would refuse later is refused here, naming key and source ---
+
+@pytest.mark.parametrize("key, value, needle", [
+    ("weight_decay", -0.1, "weight_decay must be at least 0, got -0.1"),  # AdamW's ValueError traceback before
+    ("alpha", 1e308, "alpha must be at most 3.40282e+38"),  # "cannot be converted to type float without overflow"
+    ("alpha", 0, "alpha must be greater than 0"),
+    ("init_loss_scale", 1e300, "init_loss_scale must be at most"),
+    ("init_loss_scale", 1e-320, "init_loss_scale must be at least"),
+    ("epochs", 1e30, "epochs must be at most 1e+06"),  # a run that never ends
+    ("epochs", -1, "epochs must be greater than 0"),  # even when max_steps decides the length
+    ("max_steps", 10**30, "max_steps must be at most 2147483647"),
+    ("batch_size", 10**12, "batch_size must be at most 2147483647"),
+    ("max_length", 10**12, "max_length must be at most 2147483647"),
+    ("r", 10**12, "r must be at most 65536"),
+    ("seed", -1, "seed must be at least 0, got -1"),
+    ("seed", 2**64, "seed must be at most 4294967295, got 18446744073709551616"),
+    ("dropout", 1.0, "dropout must be less than 1"),
+    ("warmup_ratio", -0.5, "warmup_ratio must be at least 0"),
+    ("max_grad_norm", 0, "max_grad_norm must be greater than 0"),
+    ("lr", 10**400, "lr must be a number"),  # float() overflowed: OverflowError traceback before
+    ("data", "a\0b", "data must not contain a NUL character"),
+    ("output", "runs/\0", "output must not contain a NUL character"),
+    ("model", ["tiny"], "model must be a string, got a list"),
+])
+def test_out_of_range_values_name_key_and_source(tmp_path, key, value, needle):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({key: value}))
+    with pytest.raises(AmploraError) as e:
+        build_config(load_yaml(path), where=str(path))
+    msg = str(e.value)
+    assert needle in msg and "c.yaml" in msg and "\n" not in msg
+    with pytest.raises(AmploraError, match=r"\(flags\)$"):  # a flag is named as a flag, even with a file given
+        build_config(load_yaml(path) if key != "model" else {}, {key: value}, where=str(path))
+
+
+def test_integers_are_read_exactly():
+    big = 2**32 - 1
+    assert build_config({"seed": big}).seed == big and build_config({"seed": str(big)}).seed == big
+    assert build_config({"max_steps": "1e3"}).max_steps == 1000
+    with pytest.raises(AmploraError, match="got 18446744073709551615 "):  # not 2**64, as float() would make it
+        build_config({"seed": str(2**64 - 1)})
+
+
+def test_yaml_constructor_failures_are_bad_yaml(tmp_path):
+    path = tmp_path / "c.yaml"
+    for text in ("seed: 2024-13-45\n", "seed: " + "9" * 5000 + "\n", "a: " + "[" * 5000 + "]" * 5000 + "\n",
+                 "? [a, b]\n: 1\n"):
+        path.write_text(text)
+        with pytest.raises(AmploraError, match=r"(bad YAML|bad config) in .*c\.yaml"):
+            load_yaml(path)
+
+
+def test_config_file_must_be_a_regular_file(tmp_path):
+    with pytest.raises(AmploraError, match="config file /dev/zero is a character device"):
+        load_yaml("/dev/zero")
+
+
+@pytest.mark.parametrize("targets, expected", [
+    ("q_proj", {"q_proj"}),  # one bare suffix: as a one-element list (it matched nothing as a regex)
+    ("layers.0.self_attn.q_proj", {"q_proj"}),
+    (r".*\.(q|v)_proj", {"q_proj", "v_proj"}),  # anything with regex syntax is still a regex
+    (["q_proj", "v_proj"], {"q_proj", "v_proj"}),
+])
+def test_a_single_suffix_is_a_suffix_in_the_library_and_the_cli(targets, expected, tmp_path, alpaca_file):
+    import amplora
+    from amplora.train.tiny_model import build_model, build_tokenizer
+
+    model = amplora.apply(build_model(build_tokenizer()), r=2, targets=targets)
+    assert {n.rsplit(".", 1)[-1] for n in amplora.lora_layers(model)} == expected
+    if targets == "q_proj":
+        from .conftest import FAST, run_cli
+
+        assert run_cli("train", *FAST, "--max-steps", "1", "--targets", "q_proj", "--data", alpaca_file,
+                       "--output", tmp_path / "run", "--quiet") == 0

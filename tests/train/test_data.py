@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -119,3 +120,112 @@ def read_jsonl_rows(rows):
     from amplora.train.dataset import parse_record
 
     return [parse_record(json.loads(json.dumps(r)), f"mem:{i + 1}") for i, r in enumerate(rows)]
+
+
+# --- JSON Lines exactly: '\n' separates records, nothing else does; strict JSON inside a line ---------------
+
+GOOD = {"instruction": "a", "output": "b"}
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\u0085"])  # the others str.splitlines() splits at are control characters, escaped inside JSON strings
+def test_unicode_line_breaks_inside_a_record_are_text(tmp_path, sep):
+    row = {"instruction": f"x{sep}y", "output": f"1{sep}2"}
+    path = tmp_path / "d.jsonl"
+    path.write_bytes((json.dumps(row, ensure_ascii=False) + "\n" + json.dumps(GOOD) + "\n").encode())
+    examples = read_jsonl(path)
+    assert [e.answer for e in examples] == [f"1{sep}2", "b"]
+    assert examples[1].where.endswith("d.jsonl:2")  # lines are counted at '\n' only
+
+
+def test_line_numbers_count_newlines_only(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes((json.dumps({"instruction": "\u2028\u0085", "output": "x"}, ensure_ascii=False)
+                      + "\n\n" + '{"instruction": "a"}\n').encode())
+    with pytest.raises(AmploraError, match=r"d\.jsonl:3: missing field 'output'"):
+        read_jsonl(path)
+
+
+def test_bom_crlf_and_missing_final_newline_are_accepted(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode() + b"\r\n \t\r\n" + json.dumps(GOOD).encode())
+    examples = read_jsonl(path)
+    assert [e.answer for e in examples] == ["b", "b"] and examples[1].where.endswith(":3")
+
+
+@pytest.mark.parametrize("raw, needle", [
+    (b'{"instruction": "a", "output": "b", "x": NaN}', "d.jsonl:2: not valid JSON (NaN is not a JSON number)"),
+    (b'{"instruction": "a", "output": "b", "x": -Infinity}', "d.jsonl:2: not valid JSON (-Infinity"),
+    (b'{"instruction": "a", "output": "b\\ud800"}', "d.jsonl:2: field 'output' has a lone surrogate \\ud800"),
+    (b'{"messages": [{"role": "assistant", "content": "\\udc00"}]}',
+     "d.jsonl:2: messages[0].content has a lone surrogate"),
+    (b'{"instruction": "a", "output": "b\x00"}', "d.jsonl:2: not valid JSON (Invalid control character at column"),
+    (b'{"instruction": "a", "output": "b", "output": "c"}', "d.jsonl:2: duplicate key 'output'"),
+    (b"[" * 100_000 + b"]" * 100_000, "d.jsonl:2: JSON nested too deeply"),
+    (b'{"instruction": "\xff", "output": "b"}', "d.jsonl:2: not UTF-8 text (byte 53 of the file)"),
+    (b"\x0c", "d.jsonl:2: not valid JSON"),  # a form feed is not JSON whitespace: not a blank line
+])
+def test_invalid_json_lines_name_file_and_line(tmp_path, raw, needle):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(json.dumps(GOOD).encode() + b"\n" + raw + b"\n")
+    with pytest.raises(AmploraError) as e:
+        read_jsonl(path)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+def test_escaped_nul_and_huge_numbers_are_valid_json(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"instruction": "a\\u0000", "output": "b", "n": ' + b"9" * 10_000 + b"}\n")
+    assert read_jsonl(path)[0].prompt[0]["content"] == "a\x00"
+
+
+def test_whitespace_only_file_has_no_examples(tmp_path):
+    (tmp_path / "ws.jsonl").write_bytes(b" \n\t\r\n\n")
+    with pytest.raises(AmploraError, match="has no examples"):
+        read_jsonl(tmp_path / "ws.jsonl")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_only_regular_files_are_read(tmp_path, kind):
+    import os
+    import signal
+
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        path = tmp_path / "pipe.jsonl"
+        os.mkfifo(path)  # no writer: a blocking open would never return
+        needle = "is a FIFO (named pipe), expected a regular file"
+    elif kind == "device":
+        path, needle = "/dev/zero", "is a character device, expected a regular file"  # endless: would fill memory
+        if not os.path.exists(path):
+            pytest.skip("no /dev/zero here")
+    else:
+        path, needle = tmp_path, "is a directory"
+    needle = re.escape(needle)
+    signal.signal(signal.SIGALRM, lambda *a: pytest.fail("reading blocked"))
+    signal.alarm(10)
+    try:
+        with pytest.raises(AmploraError, match=needle):
+            read_jsonl(path)
+        with pytest.raises(AmploraError, match=needle):  # --eval-data takes the same path
+            load_splits(None, str(path), 0.1, 0)
+    finally:
+        signal.alarm(0)
+
+
+def test_size_is_bounded(tmp_path, monkeypatch):
+    from amplora.train import dataset
+
+    monkeypatch.setattr(dataset, "MAX_DATA_BYTES", 100)
+    path = write_jsonl(tmp_path / "d.jsonl", alpaca_rows(10))
+    with pytest.raises(AmploraError, match=r"d\.jsonl is larger than 100 bytes"):
+        read_jsonl(path)
+
+
+def test_eval_command_reads_through_the_same_reader(tmp_path, capsys):
+    from .conftest import run_cli
+
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"instruction": "a", "output": "b", "x": NaN}\n')
+    assert run_cli("eval", "--model", "tiny", "--data", path) == 2
+    assert "d.jsonl:1: not valid JSON (NaN" in capsys.readouterr().err

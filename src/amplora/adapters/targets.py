@@ -1,4 +1,9 @@
-"""Which Linear modules get an adapter: "all-linear", a list of name suffixes, or a regex."""
+r"""Which Linear modules get an adapter: "all-linear", a list of name suffixes, or a regex.
+
+A single string made of name characters only (letters, digits, `_` and `.`, e.g. `q_proj` or
+`layers.0.self_attn.q_proj`) is a name suffix, as if it were a one-element list; any other string is a regex that
+must match a module's whole qualified name (e.g. `.*\.(q|v)_proj`).
+"""
 from __future__ import annotations
 
 import re
@@ -7,6 +12,8 @@ from collections.abc import Sequence
 import torch.nn as nn
 
 from amplora.errors import AmploraError
+
+_NAME = re.compile(r"[A-Za-z0-9_.]+")  # no regex syntax in it: read as a name suffix, not as a pattern
 
 
 def candidate_linears(model: nn.Module) -> dict[str, nn.Linear]:
@@ -26,14 +33,14 @@ def select(model: nn.Module, targets: str | Sequence[str]) -> dict[str, nn.Linea
     candidates = candidate_linears(model)
     if isinstance(targets, str) and targets == "all-linear":
         chosen = dict(candidates)
-    elif isinstance(targets, str):
+    elif isinstance(targets, str) and not _NAME.fullmatch(targets):
         try:
             pattern = re.compile(targets)
         except re.error as e:
             raise AmploraError(f"targets {targets!r} is not a valid regex: {e}") from None
         chosen = {n: m for n, m in candidates.items() if pattern.fullmatch(n)}
     else:
-        wanted = list(targets)
+        wanted = [targets] if isinstance(targets, str) else list(targets)
         chosen = {n: m for n, m in candidates.items() if any(n == t or n.endswith("." + t) for t in wanted)}
     if not chosen:
         leaves = sorted({n.rsplit(".", 1)[-1] for n in candidates})

@@ -14,6 +14,7 @@ import yaml
 
 from amplora.errors import AmploraError
 from amplora.precision import PRESET_NAMES
+from amplora.train.user_files import read_bytes
 
 METHODS = ("lora", "dora")
 QUANTIZE = ("none", "nf4")
@@ -89,37 +90,62 @@ def _check_unknown(keys, where: str) -> None:
                            f"{', '.join(repr(k) for k in unknown)} in {where}; valid: {', '.join(valid)}")
 
 
+MAX_CONFIG_BYTES = 16 << 20  # a config is a few dozen lines
+
+
 def load_yaml(path: str | Path) -> dict:
     path = Path(path)
+    data = read_bytes(path, "config file", MAX_CONFIG_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AmploraError(f"config file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise AmploraError(f"cannot read config file {path}: {e}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise AmploraError(f"cannot read config file {path}: not UTF-8 text (byte {e.start})") from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        problem = getattr(e, "problem", None) or (str(e).splitlines() or [type(e).__name__])[0]
         raise AmploraError(f"bad YAML in {path}{at}: {problem}") from None
+    except RecursionError:
+        raise AmploraError(f"bad YAML in {path}: nested too deeply") from None
+    except (ValueError, OverflowError) as e:  # PyYAML's constructors: a date like 2024-13-45, a 5000-digit int
+        raise AmploraError(f"bad YAML in {path}: {_show(str(e), 120)}") from None
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise AmploraError(f"bad config in {path}: expected a mapping of key: value, got {type(raw).__name__}")
+    bad = next((k for k in raw if not _is_scalar(k)), None)
+    if bad is not None:
+        raise AmploraError(f"bad config in {path}: a key must be a name, got a {type(bad).__name__}")
     values = {_normalize_key(k): v for k, v in raw.items()}
     _check_unknown(values, str(path))
     return values
 
 
+def _is_scalar(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _show(value, n: int = 60) -> str:
+    """A value for an error message: one line, short, and never the repr of a whole YAML structure (aliases can
+    make one exponentially large)."""
+    if not _is_scalar(value):
+        return f"a {type(value).__name__}"
+    text = repr(value)
+    return text if len(text) <= n else text[:n] + "..."
+
+
 def _coerce(name: str, value, kind: type, where: str):
-    """YAML says `lr: 2e-4` is a string (YAML 1.1): accept numbers written as strings, reject the rest."""
+    """YAML says `lr: 2e-4` is a string (YAML 1.1): accept numbers written as strings, reject the rest.
+    Integers are read exactly (a 64-bit seed would not survive a trip through float)."""
     if value is None:
         if getattr(TrainConfig, name, None) is not None:
             raise AmploraError(f"{name} needs a value ({where})")
         return None
     try:
+        if not _is_scalar(value):
+            raise ValueError
         if kind is bool:
             if isinstance(value, bool):
                 return value
@@ -130,13 +156,18 @@ def _coerce(name: str, value, kind: type, where: str):
             raise ValueError
         if isinstance(value, bool):
             raise ValueError
+        if kind is int:
+            if isinstance(value, int):
+                return value
+            if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+                return int(value.strip())
         number = float(value)
         if not math.isfinite(number) or (kind is int and number != int(number)):
             raise ValueError
         return int(number) if kind is int else number
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         wanted = {bool: "true or false", int: "an integer", float: "a number"}[kind]
-        raise AmploraError(f"{name} must be {wanted}, got {value!r} ({where})") from None
+        raise AmploraError(f"{name} must be {wanted}, got {_show(value)} ({where})") from None
 
 
 _KINDS = {"r": int, "alpha": float, "dropout": float, "lr": float, "weight_decay": float, "warmup_ratio": float,
@@ -145,63 +176,119 @@ _KINDS = {"r": int, "alpha": float, "dropout": float, "lr": float, "weight_decay
           "eval_every": int, "eval_limit": int, "eval_loss_limit": int, "eval_batch_size": int,
           "max_new_tokens": int, "samples": int, "log_every": int, "save_every": int, "overwrite": bool,
           "seed": int, "eval_split": float}
+_PATHS = ("model", "data", "eval_data", "output", "resume")  # strings handed to the filesystem
+_NAMES = ("precision", "device", "method", "strategy", "quantize")  # strings checked against a list below
+
+F32_MAX = 3.4028234663852886e38  # alpha and the loss scale end up in fp32 tensors
+F32_TINY = 1.1754943508222875e-38  # the smallest normal fp32: a loss scale below it is 0 or loses precision
+COUNT_MAX = 2**31 - 1  # steps, batch sizes, lengths: far beyond any run, and within every int32 index
+INF = math.inf
+
+# name: (low, high, low excluded, high excluded). Every number the model, the optimizer, the scheduler,
+# GradScaler or torch.manual_seed would refuse (or turn into a run that never ends) is refused here instead,
+# naming the key and where it came from.
+RANGES = {
+    "r": (1, 65536, False, False),  # the rank cannot usefully exceed a layer's width
+    "alpha": (0, F32_MAX, True, False),
+    "dropout": (0, 1, False, True),
+    "lr": (0, INF, True, True),
+    "weight_decay": (0, INF, False, True),  # AdamW: "Invalid weight_decay value" below 0
+    "warmup_ratio": (0, 1, False, True),
+    "epochs": (0, 1e6, True, False),
+    "max_steps": (0, COUNT_MAX, False, False),
+    "batch_size": (1, COUNT_MAX, False, False),
+    "grad_accum": (1, COUNT_MAX, False, False),
+    "max_grad_norm": (0, INF, True, True),
+    "max_length": (1, COUNT_MAX, False, False),
+    "loss_chunk_rows": (1, COUNT_MAX, False, False),
+    "init_loss_scale": (F32_TINY, F32_MAX, False, False),
+    "eval_every": (0, COUNT_MAX, False, False),
+    "eval_limit": (0, COUNT_MAX, False, False),
+    "eval_loss_limit": (0, COUNT_MAX, False, False),
+    "eval_batch_size": (1, COUNT_MAX, False, False),
+    "max_new_tokens": (1, COUNT_MAX, False, False),
+    "samples": (0, COUNT_MAX, False, False),
+    "log_every": (1, COUNT_MAX, False, False),
+    "save_every": (0, COUNT_MAX, False, False),
+    "seed": (0, 2**32 - 1, False, False),  # the batch order seeds torch.Generator with seed * 1_000_003 + epoch
+    "eval_split": (0, 1, True, True),
+}
 
 
-def _validate(cfg: TrainConfig) -> None:
+def _out_of_range(name: str, value) -> str | None:
+    """What is wrong with `value` for `name` ("at least 1", "less than 1"), or None when it is in range."""
+    low, high, low_open, high_open = RANGES[name]
+    if low_open and value <= low or value < low:
+        return f"{'greater than' if low_open else 'at least'} {_number(low)}"
+    if high_open and value >= high or value > high:
+        return f"{'less than' if high_open else 'at most'} {_number(high)}"
+    return None
+
+
+def _number(value) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _validate(cfg: TrainConfig, source: dict | None = None) -> None:
+    """source: key -> where its value came from ("flags" or a YAML file), for the messages."""
+    def where(name: str) -> str:
+        return f" ({(source or {}).get(name, 'flags')})"
+
+    for name in _PATHS + _NAMES:
+        value = getattr(cfg, name)
+        if value is not None and not _is_scalar(value):
+            raise AmploraError(f"{name} must be a string, got {_show(value)}{where(name)}")
+        if isinstance(value, str) and "\0" in value:  # open() and every OS call reject it
+            raise AmploraError(f"{name} must not contain a NUL character{where(name)}")
     cfg.method = str(cfg.method).lower()
     if cfg.method not in METHODS:
-        raise AmploraError(f"unknown method {cfg.method!r}; valid: {', '.join(METHODS)}")
+        raise AmploraError(f"unknown method {_show(cfg.method)}; valid: {', '.join(METHODS)}")
     cfg.quantize = "none" if cfg.quantize in (None, False, "") else str(cfg.quantize).lower()
     if cfg.quantize not in QUANTIZE:
-        raise AmploraError(f"unknown quantize {cfg.quantize!r}; valid: {', '.join(QUANTIZE)}")
+        raise AmploraError(f"unknown quantize {_show(cfg.quantize)}; valid: {', '.join(QUANTIZE)}")
     cfg.strategy = str(cfg.strategy).lower()
     if cfg.strategy not in STRATEGIES:
-        raise AmploraError(f"unknown strategy {cfg.strategy!r}; valid: {', '.join(STRATEGIES)}")
+        raise AmploraError(f"unknown strategy {_show(cfg.strategy)}; valid: {', '.join(STRATEGIES)}")
     cfg.precision = str(cfg.precision).lower()
     if cfg.precision not in PRESET_NAMES:
-        raise AmploraError(f"unknown precision {cfg.precision!r}; valid: {', '.join(PRESET_NAMES)}")
-    positive = ["r", "batch_size", "grad_accum", "max_length", "eval_batch_size", "max_new_tokens",
-                "loss_chunk_rows", "log_every"]
-    for name in positive:
-        if getattr(cfg, name) < 1:
-            raise AmploraError(f"{name} must be at least 1, got {getattr(cfg, name)}")
-    for name in ["max_steps", "eval_every", "eval_limit", "eval_loss_limit", "samples", "save_every"]:
-        if getattr(cfg, name) < 0:
-            raise AmploraError(f"{name} must be 0 or more, got {getattr(cfg, name)}")
-    if cfg.lr <= 0 or cfg.max_grad_norm <= 0:
-        raise AmploraError("lr and max_grad_norm must be positive")
-    if not 0 <= cfg.dropout < 1 or not 0 <= cfg.warmup_ratio < 1 or not 0 < cfg.eval_split < 1:
-        raise AmploraError("dropout and warmup_ratio must be in [0, 1), eval_split in (0, 1)")
-    if cfg.max_steps == 0:
-        cfg.epochs = 1.0 if cfg.epochs is None else cfg.epochs
-        if cfg.epochs <= 0:
-            raise AmploraError(f"epochs must be positive, got {cfg.epochs}")
-    if cfg.init_loss_scale is not None and cfg.init_loss_scale <= 0:
-        raise AmploraError(f"init_loss_scale must be positive, got {cfg.init_loss_scale}")
+        raise AmploraError(f"unknown precision {_show(cfg.precision)}; valid: {', '.join(PRESET_NAMES)}")
+    if cfg.max_steps == 0 and cfg.epochs is None:
+        cfg.epochs = 1.0
+    for name in RANGES:
+        value = getattr(cfg, name)
+        if value is None:
+            continue
+        wrong = _out_of_range(name, value)
+        if wrong:
+            raise AmploraError(f"{name} must be {wrong}, got {_number(value)}{where(name)}")
     if isinstance(cfg.targets, str) and "," in cfg.targets:  # --targets q_proj,v_proj
         cfg.targets = [t.strip() for t in cfg.targets.split(",") if t.strip()]
-    if not cfg.targets or not (isinstance(cfg.targets, str) or
-                               all(isinstance(t, str) for t in cfg.targets)):
-        raise AmploraError("targets must be 'all-linear', a regex, or a list of module-name suffixes")
+    if not cfg.targets or not (isinstance(cfg.targets, str) or (isinstance(cfg.targets, list) and
+                                                                all(isinstance(t, str) for t in cfg.targets))):
+        raise AmploraError(f"targets must be 'all-linear', a module-name suffix, a regex, or a list of "
+                           f"module-name suffixes{where('targets')}")
 
 
 def build_config(file_values: dict | None = None, overrides: dict | None = None, where: str = "flags"
                  ) -> TrainConfig:
-    """Defaults <- file values <- overrides (flags), coerced and validated."""
+    """Defaults <- file values <- overrides (flags), coerced and validated. `where` names the file values'
+    source in messages; overrides are "flags"."""
     merged = dict(file_values or {})
+    source = dict.fromkeys(merged, where)
     for k, v in (overrides or {}).items():
         merged[_normalize_key(k)] = v
+        source[_normalize_key(k)] = "flags"
     _check_unknown(merged, where)
     if merged.get("epochs") is not None and "max_steps" not in merged:
         merged["max_steps"] = 0  # `epochs: 2` alone means "train by epochs"
     for name, kind in _KINDS.items():
         if name in merged:
-            merged[name] = _coerce(name, merged[name], kind, where)
-    for name in ("model", "data", "eval_data", "output", "resume", "precision", "device", "method", "strategy"):
-        if merged.get(name) is not None:
+            merged[name] = _coerce(name, merged[name], kind, source.get(name, where))
+    for name in _PATHS + ("precision", "device", "method", "strategy"):
+        if _is_scalar(merged.get(name)) and merged.get(name) is not None:
             merged[name] = str(merged[name])
     cfg = TrainConfig(**merged)
-    _validate(cfg)
+    _validate(cfg, source)
     return cfg
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from amplora.errors import AmploraError
+from amplora.train.user_files import read_bytes
 
 ROLES = ("system", "user", "assistant")
 BUNDLED_TRAIN = "precision_triage_train.jsonl"
@@ -47,7 +49,17 @@ def _text_field(record: dict, key: str, where: str, required: bool = True) -> st
     value = record[key]
     if not isinstance(value, str):
         raise AmploraError(f"{where}: field {key!r} must be a string, got {type(value).__name__}")
-    return value
+    return _unicode(value, where, f"field {key!r}")
+
+
+def _unicode(text: str, where: str, what: str) -> str:
+    """json.loads lets "\\ud800" (half a surrogate pair) through; no tokenizer can encode it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise AmploraError(f"{where}: {what} has a lone surrogate \\u{ord(text[e.start]):04x} at character "
+                           f"{e.start} (not a Unicode character)") from None
+    return text
 
 
 def _chat_messages(record: dict, where: str) -> tuple:
@@ -62,7 +74,7 @@ def _chat_messages(record: dict, where: str) -> tuple:
             raise AmploraError(f"{where}: messages[{i}] has role {m['role']!r}; valid: {', '.join(ROLES)}")
         if not isinstance(m["content"], str):
             raise AmploraError(f"{where}: messages[{i}].content must be a string, got {type(m['content']).__name__}")
-        out.append({"role": m["role"], "content": m["content"]})
+        out.append({"role": m["role"], "content": _unicode(m["content"], where, f"messages[{i}].content")})
     assistant = [i for i, m in enumerate(out) if m["role"] == "assistant"]
     if not assistant:
         raise AmploraError(f"{where}: 'messages' has no assistant message, so there is nothing to learn")
@@ -85,28 +97,72 @@ def parse_record(record, where: str) -> Example:
     return Example(({"role": "user", "content": user}, {"role": "assistant", "content": output}), where)
 
 
-def read_jsonl(path: str | Path) -> list[Example]:
-    path = Path(path)
+MAX_DATA_BYTES = 4 << 30  # every record is held in memory, so far beyond any sensible in-memory dataset
+_BOM = b"\xef\xbb\xbf"
+_JSON_BLANK = " \t\r"  # JSON's own whitespace; U+2028, U+0085, \f and friends are not
+
+
+class _NotJson(ValueError):
+    """A JSON extension Python's json accepts and JSON does not (NaN, Infinity), or a duplicate key."""
+
+
+def _no_constant(name: str):
+    raise _NotJson(f"not valid JSON ({name} is not a JSON number)")
+
+
+def _object(pairs: list) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen = set()
+        duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _NotJson(f"duplicate key {_short(duplicate)} in one object")
+    return record
+
+
+def _int(text: str):
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AmploraError(f"data file {path} not found") from None
-    except IsADirectoryError:
-        raise AmploraError(f"data file {path} is a directory, expected a .jsonl file") from None
+        return int(text)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits); amplora reads no numbers
+        return float(text)
+
+
+def _short(text: str, n: int = 40) -> str:
+    return repr(text if len(text) <= n else text[:n] + "...")
+
+
+def parse_line(line: str, where: str):
+    """One JSON Lines record, strictly JSON: no NaN/Infinity, no duplicate keys, no lone surrogates."""
+    try:
+        record = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_object, parse_int=_int)
+    except json.JSONDecodeError as e:
+        msg = e.msg.removesuffix(" at")  # "Invalid control character at"
+        raise AmploraError(f"{where}: not valid JSON ({msg} at column {e.colno})") from None
+    except _NotJson as e:
+        raise AmploraError(f"{where}: {e}") from None
+    except RecursionError:  # json's C scanner counts its nesting against the recursion limit and stops cleanly
+        raise AmploraError(f"{where}: JSON nested too deeply (more than about {sys.getrecursionlimit()} levels)"
+                           ) from None
+    return record
+
+
+def read_jsonl(path: str | Path) -> list[Example]:
+    """Records of a JSON Lines file: one JSON value per '\\n'-terminated line ('\\r\\n' too); blank lines are
+    skipped, a UTF-8 byte order mark at the start is ignored, the last line needs no '\\n'."""
+    path = Path(path)
+    data = read_bytes(path, "data file", MAX_DATA_BYTES)
+    start = len(_BOM) if data.startswith(_BOM) else 0  # most tools skip a BOM; JSON Lines text is UTF-8 anyway
+    try:
+        text = data[start:].decode("utf-8")
     except UnicodeDecodeError as e:
-        raise AmploraError(f"data file {path} is not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise AmploraError(f"cannot read data file {path}: {e.strerror}") from None
+        line = data.count(b"\n", 0, start + e.start) + 1
+        raise AmploraError(f"{path}:{line}: not UTF-8 text (byte {start + e.start} of the file)") from None
     examples = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    # '\n' only: str.splitlines() would also split inside records, at U+2028, U+0085, \f and the like
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(_JSON_BLANK):
             continue
         where = f"{path}:{lineno}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise AmploraError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-        examples.append(parse_record(record, where))
+        examples.append(parse_record(parse_line(line, where), where))
     if not examples:
         raise AmploraError(f"data file {path} has no examples (it is empty)")
     return examples
