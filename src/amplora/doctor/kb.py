@@ -39,7 +39,8 @@ _MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
 # "byte" / "char" of other messages does not count
 _PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
 _QUANT_CONTEXT = r"bitsandbytes|\bbnb\b|4bit|8bit|Linear4bit|Linear8bit|Params4bit|quantiz|qweight|gptq|awq|int8"
-_QUANT_KERNEL = r"\b(awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method)"
+_QUANT_KERNEL = (r"\b(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method|"
+                 r"gemm_forward_cuda|gemv_forward_cuda|q4_matmul)")
 _LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
 # legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
 _GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU)\w+Type\b)"
@@ -57,7 +58,7 @@ ENTRIES: tuple[Entry, ...] = (
        "(`mixed_precision='bf16'`); if you do want fp16 AMP, keep the trainable parameters fp32 instead of casting "
        "the model to bf16."),
     _e("unscale-fp16", "scaler", "GradScaler cannot unscale fp16 gradients",
-       r"\bAtt?e?m?p?t?ing to unscale\s+FP16 gradients",
+       r"\bAt+e?m?p?t*ing to unscale\s+(FP16|half)\s*grad",
        "The trainable parameters themselves are fp16, so their gradients are fp16 and the GradScaler refuses to "
        "unscale them (loss scaling needs fp32 master weights).",
        "Keep trainable parameters (adapters) in fp32 and let autocast run the matmuls in fp16: e.g. "
@@ -79,6 +80,7 @@ ENTRIES: tuple[Entry, ...] = (
        "`torch_dtype`."),
     _e("packed-quant-weight", "quantized", "packed quantized weights used as plain weights",
        rf"({_MATMUL}).{{0,80}}{_PACKED}|expected scalar type (Half|BFloat16) but found (?-i:Char|Byte)|"
+       r"\"(addmm|mm|bmm|matmul|baddbmm|addmv|linear)\w*\" not implemented for '(Byte|Char)'|"
        r"weight type \((c10::)?(signed char|unsigned char|Char|Byte|torch\.\w*(Byte|Char)Tensor)\)|"
        rf"not implemented for '(Byte|Char)'.{{0,200}}({_QUANT_CONTEXT})|({_QUANT_CONTEXT}).{{0,400}}"
        rf"not implemented for '(Byte|Char)'",
