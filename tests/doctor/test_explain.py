@@ -124,8 +124,8 @@ SAMPLES = [
      ["bf16", "int8"], "matmul (mm/addmm)"),
     ("packed-quant-weight", "RuntimeError: Input type (c10::Half) and weight type (signed char) should be the same",
      ["fp16", "int8"], "convolution"),
-    ("packed-quant-context", "RuntimeError: expected scalar type Half but found Byte (in bitsandbytes Linear4bit)",
-     ["fp16", "uint8"], None),
+    ("packed-quant-context", "RuntimeError: expected scalar type Float but found Byte (in bitsandbytes Linear4bit)",
+     ["fp32", "uint8"], None),
     ("quant-kernel-dtype", "ValueError: torch.bfloat16 is not supported for quantization method awq. Supported "
      "dtypes: [torch.float16]", ["bf16", "fp16"], None),
     ("quant-kernel-dtype", "RuntimeError: gptq_marlin_gemm only supports bfloat16 and float16", ["bf16", "fp16"],
