@@ -1,6 +1,8 @@
 """`amplora explain`: an error message or a whole traceback -> cause and fix from the knowledge base.
 
-Besides the matching entry it pulls out what the text itself says: dtypes, op / kernel names and devices.
+Besides the matching entry it pulls out what the text itself says: dtypes, op / kernel names and devices, and
+adds to the cause the two dtypes / devices the message names (the knowledge base's cause is the same for every
+text of a kind; this sentence is what is particular to this one).
 """
 from __future__ import annotations
 
@@ -17,9 +19,13 @@ _DTYPE_TOKENS = [
     (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b", "fp32"),
     (r"LongTensor|\bLong\b|int64", "int64"),
     (r"IntTensor|\bInt\b|int32", "int32"),
+    (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
+    (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
-_DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu|meta|mps|xpu)\b")
+_DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu|meta|mps|xpu(?::\d+)?)\b")
+# legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
+_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU)([A-Z]\w*?)(?:Type|Tensor)\b")
 
 # phrases that name an op even when no kernel name is quoted
 _OP_PHRASES = [
@@ -30,7 +36,7 @@ _OP_PHRASES = [
     (r"query, key,? and value", "scaled_dot_product_attention"),
     (r"unscale FP16 gradients", "GradScaler.unscale_"),
     (r"Expected out tensor", "out= write"),
-    (r"\.numpy\(\)|ScalarType BFloat16", "Tensor.numpy"),
+    (r"\.numpy\(\)|ScalarType BFloat16|tensor to numpy", "Tensor.numpy"),
 ]
 
 
@@ -42,7 +48,6 @@ class Explanation:
     title: str = ""
     cause: str = ""
     fix: str = ""
-    ref: str = ""
     dtypes: list[str] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
@@ -94,12 +99,47 @@ def extract_ops(text: str) -> list[str]:
     return ops
 
 
+def _typed_names(text: str) -> list[tuple[str, str]]:
+    """(device, dtype) of each legacy type name in `text`: 'torch.cuda.HalfTensor' -> ('cuda', 'fp16')."""
+    out = []
+    for m in _TYPE_NAME_RE.finditer(text):
+        if m.group(2):
+            device, name = ("cuda" if m.group(1) else "cpu"), m.group(2)
+        else:
+            device, name = m.group(3).lower(), m.group(4)
+        dtypes = extract_dtypes(name)
+        out.append((device, dtypes[0] if dtypes else name))
+    return out
+
+
 def extract_devices(text: str) -> list[str]:
     found: list[str] = []
     for m in _DEVICE_RE.finditer(text):
         if m.group(1) not in found:
             found.append(m.group(1))
+    for device, _ in _typed_names(text):
+        if device not in found and not any(d.startswith(device + ":") for d in found):
+            found.append(device)
     return found
+
+
+def situation(text: str, dtypes: list[str], devices: list[str]) -> str:
+    """One sentence naming what this message is about: the two operands (or dtypes / devices) it names."""
+    typed = _typed_names(text)
+    if len(typed) >= 2:
+        m = re.search(r"(Input|input)\w* type.{0,80}?\b(weight|bias|parameter)", text)
+        roles = ("input", m.group(2)) if m else ("one tensor", "the other")
+        (d1, t1), (d2, t2) = typed[:2]
+        return f"Here the {roles[0]} is {t1} on {d1} and the {roles[1]} {t2} on {d2}."
+    m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
+    if m:
+        return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
+    parts = []
+    if len(devices) >= 2:
+        parts.append("devices " + " and ".join(devices[:2]))
+    if len(dtypes) >= 2:
+        parts.append("dtypes " + " and ".join(dtypes[:2]))
+    return f"This message names {'; '.join(parts)}." if parts else ""
 
 
 def explain(text: str) -> Explanation:
@@ -110,5 +150,6 @@ def explain(text: str) -> Explanation:
                  devices=extract_devices(line or text))
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
-    return Explanation(recognized=True, key=entry.key, title=entry.title, cause=entry.cause, fix=entry.fix,
-                       ref=entry.ref, **facts)
+    here = situation(line or text, facts["dtypes"], facts["devices"])
+    return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
+                       fix=entry.fix, **facts)

@@ -116,7 +116,7 @@ def warnings_for(devices: list[dict], ranking: list[dict], pick: str) -> list[st
     gpus = [d for d in devices if d["type"] == "cuda"]
     if len({g["name"] for g in gpus}) > 1:
         warns.append("mixed GPU models (" + ", ".join(f"{g['id']} {g['name']}" for g in gpus) + "): a batch or "
-                     "layers landing on the weaker one mixes precisions (S004); pin one with CUDA_VISIBLE_DEVICES")
+                     "layers landing on the weaker one mixes precisions; pin one with CUDA_VISIBLE_DEVICES")
     if len(gpus) > 1 and os.environ.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
         warns.append("CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA numbers GPUs fastest-first, nvidia-smi by PCI bus, "
                      "so cuda:N may not be the GPU you think; export CUDA_DEVICE_ORDER=PCI_BUS_ID")

@@ -118,8 +118,7 @@ def explanation(e: Explanation, console: Console) -> None:
     if not e.recognized:
         console.print("[bold yellow]unrecognized[/]" + (f": {escape(e.error)}" if e.error else ""))
     else:
-        ref = f" [{e.ref}]" if e.ref else ""
-        console.print(f"[bold]{escape(e.title)}[/]{escape(ref)}")
+        console.print(f"[bold]{escape(e.title)}[/]")
         console.print(f"[bold]cause[/]  {escape(e.cause)}")
     facts = [("dtypes", e.dtypes), ("ops", e.ops), ("devices", e.devices)]
     for label, values in facts:

@@ -104,7 +104,7 @@ def _mismatch(s: Scene):
                    f"({rdt} weights) received")
         if s.phase in ("generate", "eval") and not s.autocast:
             cause = (f"{s.phase} runs outside the autocast region training ran in, so the {odt} output of {ppath} "
-                     f"meets {rdt} weights in {mod} (S001).")
+                     f"meets {rdt} weights in {mod}.")
             fix = (f"Run generation under the training precision: "
                    f"`with torch.autocast(\"{dev}\", dtype={_torch_dtype(ref)}): model.generate(...)` (or "
                    f"`amplora.apply`, which enforces the policy at the model boundary); or make "
@@ -134,7 +134,7 @@ def _mismatch(s: Scene):
     if names:
         culprit = f"off-policy {odt} parameter(s) of {mod} computed into the {odt} {role}: {_names(names)}"
         cause = (f"{mod} computes its {role} from {odt} parameters and feeds it to {op} together with {others}; "
-                 f"outside autocast nothing casts it (S000 pattern).")
+                 f"outside autocast nothing casts it.")
         fix = ("Keep the fp32 masters but cast at use: compute the norm / scale in fp32, then `.to(x.dtype)` the "
                "result before the matmul (e.g. `F.linear(x, w.to(x.dtype))`).")
     elif s.module is not None:
@@ -211,7 +211,7 @@ def _backward_mix(s: Scene, floats):
     else:
         culprit = f"{s.cap.node_name if s.cap else 'a backward node'} of {mod}: {mix}"
         cause = (f"In the backward of {mod}, tensors saved inside an autocast region meet tensors from outside it "
-                 f"(or from another device) (S004).")
+                 f"(or from another device).")
         fix = ("Run forward and backward under one autocast region on one pinned device (`model.to(device)`, "
                "`CUDA_DEVICE_ORDER=PCI_BUS_ID`, `CUDA_VISIBLE_DEVICES=N`); don't mix AMP and non-AMP calls of "
                "the same module.")
@@ -236,7 +236,7 @@ def _out_buffer(s: Scene):
     how = "an in-place op" if inplace else "out="
     culprit = f"{writer} writes a {res_dt} result into a {out_dt} buffer via {how} ({op})"
     cause = (f"{op} computes in {res_dt} but its {how} target is {out_dt}, and autocast never casts out= or in-place "
-             f"targets (S002).")
+             f"targets.")
     fix = (f"Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype={_torch_dtype(res_dtype)})`) "
            f"and return `grad.to(x.dtype)`, or compute out of place and `buf.copy_(result)`.")
     return culprit, cause, fix
@@ -257,7 +257,7 @@ def _cpu_kernel(s: Scene):
             "torch.linalg.qr(W.float())" if "qr" in low or "geqrf" in low else
             "torch.linalg.inv(W.float())" if "inv" in low else f"{op}(x.float(), ...)")
     version = torch.__version__.split("+")[0]
-    cause = f"{op} has no {dt} kernel on the CPU in torch {version}, so it cannot run on {subject} (S003)."
+    cause = f"{op} has no {dt} kernel on the CPU in torch {version}, so it cannot run on {subject}."
     fix = (f"Compute it in fp32 and cast back: `{call}`, then `.to({_torch_dtype(t.dtype)})` on the results "
            f"(amplora's PiSSA init does this); or keep the model fp32 on CPU.")
     return culprit, cause, fix
@@ -296,6 +296,11 @@ def _scaler(s: Scene):
     params = [p for g in getattr(opt, "param_groups", []) for p in g["params"]] if opt is not None else []
     if s.entry.key == "no-inf-checks":
         culprit = f"none of the optimizer's {len(params)} parameters has a gradient"
+        return culprit, s.entry.cause, s.entry.fix
+    if s.entry.key == "amp-unscale-bf16":  # bf16 needs no scaler: the fix is to drop it, not to upcast
+        bf16 = [s.namer.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in params if p.dtype == torch.bfloat16]
+        culprit = (f"{len(bf16)} bf16 parameter(s) in a GradScaler-driven optimizer: {_names(bf16)}" if bf16
+                   else "bf16 gradients handed to a GradScaler")
         return culprit, s.entry.cause, s.entry.fix
     bad = [p for p in params if p.grad is not None and p.grad.dtype == torch.float16]
     bad = bad or [p for p in params if p.dtype == torch.float16]
