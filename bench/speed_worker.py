@@ -122,7 +122,8 @@ def load_base(dtype, device, random_init: bool, narrow: bool = False):
             config.update(dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2,
                                head_dim=16, vocab_size=512))
         return AutoModelForCausalLM.from_config(config, dtype=dtype).to(device)
-    return AutoModelForCausalLM.from_pretrained(model_dir(), dtype=dtype).to(device)
+    # use_safetensors: the cache holds model.safetensors; never fall back to a pickled .bin
+    return AutoModelForCausalLM.from_pretrained(model_dir(), dtype=dtype, use_safetensors=True).to(device)
 
 
 def build(config: str, dtype, device, r: int, random_init: bool = False, narrow: bool = False):

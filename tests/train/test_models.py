@@ -46,6 +46,18 @@ def test_local_model_directory_loads(tmp_path):
     assert lm.name == str(tmp_path.resolve()) and lm.tokenizer.chat_template
 
 
+def test_a_model_directory_with_pickled_weights_is_refused_unread(tmp_path):
+    tok = build_tokenizer()
+    model = build_model(tok)
+    model.config.save_pretrained(tmp_path)
+    torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")  # the older, pickle-based weights file
+    tok.save_pretrained(tmp_path)
+    assert (tmp_path / "pytorch_model.bin").is_file() and not list(tmp_path.glob("*.safetensors"))
+    with pytest.raises(AmploraError, match="pickled .bin files, which amplora does not load") as info:
+        load_model(str(tmp_path))
+    assert "\n" not in str(info.value)
+
+
 def test_cache_location_and_embedded_file(monkeypatch, tmp_path):
     monkeypatch.setenv("AMPLORA_CACHE", str(tmp_path / "c"))
     assert cache_root() == tmp_path / "c"

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from amplora.precision import PRESET_NAMES
 
@@ -55,17 +57,29 @@ def cmd_train(args) -> int:
     if "epochs" in overrides and "max_steps" not in overrides:
         overrides["max_steps"] = 0  # --epochs means "train by epochs", whatever a config file says
     file_values = load_yaml(args.config) if args.config else {}
-    resume_state = None
+    resume_state, restart = None, False
     if overrides.get("resume") or file_values.get("resume"):
+        from amplora.errors import AmploraError
         from amplora.train import checkpoint
 
-        ckpt_dir, run_dir = checkpoint.find_checkpoint(overrides.get("resume") or file_values["resume"])
+        ckpt_dir, run_dir = checkpoint.find_checkpoint(overrides.get("resume") or file_values["resume"],
+                                                       allow_none=True)
         saved = load_yaml(run_dir / "config.yaml") if (run_dir / "config.yaml").is_file() else {}
         file_values = {**saved, **file_values}  # the run's own config, then what this command adds
         overrides["output"] = str(run_dir)
-        resume_state = checkpoint.load_checkpoint(ckpt_dir)
+        if ckpt_dir is not None:
+            resume_state = checkpoint.load_for_resume(ckpt_dir)
+        elif (run_dir / "adapter").exists() or (run_dir / "summary.json").exists():
+            # a finished run without checkpoints: starting it again would replace its adapter
+            raise AmploraError(f"--resume {run_dir}: the run there finished and left no checkpoint to continue "
+                               f"from; use --output {run_dir} --overwrite to train it again")
+        else:
+            # killed before its first checkpoint: nothing to continue, so run its config again from the start
+            restart = True
     cfg = build_config(file_values, overrides, where=str(args.config) if args.config else "flags")
-    train(cfg, quiet=args.quiet, resume_state=resume_state)
+    if restart and os.environ.get("RANK", "0") == "0":  # under torchrun, one line, not one per rank
+        print(f"no checkpoint in {run_dir}: starting the run again from step 0", file=sys.stderr)
+    train(cfg, quiet=args.quiet, resume_state=resume_state, restart=restart)
     return 0
 
 

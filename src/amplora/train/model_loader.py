@@ -58,9 +58,14 @@ def load_model(spec: str) -> LoadedModel:
         tokenizer = build_tokenizer()
         return LoadedModel(build_model(tokenizer), tokenizer, name, "tiny random-init Llama (smoke test)")
     directory = cached_model_dir() if name == EMBEDDED_NAME else Path(name)
+    if not any(directory.glob("*.safetensors")) and any(directory.glob("*.bin")):
+        raise AmploraError(f"cannot load model from {directory}: its weights are pickled .bin files, which amplora "
+                           f"does not load (loading a pickle can run code); save the model as safetensors")
     try:
         tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, local_files_only=True)
+        # use_safetensors: never fall back to transformers' torch.load of pytorch_model.bin (a pickle)
+        model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, local_files_only=True,
+                                                     use_safetensors=True)
     except (OSError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise AmploraError(f"cannot load model from {directory}: {first}") from None

@@ -57,16 +57,17 @@ def _keep_global_batch(cfg: TrainConfig, resume_state: dict, world: int, console
     cfg.grad_accum = per_step // world
 
 
-def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = None) -> dict:
-    """Run a full training job described by `cfg`; returns the run summary (also written to summary.json)."""
+def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = None, restart: bool = False) -> dict:
+    """Run a full training job described by `cfg`; returns the run summary (also written to summary.json).
+    restart: cfg.output holds a run killed before its first checkpoint, which this one replaces from step 0."""
     d = dist_.from_env()
     try:
-        return _train(cfg, d, quiet, resume_state)
+        return _train(cfg, d, quiet, resume_state, restart)
     finally:
         dist_.shutdown(d)
 
 
-def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None) -> dict:
+def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None, restart: bool = False) -> dict:
     t0 = time.perf_counter()
     console = make_console(quiet or not d.is_main)
     # 1. everything that can be wrong with the input, before writing anything
@@ -81,7 +82,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     out = Path(cfg.output or output_dir.default_output())
     cfg.output = str(out)
     if d.is_main:  # a failure here ends rank 0, and torchrun then ends the others
-        output_dir.check_output(out, resuming=resume_state is not None, overwrite=cfg.overwrite)
+        output_dir.check_output(out, resuming=resume_state is not None or restart, overwrite=cfg.overwrite)
     if resume_state is not None:
         _keep_global_batch(cfg, resume_state, d.world, console)
     device = dist_.init(d, device, strategy)
