@@ -15,21 +15,58 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the preflight as JSON")
     p.add_argument("--refresh", action="store_true", help="probe kernels again instead of using the cache")
     p.set_defaults(func=_preflight)
-    actions = p.add_subparsers(dest="doctor_action", metavar="ACTION")
-    r = actions.add_parser("run", help="run SCRIPT as __main__ with the doctor watching",
+    actions = p.add_subparsers(dest="doctor_action", metavar="ACTION", parser_class=_RunParser)
+    r = actions.add_parser("run", help="run SCRIPT as __main__ with the doctor watching", allow_abbrev=False,
+                           usage="%(prog)s [--report] [--json FILE] [--traceback] SCRIPT [ARGS...]",
                            description="Run a Python script as __main__ with the doctor watching. A dtype/device "
-                                       "fault prints a diagnosis and exits 4; otherwise the script's own exit code.")
+                                       "fault prints a diagnosis and exits 4; otherwise the script's own exit code. "
+                                       "Doctor options go before SCRIPT; everything after SCRIPT goes to the script "
+                                       "verbatim (a literal `--` included), as `python SCRIPT ARGS...` would pass it.")
     r.add_argument("--report", action="store_true", help="add a per-module dtype-flow table with warnings")
     r.add_argument("--json", dest="json_path", metavar="FILE", help="also write the diagnosis/report as JSON")
     r.add_argument("--traceback", action="store_true", help="print the original traceback before the diagnosis")
-    r.add_argument("script", help="the Python script to run (doctor options go before it)")
-    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    r.add_argument("script", nargs="?", help="the Python script to run (doctor options go before it)")
+    r.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the script, passed verbatim")
     r.set_defaults(func=_run)
 
     e = sub.add_parser("explain", help="cause and fix for a precision error message (or a traceback on stdin)")
     e.add_argument("text", nargs="?", help="the error text; omit it (or pass '-') to read stdin")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
     e.set_defaults(func=_explain)
+
+
+class _RunParser(argparse.ArgumentParser):
+    """`doctor run`'s parser: argparse sees only the doctor options before SCRIPT. Left to argparse, the words after
+    SCRIPT are not verbatim: it drops a `--` there (`s.py -- --lr 1` reached the script as `--lr 1`), and which `--`
+    it drops differs between Python versions."""
+
+    # doctor options that take a value: the word after them is that value, never SCRIPT
+    VALUED = ("--json",)
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        i = 0
+        while i < len(args):
+            word = args[i]
+            if word == "--":  # ends the doctor options: the next word is SCRIPT, even one starting with '-'
+                i += 1
+                break
+            if not word.startswith("-") or word == "-":
+                break
+            i += 2 if word in self.VALUED else 1
+        if i >= len(args):  # no SCRIPT: argparse handles -h, option errors and the missing SCRIPT
+            namespace, extras = super().parse_known_args(args, namespace)
+            if namespace.script is None and not extras:
+                self.error("the following arguments are required: script")
+            return namespace, extras
+        doctor, script, rest = args[:i], args[i], args[i + 1:]
+        if doctor and doctor[-1] == "--":
+            doctor = doctor[:-1]
+        namespace, extras = super().parse_known_args(doctor, namespace)
+        if extras:
+            self.error(f"unrecognized doctor option(s) before the script: {' '.join(extras)}")
+        namespace.script, namespace.args = script, rest
+        return namespace, []
 
 
 def _console():

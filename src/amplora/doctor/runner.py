@@ -66,6 +66,9 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
         data = {"script": script, "args": argv, "exit_code": code,
                 "fault": fault.as_dict() if fault is not None else None,
                 "flow": table, "warnings": [f"{r['module']}: {w}" for r in table for w in r["warnings"]]}
-        with open(json_path, "w") as f:
-            json.dump(data, f, indent=1)
+        try:  # a plain open(): the file gets the user's umask like any other output
+            with open(json_path, "w") as f:
+                json.dump(data, f, indent=1)
+        except OSError as e:
+            raise AmploraError(f"cannot write --json {json_path}: {e.strerror or e}") from None
     return code

@@ -9,9 +9,11 @@ import json
 import sys
 from pathlib import Path
 
+import torch
 import yaml
 
 import amplora
+from amplora.adapters.io import follow_umask, read_config
 from amplora.errors import AmploraError
 from amplora.precision import parse_dtype, resolve, resolve_device
 from amplora.train import atomic
@@ -22,24 +24,33 @@ from amplora.train.model_loader import EMBEDDED_NAME, load_model
 
 
 def _adapter_facts(adapter: str | None) -> dict:
-    """base model name and training quantization recorded with an adapter directory."""
+    """base model name and training quantization recorded with an adapter directory. The adapter's config is
+    checked here (read_config: one-line errors naming the file and key) before anything is loaded."""
     if adapter is None:
         return {}
     directory = Path(adapter)
-    config_file = directory / "adapter_config.json"
-    if not config_file.is_file():
+    if not directory.is_dir():
+        raise AmploraError(f"--adapter {directory}: not a directory (an adapter directory holds "
+                           "adapter_config.json and adapter_model.safetensors)")
+    if not (directory / "adapter_config.json").is_file():
         raise AmploraError(f"--adapter {directory}: no adapter_config.json there (not an adapter directory)")
-    try:
-        facts = {"base": json.loads(config_file.read_text()).get("base_model_name_or_path")}
-    except (ValueError, UnicodeDecodeError) as e:
-        raise AmploraError(f"{config_file}: invalid JSON: {e}") from None
-    run_config = directory.parent / "config.yaml"
-    if run_config.is_file():
-        try:
-            facts["quantize"] = (yaml.safe_load(run_config.read_text()) or {}).get("quantize")
-        except yaml.YAMLError:
-            pass
+    base = read_config(directory).get("base_model_name_or_path")
+    facts = {"base": base.strip() if isinstance(base, str) and base.strip() else None}
+    facts["quantize"] = _run_quantize(directory.parent / "config.yaml")
     return facts
+
+
+def _run_quantize(run_config: Path) -> str | None:
+    """`quantize` from the run's config.yaml next to the adapter, when there is one. The file is optional context
+    (an adapter copied elsewhere may sit next to an unrelated config.yaml): anything unusable is ignored."""
+    try:
+        if not run_config.is_file() or run_config.stat().st_size > (1 << 20):
+            return None
+        data = yaml.safe_load(run_config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError, RecursionError):  # ValueError covers UnicodeDecodeError
+        return None
+    value = data.get("quantize") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def load_for_inference(adapter: str | None, model: str | None, precision: str = "auto", device: str = "auto",
@@ -110,11 +121,16 @@ def cmd_merge(args) -> int:
     model, tokenizer = load_for_inference(args.adapter, args.model, "fp32", "cpu", quantize="none")
     merged = amplora.merge(model)
     merged = merged.to(dtype)
+    for name, p in merged.named_parameters():  # never write a non-finite model (an fp16 cast can overflow)
+        if not torch.isfinite(p).all():
+            raise AmploraError(f"--adapter {args.adapter}: the merged weight {name} is not finite in "
+                               f"{args.dtype}; nothing written")
     merged.config.dtype = str(dtype).replace("torch.", "")
     try:
         with atomic.directory(out) as tmp:
             merged.save_pretrained(tmp)
             tokenizer.save_pretrained(tmp)
+            follow_umask(tmp)  # safetensors writes 0600 files: make the model as shareable as the rest
     except OSError as e:
         raise AmploraError(f"cannot write --out {out}: {e.strerror or e}") from None
     print(f"merged model written to {out} ({args.dtype}); load it with AutoModelForCausalLM.from_pretrained")
