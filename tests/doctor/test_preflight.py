@@ -5,6 +5,7 @@ import json
 import os
 import time
 
+import pytest
 import torch
 
 from amplora.cli import main
@@ -69,6 +70,20 @@ def test_corrupt_or_stale_cache_is_reprobed(tmp_path):
     with open(path, "w") as f:
         json.dump(data, f)
     assert preflight()["devices"][-1]["kernels_cached"] is False
+
+
+@pytest.mark.parametrize("text", ["[]", "null", "[" * 100_000 + "]" * 100_000, '{"key": 1, "table": []}',
+                                  "SAME_KEY_BAD_TABLE", "x" * (2 << 20)])
+def test_a_cache_of_another_shape_is_reprobed_not_trusted(text):
+    path = preflight()["devices"][-1]["cache_file"]
+    if text == "SAME_KEY_BAD_TABLE":
+        data = json.loads(open(path).read())
+        data["table"]["fp32"] = {"matmul": ["ok"]}
+        text = json.dumps(data)
+    with open(path, "w") as f:
+        f.write(text)
+    again = preflight()["devices"][-1]
+    assert again["kernels_cached"] is False and again["kernels"]["fp32"]["matmul"] == "ok"
 
 
 def test_unwritable_cache_dir_still_works(monkeypatch, tmp_path):

@@ -105,17 +105,36 @@ def _write_atomic(path: Path, data: dict) -> None:
         raise
 
 
+CACHE_LIMIT = 1 << 20  # bytes; the table is a few KB
+
+
+def _read_cache(path: Path, key: str) -> dict | None:
+    """The cached table, or None for anything that is not exactly one (another tool's file, damage, a bomb)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(CACHE_LIMIT + 1)
+        if len(raw) > CACHE_LIMIT:
+            return None
+        data = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("table"), dict):
+        return None
+    table = data["table"]
+    ok = set(table) == set(DTYPES) and all(
+        isinstance(row, dict) and set(row) == set(OPS) and all(isinstance(v, str) for v in row.values())
+        for row in table.values())
+    return table if ok else None
+
+
 def cached_table(device: str, device_name: str, use_cache: bool = True) -> tuple[dict, bool, str]:
     """(table, came_from_cache, cache file). A cache that cannot be read or written is simply not used."""
     path = cache_path(device_name)
     key = cache_key(device_name)
     if use_cache:
-        try:
-            data = json.loads(path.read_text())
-            if data.get("key") == key and set(data["table"]) == set(DTYPES):
-                return data["table"], True, str(path)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+        cached = _read_cache(path, key)
+        if cached is not None:
+            return cached, True, str(path)
     table = probe_table(device)
     try:
         _write_atomic(path, {"key": key, "device": device, "table": table})
