@@ -170,6 +170,9 @@ def _validate(cfg: TrainConfig) -> None:
             raise AmploraError(f"{name} must be 0 or more, got {getattr(cfg, name)}")
     if cfg.lr <= 0 or cfg.max_grad_norm <= 0:
         raise AmploraError("lr and max_grad_norm must be positive")
+    if cfg.lr > 3.4e37:  # AdamW's first step is lr / (1 - beta1) = 10 x lr, a float32 scalar: above this it overflows
+        raise AmploraError(f"lr must be at most 3.4e37 (AdamW's step size, up to 10 x lr, overflows float32 above "
+                           f"that), got {cfg.lr:g}")
     if not 0 <= cfg.dropout < 1 or not 0 <= cfg.warmup_ratio < 1 or not 0 < cfg.eval_split < 1:
         raise AmploraError("dropout and warmup_ratio must be in [0, 1), eval_split in (0, 1)")
     if cfg.max_steps == 0:
