@@ -146,7 +146,7 @@ class Loop:
     @torch.no_grad()
     def probe_loss(self) -> float:
         """Mean loss of one held-out batch (a training batch when there is no held-out set) through the current
-        adapter: a finite adapter can still give NaN/Inf logits (weights around 1e30), and this catches it. Every
+        adapter: finite but huge weights (1e18 and up on the tiny model) still give NaN logits, caught here. Every
         rank scores the same batch, so every rank reaches the same verdict."""
         if self.eval_rows:
             batch = collate(self.eval_rows[:self.cfg.batch_size], self.plan.pad_id, False, self.device)

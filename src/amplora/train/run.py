@@ -160,7 +160,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
             loop.progress = progress
             throughput = loop.run(start_step, total_steps)
         final_loss = loop.eval_loss()
-        # save_adapter refuses NaN/Inf weights; finite weights around 1e30 still give NaN logits: check the forward
+        # save_adapter refuses NaN/Inf weights; finite but huge weights still give NaN logits: check the forward
         loop.check_adapter(total_steps, final_loss)
     except TrainingDiverged as e:
         raise _diverged(e, cfg, d, out, metrics, lm, device, policy, bookkeeping, total_steps) from None
