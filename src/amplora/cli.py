@@ -6,7 +6,7 @@ import os
 import sys
 
 from amplora import __version__
-from amplora.errors import AmploraError
+from amplora.errors import AmploraError, TrainingDiverged
 
 
 # Set by the command line only, before torch loads its OpenMP runtime: idle OpenMP threads sleep instead of
@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except AmploraError as e:
         rank = f" (rank {os.environ['RANK']})" if int(os.environ.get("WORLD_SIZE", "1")) > 1 else ""
-        print(f"amplora: error{rank}: {e}", file=sys.stderr)
+        # a diverged run is not bad input: its line says what happened, not "error"
+        print(f"amplora{rank}: {e}" if isinstance(e, TrainingDiverged) else f"amplora: error{rank}: {e}",
+              file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("amplora: interrupted", file=sys.stderr)

@@ -183,6 +183,7 @@ F32_MAX = 3.4028234663852886e38  # alpha and the loss scale end up in fp32 tenso
 F32_TINY = 1.1754943508222875e-38  # the smallest normal fp32: a loss scale below it is 0 or loses precision
 COUNT_MAX = 2**31 - 1  # steps, batch sizes, lengths: far beyond any run, and within every int32 index
 INF = math.inf
+LR_MAX = 3.4e37  # AdamW's first step is lr / (1 - beta1) = 10 x lr, a float32 scalar: above this it overflows
 
 # name: (low, high, low excluded, high excluded). Every number the model, the optimizer, the scheduler,
 # GradScaler or torch.manual_seed would refuse (or turn into a run that never ends) is refused here instead,
@@ -191,7 +192,7 @@ RANGES = {
     "r": (1, 65536, False, False),  # the rank cannot usefully exceed a layer's width
     "alpha": (0, F32_MAX, True, False),
     "dropout": (0, 1, False, True),
-    "lr": (0, INF, True, True),
+    "lr": (0, LR_MAX, True, False),
     "weight_decay": (0, INF, False, True),  # AdamW: "Invalid weight_decay value" below 0
     "warmup_ratio": (0, 1, False, True),
     "epochs": (0, 1e6, True, False),

@@ -17,12 +17,21 @@ from pathlib import Path
 
 import torch
 
+from amplora.errors import TrainingDiverged
 from amplora.train import checkpoint
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
 from amplora.train.config import TrainConfig
 from amplora.train.distributed import Dist
 from amplora.train.generation import eval_mode, generate
+
+# Divergence (docs/train.md): this many optimizer steps in a row with a non-finite loss or gradients stop the run.
+# One such step is skipped and training goes on (a bad batch); ten in a row is a model that no longer recovers.
+MAX_NONFINITE_STEPS = 10
+
+
+def _num(x: float) -> str:
+    return "NaN" if math.isnan(x) else "Inf" if x == math.inf else "-Inf" if x == -math.inf else f"{x:.4g}"
 
 
 class MetricsLog:
@@ -110,6 +119,9 @@ class Loop:
         grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.max_grad_norm)
         finite = bool(torch.isfinite(grad_norm)) and math.isfinite(loss_total)
         scale = self.scaler.get_scale() if self.scaler.is_enabled() else None
+        # fp16 gradients overflowing at a loss scale above 1 are the scaler backing off (it halves the scale and
+        # the next steps recover), not divergence; at a scale of 1 or less the gradients themselves overflow
+        backing_off = scale is not None and scale > 1 and math.isfinite(loss_total)
         if self.scaler.is_enabled():
             self.scaler.step(self.optimizer)  # skips the update itself when unscale_ found inf/NaN
             self.scaler.update()  # ...and then lowers the scale: the next steps recover
@@ -121,7 +133,38 @@ class Loop:
             self.bookkeeping["skipped_steps"] = self.bookkeeping.get("skipped_steps", 0) + 1
         self.optimizer.zero_grad(set_to_none=True)
         return {"loss": loss_total, "tokens": tokens, "grad_norm": float(grad_norm), "skipped": not finite,
-                "loss_scale": scale}
+                "loss_scale": scale, "nonfinite": not finite and not backing_off,
+                "weights_finite": self.weights_finite() if finite else True}  # a skipped step changed nothing
+
+    @torch.no_grad()
+    def weights_finite(self) -> bool:
+        """Whether every trainable tensor is finite, on every rank (each checks its own shards)."""
+        local = [p.to_local() if hasattr(p, "to_local") else p for p in self.params]
+        bad = float(torch.stack([(~torch.isfinite(p.detach())).sum() for p in local]).sum()) if local else 0.0
+        return dist_.all_sum([bad], self.dist, self.device)[0] == 0
+
+    @torch.no_grad()
+    def probe_loss(self) -> float:
+        """Mean loss of one held-out batch (a training batch when there is no held-out set) through the current
+        adapter: finite but huge weights (1e18 and up on the tiny model) still give NaN logits, caught here. Every
+        rank scores the same batch, so every rank reaches the same verdict."""
+        if self.eval_rows:
+            batch = collate(self.eval_rows[:self.cfg.batch_size], self.plan.pad_id, False, self.device)
+        else:
+            batch = self.plan.batch(0, self.device)
+        batch.pop("tokens")
+        with eval_mode(self.model):
+            loss_sum, n = self.wrapped("loss", **batch)
+        total, count = dist_.all_sum([float(loss_sum), n], self.dist, self.device)
+        return total / max(1, count)
+
+    def check_adapter(self, step: int, held_out: float | None = None) -> None:
+        """Raise TrainingDiverged unless the adapter's held-out loss (`held_out`, else one probe batch) is finite:
+        called before every checkpoint and before the final adapter is written."""
+        loss = held_out if held_out is not None else self.probe_loss()
+        if not math.isfinite(loss):
+            where = "held-out" if self.eval_rows else "training-batch"
+            raise TrainingDiverged(step, f"{where} loss is {_num(loss)} (the adapter's forward is not finite)")
 
     @torch.no_grad()
     def eval_loss(self) -> float | None:
@@ -151,7 +194,7 @@ class Loop:
                         max_length, self.device, runner=runner)
         return dist_.gather(mine, d, len(prompts))
 
-    def periodic_eval(self, step: int) -> None:
+    def periodic_eval(self, step: int) -> float | None:
         """Held-out loss, and a few generations through the very model being trained (no autocast here)."""
         eval_loss = self.eval_loss()
         outputs = self.generate([p for p, _ in self.sample_prompts], self.cfg.max_new_tokens,
@@ -160,6 +203,7 @@ class Loop:
         self.metrics.write({"kind": "eval", "step": step, "eval_loss": eval_loss, "samples": samples})
         shown = f"held-out loss {eval_loss:.4f}" if eval_loss is not None else "eval"
         self.progress.log(f"step {step}: {shown}" + (f"; sample: {outputs[0]!r}" if outputs else ""))
+        return eval_loss
 
     def save(self, step: int) -> None:
         epoch, index = divmod(step * self.micro_per_step, self.plan.per_epoch)
@@ -176,9 +220,11 @@ class Loop:
         self.model.train()
         window, window_tokens, t_window = [], 0, time.perf_counter()
         t_start, tokens_all = time.perf_counter(), 0
+        nonfinite_run = 0  # consecutive steps with a non-finite loss or gradients
         for step in range(start_step, total_steps):
             out = self.step_once(step)
             done = step + 1
+            nonfinite_run = nonfinite_run + 1 if out["nonfinite"] else 0
             window.append(out["loss"])
             window_tokens += out["tokens"]
             tokens_all += out["tokens"]
@@ -198,11 +244,19 @@ class Loop:
                 lr = self.scheduler.get_last_lr()[0]
                 self.progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s")
                 window, window_tokens, t_window = [], 0, time.perf_counter()
+            if not out["weights_finite"]:
+                raise TrainingDiverged(done, "the adapter weights became non-finite (Inf/NaN)")
+            if nonfinite_run >= MAX_NONFINITE_STEPS:
+                raise TrainingDiverged(done, f"{nonfinite_run} steps in a row had a non-finite loss or gradients "
+                                             f"(loss {_num(out['loss'])}, gradient norm {_num(out['grad_norm'])})")
             if self.cfg.eval_every and done % self.cfg.eval_every == 0 and done != total_steps:
-                self.periodic_eval(done)
+                eval_loss = self.periodic_eval(done)
+                if eval_loss is not None and not math.isfinite(eval_loss):
+                    raise TrainingDiverged(done, f"held-out loss is {_num(eval_loss)}")
                 self.model.train()
                 t_window = time.perf_counter()  # eval time is not training throughput
             if self.cfg.save_every and done % self.cfg.save_every == 0:
+                self.check_adapter(done)  # every checkpoint on disk holds an adapter whose forward is finite
                 self.save(done)
         seconds = time.perf_counter() - t_start
         return {"train_seconds": round(seconds, 1), "train_tokens": tokens_all,

@@ -10,7 +10,7 @@ from pathlib import Path
 from amplora.errors import AmploraError
 
 RUN_FILES = ("config.yaml", "metrics.jsonl", "report.html", "summary.json")
-RUN_DIRS = ("adapter", "checkpoints")
+RUN_DIRS = ("adapter", "adapter-last-good", "checkpoints")
 
 
 def default_output() -> str:

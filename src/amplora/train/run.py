@@ -7,6 +7,7 @@ rank 0 alone writes files and prints.
 from __future__ import annotations
 
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import torch
 
 import amplora
 from amplora.precision import resolve, resolve_device
-from amplora.errors import AmploraError
+from amplora.errors import AmploraError, TrainingDiverged
 from amplora.train import atomic, checkpoint, output_dir, report
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, make_rows
@@ -29,6 +30,7 @@ from amplora.train.optim import build_optimizer, build_scheduler
 from amplora.train.progress import TrainProgress, make_console
 
 REPORT_EXAMPLES = 12  # held-out samples shown in the report
+LAST_GOOD = "adapter-last-good"  # a diverged run's output: the newest checkpoint's adapter
 
 
 def _set_initial_scale(scaler, init_scale: float | None) -> None:
@@ -154,14 +156,20 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         metrics.write({"kind": "before", "step": 0, **_scores(bookkeeping["before"])})
     console.print(f"before: {score_line(bookkeeping['before'])}")
 
-    with TrainProgress(console, total_steps, start_step) as progress:
-        loop.progress = progress
-        throughput = loop.run(start_step, total_steps)
+    try:
+        with TrainProgress(console, total_steps, start_step) as progress:
+            loop.progress = progress
+            throughput = loop.run(start_step, total_steps)
+        final_loss = loop.eval_loss()
+        # save_adapter refuses NaN/Inf weights; finite but huge weights still give NaN logits: check the forward
+        loop.check_adapter(total_steps, final_loss)
+    except TrainingDiverged as e:
+        raise _diverged(e, cfg, d, out, metrics, lm, device, policy, bookkeeping, total_steps) from None
     amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
                          write=d.is_main)  # every rank joins the gather of shards
 
     after = evaluate(model, tokenizer, scored, *gen_args)
-    after["eval_loss"] = loop.eval_loss()
+    after["eval_loss"] = final_loss
     metrics.write({"kind": "after", "step": total_steps, **_scores(after)})
     console.print(f"after:  {score_line(after)}")
 
@@ -179,6 +187,38 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     console.print(f"adapter: {out / 'adapter'}   report: {out / 'report.html'}   "
                   f"wall time {summary['facts']['wall time (s)']} s")
     return summary
+
+
+def _diverged(e: TrainingDiverged, cfg, d, out: Path, metrics, lm, device, policy, bookkeeping,
+              total_steps) -> TrainingDiverged:
+    """A diverged run writes no OUTPUT/adapter. The newest checkpoint at or before the divergence (each one's
+    forward was checked finite before it was written) is copied to OUTPUT/adapter-last-good; metrics.jsonl and
+    summary.json record the divergence. Returns the error the CLI prints (exit 5)."""
+    kept = [c for c in checkpoint.checkpoint_dirs(out / checkpoint.CHECKPOINTS)
+            if int(c.name.split("-")[-1]) <= e.step and (c / "adapter").is_dir()]
+    good_step = int(kept[-1].name.split("-")[-1]) if kept else None
+    if kept:
+        outcome = f"kept the adapter of step {good_step} as {out / LAST_GOOD}"
+    else:
+        outcome = "no checkpoint to fall back on, so no adapter was written (--save-every N keeps one)"
+    if d.is_main:
+        if kept:
+            with atomic.directory(out / LAST_GOOD) as tmp:
+                shutil.copytree(kept[-1] / "adapter", tmp, dirs_exist_ok=True)
+        else:
+            shutil.rmtree(out / LAST_GOOD, ignore_errors=True)  # a resumed run's older fallback is not this run's
+        record = {"step": e.step, "reason": e.reason, "last_good_step": good_step,
+                  "adapter": str(out / LAST_GOOD) if kept else None}
+        metrics.write({"kind": "diverged", **record})
+        atomic.write_json(out / "summary.json", {
+            "model": lm.description, "status": str(TrainingDiverged(e.step, e.reason, outcome)), "diverged": record,
+            "before": bookkeeping["before"],
+            "policy": {"device": str(device), **policy.as_dict(), "describe": policy.describe()},
+            "facts": {"model": lm.name, "method": cfg.method, "steps": total_steps, "diverged at step": e.step,
+                      "lr": cfg.lr, "skipped (non-finite) steps": bookkeeping.get("skipped_steps", 0),
+                      "output": cfg.output},
+            "config": cfg.as_dict()})
+    return TrainingDiverged(e.step, e.reason, outcome)
 
 
 def _scores(result: dict) -> dict:
