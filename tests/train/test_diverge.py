@@ -107,5 +107,5 @@ def test_lr_that_overflows_adamw_is_bad_input(tmp_path, alpaca_file, capsys, lr)
     out = tmp_path / "run"
     assert run_cli("train", *FAST, "--lr", lr, "--data", alpaca_file, "--output", out) == 2
     line = _one_line(capsys)
-    assert line.startswith("amplora: error: lr must be at most 3.4e37"), line
+    assert line.startswith("amplora: error: lr must be at most 3.4e+37"), line
     assert not out.exists()
