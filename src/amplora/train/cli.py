@@ -57,8 +57,9 @@ def cmd_train(args) -> int:
     file_values = load_yaml(args.config) if args.config else {}
     resume_state = None
     if overrides.get("resume") or file_values.get("resume"):
-        from amplora.train import checkpoint
+        from amplora.train import checkpoint, output_dir
 
+        output_dir.refuse_if_in_use(overrides.get("resume") or file_values["resume"])  # before any pruning
         ckpt_dir, run_dir = checkpoint.find_checkpoint(overrides.get("resume") or file_values["resume"])
         saved = load_yaml(run_dir / "config.yaml") if (run_dir / "config.yaml").is_file() else {}
         file_values = {**saved, **file_values}  # the run's own config, then what this command adds
