@@ -9,8 +9,10 @@ size, and a run resumed on another number of processes (with G kept) continues o
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from pathlib import Path
 import torch
 
 from amplora.errors import TrainingDiverged
-from amplora.train import checkpoint
+from amplora.train import atomic, checkpoint
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
 from amplora.train.config import TrainConfig
@@ -43,8 +45,27 @@ class MetricsLog:
     def write(self, record: dict) -> None:
         if not self.enabled:
             return
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
+        line = (json.dumps(record) + "\n").encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)  # umask applies
+        except OSError as e:
+            raise atomic.write_error(self.path, e) from None
+        try:
+            start = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                view = memoryview(line)
+                while view:  # os.write may write less than asked (a file size limit, a signal)
+                    view = view[os.write(fd, view):]
+            except OSError as e:
+                # take back the part of the line that got written: the log stays whole lines (truncating frees
+                # space, so this works on a full disk too); a new file left empty goes altogether
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                    if start == 0:
+                        os.unlink(self.path)
+                raise atomic.write_error(self.path, e) from None
+        finally:
+            os.close(fd)
 
     def read(self) -> list[dict]:
         out = []
@@ -58,8 +79,6 @@ class MetricsLog:
 
     def truncate_after(self, step: int) -> None:
         """Resume: drop what a killed run logged after its last checkpoint; the resumed run logs it again."""
-        from amplora.train import atomic
-
         kept = [r for r in self.read() if r.get("step", 0) <= step and r.get("kind") != "after"]
         atomic.write_text(self.path, "".join(json.dumps(r) + "\n" for r in kept))
 

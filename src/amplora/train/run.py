@@ -1,8 +1,8 @@
 """`amplora train`: validate everything, score the held-out split, train, score again, write the outputs.
 
 Order matters for "nothing half-written": config, data, model, adapters and tokenization are all checked before
-the output directory receives its first file. Under torchrun every rank runs this same function (distributed.py);
-rank 0 alone writes files and prints.
+the output directory receives its first file (its lock file aside: output_dir.py locks the directory for the whole
+run). Under torchrun every rank runs this same function (distributed.py); rank 0 alone writes files and prints.
 """
 from __future__ import annotations
 
@@ -63,13 +63,24 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
     """Run a full training job described by `cfg`; returns the run summary (also written to summary.json).
     restart: cfg.output holds a run killed before its first checkpoint, which this one replaces from step 0."""
     d = dist_.from_env()
+    lock: list[output_dir.RunLock] = []  # _train locks the output directory (rank 0); freed here however it ends
     try:
-        return _train(cfg, d, quiet, resume_state, restart)
+        return _train(cfg, d, quiet, resume_state, lock, restart)
+    except Exception as e:
+        # the writes atomic.py and MetricsLog do not make themselves (the final adapter): one line, not a traceback
+        reason = atomic.write_failure(e, Path(cfg.output)) if lock else None
+        if reason is None:
+            raise
+        where = getattr(e, "filename", None)
+        raise AmploraError(f"{where}: {reason}" if where else f"cannot write to {cfg.output}: {reason}") from None
     finally:
+        for held in lock:
+            held.release()
         dist_.shutdown(d)
 
 
-def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None, restart: bool = False) -> dict:
+def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None, lock: list,
+           restart: bool = False) -> dict:
     t0 = time.perf_counter()
     console = make_console(quiet or not d.is_main)
     # 1. everything that can be wrong with the input, before writing anything
@@ -84,7 +95,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     out = Path(cfg.output or output_dir.default_output())
     cfg.output = str(out)
     if d.is_main:  # a failure here ends rank 0, and torchrun then ends the others
-        output_dir.check_output(out, resuming=resume_state is not None or restart, overwrite=cfg.overwrite)
+        lock.append(output_dir.claim(out, resuming=resume_state is not None or restart, overwrite=cfg.overwrite))
     if resume_state is not None:
         _keep_global_batch(cfg, resume_state, d.world, console)
     device = dist_.init(d, device, strategy)
@@ -122,8 +133,8 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     _set_initial_scale(scaler, cfg.init_loss_scale)
 
     # 2. the output directory gets its first files only now
-    if cfg.overwrite and resume_state is None and d.is_main:
-        output_dir.clear_previous_run(out)
+    if resume_state is None and d.is_main:  # files of a replaced run, or of one that died before its first
+        output_dir.clear_previous_run(out)  # checkpoint (holds_run), must not mix with this run's
     if d.is_main:
         out.mkdir(parents=True, exist_ok=True)
     metrics = MetricsLog(out / "metrics.jsonl", enabled=d.is_main)
@@ -134,8 +145,6 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         if d.is_main:
             metrics.truncate_after(start_step)
         console.print(f"resumed from step {start_step} ({out})")
-    elif d.is_main:
-        metrics.path.write_text("")
     if d.is_main:
         atomic.write_text(out / "config.yaml", dump_yaml(cfg))  # on resume too: flags may have changed something
     n_params = sum(p.numel() for _, p in named_params)
