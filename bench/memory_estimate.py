@@ -97,7 +97,7 @@ def prepare(config: dict, settings: dict):
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        return float(loss_sum)
+        return float(loss_sum.detach())
 
     step.holds = (model, opt, ids, mask, labels)
     return step
