@@ -44,8 +44,6 @@ CASES = [
                    loss_chunk_rows=256)),
     (SMOLLM2, dict(method="lora", precision="fp32", batch_size=2, max_length=256)),
     (SMOLLM2, dict(method="dora", precision="bf16-true", batch_size=4, max_length=256)),
-    (SMOLLM2, dict(method="lora", precision="fp32", batch_size=4, max_length=256, activation_checkpointing=True)),
-    (SMOLLM2, dict(method="lora", precision="bf16-true", batch_size=2, max_length=256, quantize="nf4")),
 ]
 QUICK = [c for c in CASES if c[0] != SMOLLM2]
 

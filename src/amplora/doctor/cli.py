@@ -58,10 +58,7 @@ def _memory(args) -> int:
     from amplora.doctor.memory import Settings
     from amplora.doctor.memory_plan import breakdown, model_config, plan, table
 
-    settings = Settings(method=args.method, r=args.r, targets=args.targets, quantize=args.quantize,
-                        precision=args.precision, batch_size=args.batch_size, grad_accum=args.grad_accum,
-                        max_length=args.max_length, activation_checkpointing=args.activation_checkpointing,
-                        loss_chunk_rows=args.loss_chunk_rows)
+    settings = Settings.of(args)
     rows = plan(model_config(args.model), settings)
     if args.json:
         print(json.dumps({"model": args.model, "devices": [r.as_dict() for r in rows]}, indent=1))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from amplora.errors import AmploraError
@@ -49,6 +49,14 @@ class Settings:
     max_length: int = 512
     activation_checkpointing: bool = False
     loss_chunk_rows: int = 1024
+
+    @classmethod
+    def of(cls, run) -> Settings:
+        """The settings of any object with same-named attributes (train's TrainConfig, argparse's namespace)."""
+        values = {f.name: getattr(run, f.name) for f in fields(cls) if getattr(run, f.name, None) is not None}
+        if isinstance(values.get("targets"), list):
+            values["targets"] = tuple(values["targets"])
+        return cls(**values)
 
 
 @dataclass(frozen=True)
