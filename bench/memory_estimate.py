@@ -129,8 +129,6 @@ def _worker(args) -> None:
 
 
 def describe(r: dict) -> str:
-    keys = ("method", "precision", "quantize", "batch_size", "max_length", "activation_checkpointing",
-            "loss_chunk_rows")
     bits = [f"{r['method']}", r["precision"]]
     if r.get("quantize", "none") != "none":
         bits.append("nf4")
@@ -139,7 +137,6 @@ def describe(r: dict) -> str:
         bits.append("ckpt")
     if "loss_chunk_rows" in r:
         bits.append(f"chunk {r['loss_chunk_rows']}")
-    assert all(k in keys or k not in r for k in keys)
     return ", ".join(bits)
 
 

@@ -41,16 +41,17 @@ def test_estimate_within_15_percent_of_the_measured_tensor_peak(config, settings
 
 
 def test_settings_move_the_estimate_the_way_they_should():
-    base = estimate(TINY_CONFIG, batch_size=8, max_length=256)
-    assert estimate(TINY_CONFIG, batch_size=16, max_length=256).total > base.total
-    assert estimate(TINY_CONFIG, batch_size=8, max_length=256, activation_checkpointing=True).total < base.total
-    nf4 = estimate(TINY_CONFIG, batch_size=8, max_length=256, quantize="nf4")
+    run = Settings(precision="fp32", batch_size=8, max_length=256)
+    base = estimate(TINY_CONFIG, settings=run)
+    assert estimate(TINY_CONFIG, settings=run, batch_size=16).total > base.total
+    assert estimate(TINY_CONFIG, settings=run, activation_checkpointing=True).total < base.total
+    nf4 = estimate(TINY_CONFIG, settings=run, quantize="nf4")
     assert nf4.parts["frozen weights"] < base.parts["frozen weights"]
-    bf16 = estimate(TINY_CONFIG, batch_size=8, max_length=256, precision="bf16-true")
+    bf16 = estimate(TINY_CONFIG, settings=run, precision="bf16-true")
     assert bf16.parts["activations"] < base.parts["activations"]
-    dora = estimate(TINY_CONFIG, batch_size=8, max_length=256, method="dora")
+    dora = estimate(TINY_CONFIG, settings=run, method="dora")
     assert dora.parts["adapters"] > base.parts["adapters"]
-    assert estimate(TINY_CONFIG, device="cuda:0").overhead > 0 == estimate(TINY_CONFIG).overhead
+    assert estimate(TINY_CONFIG, settings=run, device="cuda:0").overhead > 0 == base.overhead
 
 
 def test_bad_settings_are_one_line_errors():
@@ -93,7 +94,7 @@ def test_unknown_model_is_a_one_line_error(tmp_path):
 
 
 def test_pick_device_skips_a_device_the_run_does_not_fit_on():
-    big = Settings(batch_size=64, max_length=2048)
+    big = Settings(precision="fp32", batch_size=64, max_length=2048)
     need = estimate(TINY_CONFIG, settings=big).total
     devices = [("cuda:0", "small GPU", need // 2), ("cuda:1", "big GPU", need * 4), ("cpu", "host", need * 8)]
     # cuda:1 carries the CUDA allowance on top of the tensor peak: four times the peak covers it here
@@ -102,7 +103,7 @@ def test_pick_device_skips_a_device_the_run_does_not_fit_on():
 
 
 def test_pick_device_refuses_a_run_that_fits_nowhere_and_names_the_first_fix():
-    big = Settings(batch_size=64, max_length=2048)
+    big = Settings(precision="fp32", batch_size=64, max_length=2048)
     need = estimate(TINY_CONFIG, settings=big).total
     with pytest.raises(MemoryPlanError) as e:
         pick_device(TINY_CONFIG, big, [("cpu", "host", need * 6 // 10)])

@@ -43,7 +43,7 @@ class Settings:
     r: int = 16
     targets: str | tuple = "all-linear"
     quantize: str = "none"
-    precision: str = "fp32"  # a preset name; resolve `auto` for the device first
+    precision: str = "auto"  # a preset name; `auto` resolves for the device (amplora.precision's rule)
     batch_size: int = 8
     grad_accum: int = 1  # moves the global batch, not the peak
     max_length: int = 512
@@ -51,7 +51,7 @@ class Settings:
     loss_chunk_rows: int = 1024
 
     @classmethod
-    def of(cls, run) -> Settings:
+    def of(cls, run) -> "Settings":
         """The settings of any object with same-named attributes (train's TrainConfig, argparse's namespace)."""
         values = {f.name: getattr(run, f.name) for f in fields(cls) if getattr(run, f.name, None) is not None}
         if isinstance(values.get("targets"), list):
@@ -207,8 +207,7 @@ def _check(s: Settings) -> None:
     if s.quantize not in ("none", "nf4"):
         raise AmploraError(f"unknown quantize {s.quantize!r}; valid: none, nf4")
     if s.precision not in PRESETS:
-        raise AmploraError(f"unknown precision {s.precision!r} for a memory plan; valid: {', '.join(PRESETS)} "
-                           f"(resolve auto for the device first)")
+        raise AmploraError(f"unknown precision {s.precision!r}; valid: {', '.join(PRESETS)}, auto")
     for name in ("r", "batch_size", "grad_accum", "max_length", "loss_chunk_rows"):
         if not isinstance(getattr(s, name), int) or getattr(s, name) < 1:
             raise AmploraError(f"{name} must be a positive integer, got {getattr(s, name)!r}")
@@ -222,6 +221,10 @@ def estimate(config, *, device: str = "cpu", **settings) -> Estimate:
     s = replace(s, **settings)
     if isinstance(s.targets, list):
         s = replace(s, targets=tuple(s.targets))
+    if s.precision == "auto":
+        from amplora.precision import auto_preset
+
+        s = replace(s, precision=auto_preset(device)[0])
     _check(s)
     shape = config if isinstance(config, Shape) else shape_of(config)
     storage, compute = (DTYPE_BYTES[d] for d in PRESETS[s.precision])

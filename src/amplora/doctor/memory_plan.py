@@ -7,8 +7,9 @@ does not, and the choice `device=auto` makes.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from amplora.doctor.memory import Estimate, Settings, estimate, shape_of
+from amplora.doctor.memory import Estimate, Settings, estimate, read_config, shape_of
 from amplora.errors import AmploraError
 from amplora.model_configs import builtin_config
 
@@ -42,9 +43,6 @@ class DevicePlan:
 
 def model_config(spec: str) -> dict:
     """--model for a memory plan, without loading weights: a built-in name, a model directory or a config.json."""
-    from amplora.doctor.memory import read_config
-    from pathlib import Path
-
     config = builtin_config(spec)
     if config is not None:
         return config
