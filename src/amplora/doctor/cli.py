@@ -14,6 +14,7 @@ def register(sub) -> None:
                                    "precision=auto resolves to, warnings).")
     p.add_argument("--json", action="store_true", help="print the preflight as JSON")
     p.add_argument("--refresh", action="store_true", help="probe kernels again instead of using the cache")
+    _memory_arguments(p)
     p.set_defaults(func=_preflight)
     actions = p.add_subparsers(dest="doctor_action", metavar="ACTION", parser_class=_RunParser)
     r = actions.add_parser("run", help="run SCRIPT as __main__ with the doctor watching", allow_abbrev=False,
@@ -75,7 +76,40 @@ def _console():
     return make_console()
 
 
+def _memory_arguments(p) -> None:
+    m = p.add_argument_group("memory plan (with --model: a table per device instead of the preflight)")
+    m.add_argument("--model", help="smollm2-135m, tiny, a model directory or its config.json (no weights load)")
+    m.add_argument("--method", default="lora", choices=("lora", "dora"))
+    m.add_argument("--r", type=int, default=16)
+    m.add_argument("--targets", default="all-linear")
+    m.add_argument("--quantize", default="none", choices=("none", "nf4"))
+    m.add_argument("--precision", default="auto")
+    m.add_argument("--batch-size", type=int, default=8)
+    m.add_argument("--grad-accum", type=int, default=1)
+    m.add_argument("--max-length", type=int, default=512)
+    m.add_argument("--activation-checkpointing", action="store_true")
+    m.add_argument("--loss-chunk-rows", type=int, default=1024)
+
+
+def _memory(args) -> int:
+    from amplora.doctor.memory import Settings
+    from amplora.doctor.memory_plan import breakdown, model_config, plan, table
+
+    settings = Settings.of(args)
+    rows = plan(model_config(args.model), settings)
+    if args.json:
+        print(json.dumps({"model": args.model, "devices": [r.as_dict() for r in rows]}, indent=1))
+    else:
+        print(f"memory plan for {args.model}: {args.method}, batch {args.batch_size} x {args.max_length} tokens")
+        print(table(rows))
+        for r in rows:
+            print(f"{r.device} ({r.estimate.settings.precision}): {breakdown(r.estimate)}")
+    return 0 if any(r.fits is not False for r in rows) else 1
+
+
 def _preflight(args) -> int:
+    if args.model:
+        return _memory(args)
     from amplora.doctor import render
     from amplora.doctor.preflight import collect
 
