@@ -41,7 +41,7 @@ def test_0_explain_recognized(tmp_path):
 
 def test_2_bad_input_is_one_line(tmp_path, data):
     r = amplora_cmd(*TINY, "--data", data, "--lr", "-1", "--output", tmp_path / "run", cwd=tmp_path)
-    assert (r.returncode, r.stderr) == (2, "amplora: error: lr and max_grad_norm must be positive\n")
+    assert (r.returncode, r.stderr) == (2, "amplora: error: lr must be greater than 0, got -1 (flags)\n")
     assert not (tmp_path / "run").exists()
     r = amplora_cmd(*TINY, "--max-steps", "x", cwd=tmp_path)  # argparse's own usage error: also 2
     assert r.returncode == 2 and "invalid int value: 'x'" in r.stderr
@@ -63,6 +63,12 @@ def test_1_and_own_codes_under_doctor_run(tmp_path):
     assert r.returncode == 1 and "Traceback" in r.stderr and "ValueError: boom" in r.stderr
     (tmp_path / "seven.py").write_text("import sys\nsys.exit(7)\n")
     assert amplora_cmd("doctor", "run", "seven.py", cwd=tmp_path).returncode == 7
+
+
+def test_6_run_fits_on_no_device(tmp_path):
+    r = amplora_cmd("doctor", "--model", "tiny", "--batch-size", "64", "--max-length", "1000000", cwd=tmp_path)
+    assert r.returncode == 6, r.stderr
+    assert "none fits" in r.stdout or "fits" in r.stdout
 
 
 def test_5_diverged_training(tmp_path, data):

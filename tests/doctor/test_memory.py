@@ -85,7 +85,7 @@ def test_cli_json_for_a_config_directory(tmp_path, capsys):
 
 
 def test_cli_reports_a_run_that_fits_nowhere(capsys):
-    assert main(["doctor", "--model", "tiny", "--batch-size", "64", "--max-length", "1000000"]) == 1
+    assert main(["doctor", "--model", "tiny", "--batch-size", "64", "--max-length", "1000000"]) == 6
     assert "none fits" in capsys.readouterr().out
 
 

@@ -93,7 +93,7 @@ def _memory_arguments(p) -> None:
 
 def _memory(args) -> int:
     from amplora.doctor.memory import Settings
-    from amplora.doctor.memory_plan import breakdown, model_config, plan, table
+    from amplora.doctor.memory_plan import MemoryPlanError, breakdown, model_config, plan, table
 
     settings = Settings.of(args)
     rows = plan(model_config(args.model), settings)
@@ -104,7 +104,7 @@ def _memory(args) -> int:
         print(table(rows))
         for r in rows:
             print(f"{r.device} ({r.estimate.settings.precision}): {breakdown(r.estimate)}")
-    return 0 if any(r.fits is not False for r in rows) else 1
+    return 0 if any(r.fits is not False for r in rows) else MemoryPlanError.exit_code
 
 
 def _preflight(args) -> int:

@@ -19,6 +19,8 @@ GiB = 2**30
 class MemoryPlanError(AmploraError):
     """The run fits on no device. str() is one line; `.table` is the per-device table to print before it."""
 
+    exit_code = 6
+
     def __init__(self, message: str, table: str, rows: list):
         super().__init__(message)
         self.table, self.rows = table, rows

@@ -79,6 +79,19 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
         dist_.shutdown(d)
 
 
+def _fitting_device(cfg: TrainConfig, console) -> str:
+    """device=auto: the first device (CUDA before the CPU) the run's estimated peak memory fits on; a run that fits
+    nowhere stops here, before any weight is loaded, with the per-device table (amplora doctor --model shows it)."""
+    from amplora.doctor.memory import Settings
+    from amplora.doctor.memory_plan import MemoryPlanError, model_config, pick_device
+
+    try:
+        return pick_device(model_config(cfg.model), Settings.of(cfg))
+    except MemoryPlanError as e:
+        console.print(e.table)
+        raise
+
+
 def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | None, lock: list,
            restart: bool = False) -> dict:
     t0 = time.perf_counter()
@@ -86,7 +99,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     # 1. everything that can be wrong with the input, before writing anything
     train_ex, held_ex, train_name, held_name = load_splits(cfg.data, cfg.eval_data, cfg.eval_split, cfg.seed)
     canonical_model_name(cfg.model)
-    device = resolve_device(cfg.device)
+    device = resolve_device(_fitting_device(cfg, console) if cfg.device == "auto" and not d.enabled else cfg.device)
     policy = resolve(cfg.precision, device=device)
     strategy = dist_.choose_strategy(cfg.strategy, cfg.quantize, policy.name) if d.enabled else "none"
     for key in ("data", "eval_data"):  # absolute in config.yaml, so --resume works from any directory
