@@ -103,13 +103,28 @@ def _add_train(sub) -> None:
     p.set_defaults(func=cmd_train)
 
 
+def _count(low: int):
+    """argparse type: an integer in [low, 2**31-1] (a bad value is argparse's one-line usage error, exit 2)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if not low <= value <= 2**31 - 1:
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {2**31 - 1}, got {value}")
+        return value
+
+    parse.__name__ = "count"
+    return parse
+
+
 def _inference_args(p, adapter_required: bool = False) -> None:
     p.add_argument("--adapter", required=adapter_required, help="adapter directory (e.g. runs/train-.../adapter)")
     p.add_argument("--model", help="base model (default: the one the adapter records)")
     p.add_argument("--precision", default="auto", help=f"{' | '.join(PRESET_NAMES)}")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
     p.add_argument("--quantize", default=None, help="none | nf4 (default: as the adapter was trained)")
-    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--max-new-tokens", type=_count(1), default=128)
 
 
 def _dispatch(name: str):
@@ -146,8 +161,8 @@ def register(sub) -> None:
     _inference_args(p)
     p.set_defaults(max_new_tokens=32)
     p.add_argument("--data", help="JSONL to score (default: the bundled held-out split)")
-    p.add_argument("--limit", type=int, default=0, help="score only the first N examples")
-    p.add_argument("--batch-size", type=int, default=50)
-    p.add_argument("--max-length", type=int, default=1024)
+    p.add_argument("--limit", type=_count(0), default=0, help="score only the first N examples (0: all)")
+    p.add_argument("--batch-size", type=_count(1), default=50)
+    p.add_argument("--max-length", type=_count(1), default=1024)
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(func=_dispatch("cmd_eval"))
