@@ -31,20 +31,25 @@ def _inside_adapter(name: str) -> bool:
 def select(model: nn.Module, targets: str | Sequence[str]) -> dict[str, nn.Linear]:
     """The Linear modules `targets` names. Nothing matched -> one-line error listing what exists."""
     candidates = candidate_linears(model)
+    return {name: candidates[name] for name in matching(list(candidates), targets)}
+
+
+def matching(names: Sequence[str], targets: str | Sequence[str]) -> list[str]:
+    """The qualified `names` that `targets` selects (the rules above, on names alone); none -> one-line error."""
     if isinstance(targets, str) and targets == "all-linear":
-        chosen = dict(candidates)
+        chosen = list(names)
     elif isinstance(targets, str) and not _NAME.fullmatch(targets):
         try:
             pattern = re.compile(targets)
         except re.error as e:
             raise AmploraError(f"targets {targets!r} is not a valid regex: {e}") from None
-        chosen = {n: m for n, m in candidates.items() if pattern.fullmatch(n)}
+        chosen = [n for n in names if pattern.fullmatch(n)]
     else:
         wanted = [targets] if isinstance(targets, str) else list(targets)
-        chosen = {n: m for n, m in candidates.items() if any(n == t or n.endswith("." + t) for t in wanted)}
+        chosen = [n for n in names if any(n == t or n.endswith("." + t) for t in wanted)]
     if not chosen:
-        leaves = sorted({n.rsplit(".", 1)[-1] for n in candidates})
-        example = next(iter(candidates), "none")
+        leaves = sorted({n.rsplit(".", 1)[-1] for n in names})
+        example = names[0] if names else "none"
         raise AmploraError(f"targets {targets!r} matched no Linear module; Linear modules here: "
                            f"{', '.join(leaves) or 'none'} (e.g. {example}); use 'all-linear', suffixes or a regex")
     return chosen

@@ -183,22 +183,13 @@ def _meta_shape(c: dict) -> Shape:
 
 # ---- the estimate ------------------------------------------------------------------------------------------
 def chosen_linears(shape: Shape, targets) -> list[Linear]:
-    """The Linear layers `targets` adapts: amplora.adapters.targets.select's rules, on names only."""
-    if targets == "all-linear":
-        return list(shape.linears)
-    if isinstance(targets, str) and "," not in targets:
-        try:
-            pattern = re.compile(targets)
-        except re.error as e:
-            raise AmploraError(f"targets {targets!r} is not a valid regex: {e}") from None
-        chosen = [x for x in shape.linears if pattern.fullmatch(x.name)]
-    else:
-        wanted = [t.strip() for t in (targets.split(",") if isinstance(targets, str) else targets) if t.strip()]
-        chosen = [x for x in shape.linears if any(x.name == t or x.name.endswith("." + t) for t in wanted)]
-    if not chosen:
-        leaves = sorted({x.name.rsplit(".", 1)[-1] for x in shape.linears})
-        raise AmploraError(f"targets {targets!r} matched no Linear module; Linear modules here: {', '.join(leaves)}")
-    return chosen
+    """The Linear layers `targets` adapts, by amplora.adapters.targets' rules."""
+    from amplora.adapters.targets import matching
+
+    if isinstance(targets, str) and "," in targets:  # --targets q_proj,v_proj, as the trainer's config reads it
+        targets = [t.strip() for t in targets.split(",") if t.strip()]
+    chosen = set(matching([x.name for x in shape.linears], targets))
+    return [x for x in shape.linears if x.name in chosen]
 
 
 def _check(s: Settings) -> None:
