@@ -3,11 +3,13 @@
 Hidden states come from the decoder (`model.base_model`) under the model's precision policy; the output head
 then runs in fp32 on the answer positions only (prompt and padding positions never reach the head), a chunk of
 rows at a time. Each chunk is checkpointed, so backward holds one chunk of logits at a time, never
-batch x seq x vocab of them.
+batch x seq x vocab of them. `LossModel` puts the LM and this loss behind one forward: the trainer calls it in one
+process and under torchrun alike (distributed.py wraps it with FSDP2 or DDP).
 """
 from __future__ import annotations
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
@@ -55,3 +57,18 @@ def lm_loss_sum(model, input_ids, labels, attention_mask=None, position_ids=None
         else:
             total = total + _chunk_loss(h, t, head, model)
     return total, int(targets.numel())
+
+
+class LossModel(nn.Module):
+    """The LM and its loss as one module: forward("loss", **batch) -> (fp32 loss sum, answer tokens);
+    forward("generate", **kwargs) -> model.generate(**kwargs). Parameter names gain the prefix `model.`."""
+
+    def __init__(self, model: nn.Module, chunk_rows: int):
+        super().__init__()
+        self.model, self.chunk_rows = model, chunk_rows
+
+    def forward(self, task: str, **kwargs):
+        if task == "generate":
+            return self.model.generate(**kwargs)
+        loss_sum, n = lm_loss_sum(self.model, chunk_rows=self.chunk_rows, **kwargs)
+        return loss_sum, n

@@ -2,10 +2,10 @@
 
     torchrun --nproc_per_node 2 -m amplora train --strategy fsdp ...
 
-One process per device (gloo on CPU, nccl on CUDA, chosen from the device). The trainer sees one object, `Dist`;
-in a single process it is `Dist()` (world 1) and every helper here is a no-op, so the single-process path is the
-same code. The model is wrapped as `LossModel` (the LM plus its fp32 chunked loss) because the loss calls the
-decoder and the output head directly, not `model.forward`: FSDP2 and DDP hook the root module's forward, so the
+One process per device (gloo on CPU, nccl on CUDA, chosen from the device). The trainer sees one object, `Dist`; in
+a single process it is `Dist()` (world 1) and every helper here is a no-op, so the single-process path is the same
+code. The model is wrapped as `chunked_loss.LossModel` (the LM plus its fp32 chunked loss) because the loss calls
+the decoder and the output head directly, not `model.forward`: FSDP2 and DDP hook the root module's forward, so the
 whole step — and generation — must go through one root forward for them to see it.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch.distributed as dist
 import torch.nn as nn
 
 from amplora.errors import AmploraError
-from amplora.train.chunked_loss import lm_loss_sum
+from amplora.train.chunked_loss import LossModel
 
 
 @dataclass
@@ -83,21 +83,6 @@ def shutdown(d: Dist) -> None:
     if d.enabled and dist.is_initialized():
         gc.collect()  # the run's FSDP/DDP state (reference cycles holding the process group) goes first
         dist.destroy_process_group()
-
-
-class LossModel(nn.Module):
-    """The LM and its loss as one module: forward("loss", **batch) -> (fp32 loss sum, answer tokens);
-    forward("generate", **kwargs) -> model.generate(**kwargs). Parameter names gain the prefix `model.`."""
-
-    def __init__(self, model: nn.Module, chunk_rows: int):
-        super().__init__()
-        self.model, self.chunk_rows = model, chunk_rows
-
-    def forward(self, task: str, **kwargs):
-        if task == "generate":
-            return self.model.generate(**kwargs)
-        loss_sum, n = lm_loss_sum(self.model, chunk_rows=self.chunk_rows, **kwargs)
-        return loss_sum, n
 
 
 def decoder_layers(model: nn.Module) -> list[nn.Module]:

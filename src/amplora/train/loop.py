@@ -23,6 +23,7 @@ from amplora.errors import TrainingDiverged
 from amplora.train import atomic, checkpoint
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
+from amplora.train.chunked_loss import LossModel
 from amplora.train.config import TrainConfig
 from amplora.train.distributed import Dist
 from amplora.train.generation import eval_mode, generate
@@ -101,12 +102,12 @@ class Loop:
     eval_rows: list = field(default_factory=list)  # held-out rows for the periodic eval loss
     sample_prompts: list = field(default_factory=list)
     bookkeeping: dict = field(default_factory=dict)  # saved in checkpoints: skipped steps, before scores...
-    wrapped: object = None  # distributed.LossModel, possibly FSDP2-sharded or DDP-wrapped
+    wrapped: object = None  # chunked_loss.LossModel, possibly FSDP2-sharded or DDP-wrapped
     dist: Dist = field(default_factory=Dist)
 
     def __post_init__(self):
         if self.wrapped is None:
-            self.wrapped = dist_.LossModel(self.model, self.cfg.loss_chunk_rows)
+            self.wrapped = LossModel(self.model, self.cfg.loss_chunk_rows)
 
     @property
     def micro_per_step(self) -> int:
