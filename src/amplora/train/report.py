@@ -63,23 +63,26 @@ def _curves_png(history: list[dict], before: dict | None, after: dict | None) ->
 
 
 def _memory_png(history: list[dict], memory: dict) -> str | None:
-    """Peak (per logging window) and current memory at each logged step; one peak line per rank under torchrun."""
+    """Peak (per logging window) and current memory at each logged step; under torchrun one more line per rank."""
     train = [h for h in history if h.get("kind") == "train" and "mem_peak_bytes" in h]
     if not train:
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(11, 3.2))
-    steps = [h["step"] for h in train]
     gib = 2**30
-    if "mem_peak_bytes_by_rank" in train[0]:
-        for rank in range(len(train[0]["mem_peak_bytes_by_rank"])):
-            ax.plot(steps, [h["mem_peak_bytes_by_rank"][rank] / gib for h in train], label=f"peak, rank {rank}")
-    else:
-        ax.plot(steps, [h["mem_peak_bytes"] / gib for h in train], label="peak since the previous record")
-    ax.plot(steps, [h["mem_current_bytes"] / gib for h in train], "--", label="current (max over ranks)"
-            if "mem_current_bytes_by_rank" in train[0] else "current")
-    if "mem_reserved_bytes" in train[0]:
-        ax.plot(steps, [h["mem_reserved_bytes"] / gib for h in train], ":", label="reserved (caching allocator)")
+
+    def curve(key, index=None):  # (steps, GiB) of the records holding it: a resume may change the rank count
+        held = [h for h in train if key in h and (index is None or index < len(h[key]))]
+        return [h["step"] for h in held], [(h[key] if index is None else h[key][index]) / gib for h in held]
+
+    ranks = max((len(h.get("mem_peak_bytes_by_rank", ())) for h in train), default=0)
+    ax.plot(*curve("mem_peak_bytes"), linewidth=2,
+            label="peak since the previous record" + (" (max over ranks)" if ranks else ""))
+    for rank in range(ranks if ranks > 1 else 0):
+        ax.plot(*curve("mem_peak_bytes_by_rank", rank), linewidth=0.8, label=f"peak, rank {rank}")
+    ax.plot(*curve("mem_current_bytes"), "--", label="current (max over ranks)" if ranks else "current")
+    if any("mem_reserved_bytes" in h for h in train):
+        ax.plot(*curve("mem_reserved_bytes"), ":", label="reserved (caching allocator)")
     est = memory.get("estimate")
     if est:
         ax.axhline(est["tensor_peak_bytes"] / gib, color="#999999", linewidth=1, label="estimated tensor peak")
