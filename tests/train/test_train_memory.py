@@ -95,3 +95,21 @@ def test_without_tensorboard_nothing_is_written_and_one_note_says_so(tmp_path, m
     log.write({"kind": "train", "step": 1, "loss": 1.0})
     log.close()
     assert notes == [MISSING] and not log.available and not (tmp_path / "tensorboard").exists()
+
+
+def test_a_resumed_log_replaces_what_the_killed_run_logged_after_its_checkpoint(tmp_path):
+    """As metrics.jsonl (truncate_after): a run killed after step 4, resumed from its step-2 checkpoint."""
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    killed = TensorBoardLog(tmp_path)
+    for step in (1, 2, 3, 4):
+        killed.write({"kind": "train", "step": step, "loss": 10.0 + step})
+    killed.close()
+    resumed = TensorBoardLog(tmp_path, purge_step=3)
+    for step in (3, 4, 5):
+        resumed.write({"kind": "train", "step": step, "loss": 20.0 + step})
+    resumed.close()
+    events = EventAccumulator(str(tmp_path))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("train/loss")] == [(1, 11), (2, 12), (3, 23), (4, 24), (5, 25)]
