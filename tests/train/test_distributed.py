@@ -124,6 +124,11 @@ def test_two_ranks_match_one_process_with_the_same_global_batch(tmp_path, data, 
     summary, ref_summary = json.loads((out / "summary.json").read_text()), json.loads((single / "summary.json").read_text())
     assert summary["after"]["predictions"] == ref_summary["after"]["predictions"]
     assert summary["facts"]["batch"] == "2 x 2 accumulation x 2 processes = 8 examples"
+    # memory: every rank measured its own, rank 0 wrote all of them (a rank that sent nothing would read 0)
+    for record in [r for r in read_metrics(out) if r["kind"] in ("before", "train", "after")]:
+        per_rank = record["mem_peak_bytes_by_rank"]
+        assert len(per_rank) == 2 and min(per_rank) > 0 and record["mem_peak_bytes"] == max(per_rank)
+    assert len(summary["memory"]["peak_bytes_by_rank"]) == 2 and "max over ranks" in proc.stdout
     evals = [r for r in read_metrics(out) if r["kind"] == "eval"]
     assert [s["output"] for s in evals[0]["samples"]] == \
         [s["output"] for s in [r for r in read_metrics(single) if r["kind"] == "eval"][0]["samples"]]

@@ -27,6 +27,7 @@ from amplora.train.chunked_loss import LossModel
 from amplora.train.config import TrainConfig
 from amplora.train.distributed import Dist
 from amplora.train.generation import eval_mode, generate
+from amplora.train.memory_meter import MemoryMeter, line as memory_line
 
 # Divergence (docs/train.md): this many optimizer steps in a row with a non-finite loss or gradients stop the run.
 # One such step is skipped and training goes on (a bad batch); ten in a row is a model that no longer recovers.
@@ -38,10 +39,12 @@ def _num(x: float) -> str:
 
 
 class MetricsLog:
-    """metrics.jsonl: one JSON object per line, flushed per record (a killed run keeps what it logged)."""
+    """metrics.jsonl: one JSON object per line, flushed per record (a killed run keeps what it logged). Every
+    record also goes to `tensorboard` (a tensorboard_log.TensorBoardLog) when one is set."""
 
-    def __init__(self, path: Path, enabled: bool = True):
+    def __init__(self, path: Path, enabled: bool = True, tensorboard=None):
         self.path, self.enabled = path, enabled  # distributed: rank 0 writes, the others only compute
+        self.tensorboard = tensorboard
 
     def write(self, record: dict) -> None:
         if not self.enabled:
@@ -67,6 +70,12 @@ class MetricsLog:
                 raise atomic.write_error(self.path, e) from None
         finally:
             os.close(fd)
+        if self.tensorboard is not None:
+            self.tensorboard.write(record)
+
+    def close(self) -> None:
+        if self.tensorboard is not None:
+            self.tensorboard.close()
 
     def read(self) -> list[dict]:
         out = []
@@ -104,6 +113,7 @@ class Loop:
     bookkeeping: dict = field(default_factory=dict)  # saved in checkpoints: skipped steps, before scores...
     wrapped: object = None  # chunked_loss.LossModel, possibly FSDP2-sharded or DDP-wrapped
     dist: Dist = field(default_factory=Dist)
+    memory: MemoryMeter | None = None  # run.py's meter (it also measures the scoring before and after)
 
     def __post_init__(self):
         if self.wrapped is None:
@@ -241,6 +251,8 @@ class Loop:
         window, window_tokens, t_window = [], 0, time.perf_counter()
         t_start, tokens_all = time.perf_counter(), 0
         nonfinite_run = 0  # consecutive steps with a non-finite loss or gradients
+        if self.memory is None:
+            self.memory = MemoryMeter(self.device, self.dist)
         for step in range(start_step, total_steps):
             out = self.step_once(step)
             done = step + 1
@@ -250,19 +262,21 @@ class Loop:
             tokens_all += out["tokens"]
             elapsed = time.perf_counter() - t_window
             tps = window_tokens / elapsed if elapsed > 0 else 0.0
-            self.progress.update(done, out["loss"], tps)
+            self.progress.update(done, out["loss"], tps, self.memory.now())
             if out["skipped"]:
                 self.progress.log(f"step {done}: non-finite gradients, update skipped"
                                   + (f" (loss scale {out['loss_scale']:g} -> {self.scaler.get_scale():g})"
                                      if out["loss_scale"] is not None else ""))
             if done % self.cfg.log_every == 0 or done == total_steps:
                 mean = sum(window) / len(window)
+                mem_fields = self.memory.record()  # this window's peak; under torchrun a collective, every rank
                 self.metrics.write({"kind": "train", "step": done, "loss": mean,
                                     "lr": self.scheduler.get_last_lr()[0], "grad_norm": out["grad_norm"],
                                     "tokens_per_s": round(tps, 1), "loss_scale": out["loss_scale"],
-                                    "skipped_steps": self.bookkeeping.get("skipped_steps", 0)})
+                                    "skipped_steps": self.bookkeeping.get("skipped_steps", 0), **mem_fields})
                 lr = self.scheduler.get_last_lr()[0]
-                self.progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s")
+                self.progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s  "
+                                  f"{memory_line(self.memory.now())}")
                 window, window_tokens, t_window = [], 0, time.perf_counter()
             if not out["weights_finite"]:
                 raise TrainingDiverged(done, "the adapter weights became non-finite (Inf/NaN)")

@@ -17,7 +17,7 @@ from pathlib import Path
 from amplora.errors import AmploraError
 
 RUN_FILES = ("config.yaml", "metrics.jsonl", "report.html", "summary.json")
-RUN_DIRS = ("adapter", "adapter-last-good", "checkpoints")
+RUN_DIRS = ("adapter", "adapter-last-good", "checkpoints", "tensorboard")
 LOCK_NAME = ".amplora.lock"
 CHECKPOINT_STATE = "trainer_state.json"  # checkpoint.STATE_FILE (checkpoint imports torch; this module does not)
 

@@ -7,15 +7,28 @@ import io
 import json
 
 from amplora.train import atomic
+from amplora.train.memory_meter import size
 from amplora.train.metric import first_line
 
 
-def _curves_png(history: list[dict], before: dict | None, after: dict | None) -> str:
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")  # no display, no GUI toolkit: a file is all we want
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    _pyplot().close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _curves_png(history: list[dict], before: dict | None, after: dict | None) -> str:
+    plt = _pyplot()
     fig, (ax_loss, ax_score) = plt.subplots(1, 2, figsize=(11, 3.8))
     train = [(h["step"], h["loss"]) for h in history if h.get("kind") == "train"]
     evals = [(h["step"], h["eval_loss"]) for h in history
@@ -46,10 +59,64 @@ def _curves_png(history: list[dict], before: dict | None, after: dict | None) ->
     ax_score.set_ylabel("held-out accuracy (%)")
     ax_score.set_title("held-out score before / after training")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    return _png(fig)
+
+
+def _memory_png(history: list[dict], memory: dict) -> str | None:
+    """Peak (per logging window) and current memory at each logged step; under torchrun one more line per rank."""
+    train = [h for h in history if h.get("kind") == "train" and "mem_peak_bytes" in h]
+    if not train:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(11, 3.2))
+    gib = 2**30
+
+    def curve(key, index=None):  # (steps, GiB) of the records holding it: a resume may change the rank count
+        held = [h for h in train if key in h and (index is None or index < len(h[key]))]
+        return [h["step"] for h in held], [(h[key] if index is None else h[key][index]) / gib for h in held]
+
+    ranks = max((len(h.get("mem_peak_bytes_by_rank", ())) for h in train), default=0)
+    ax.plot(*curve("mem_peak_bytes"), linewidth=2,
+            label="peak since the previous record" + (" (max over ranks)" if ranks else ""))
+    for rank in range(ranks if ranks > 1 else 0):
+        ax.plot(*curve("mem_peak_bytes_by_rank", rank), linewidth=0.8, label=f"peak, rank {rank}")
+    ax.plot(*curve("mem_current_bytes"), "--", label="current (max over ranks)" if ranks else "current")
+    if any("mem_reserved_bytes" in h for h in train):
+        ax.plot(*curve("mem_reserved_bytes"), ":", label="reserved (caching allocator)")
+    est = memory.get("estimate")
+    if est:
+        ax.axhline(est["tensor_peak_bytes"] / gib, color="#999999", linewidth=1, label="estimated tensor peak")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("GiB")
+    ax.set_title("memory: " + ("CUDA allocated" if memory.get("device") == "cuda" else "process RSS"))
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _memory_rows(memory: dict) -> list[tuple]:
+    """The peaks in words. The estimate is the planner's tensor peak of one training step; on CPU the measurement
+    is the whole process's resident memory, so the two differ by Python, the libraries and allocator slack."""
+    rows = [("measured", memory["measured"]), ("peak of the run", size(memory["peak_bytes"])),
+            ("peak during training steps", size(memory.get("train_peak_bytes"))),
+            ("peak before scoring (imports, model loading)", size(memory.get("startup_peak_bytes")))]
+    if "peak_bytes_by_rank" in memory:
+        rows.append(("peak per rank", ", ".join(f"rank {i}: {size(v)}"
+                                                for i, v in enumerate(memory["peak_bytes_by_rank"]))))
+    if "reserved_peak_bytes" in memory:
+        rows.append(("peak reserved (rank 0)" if "peak_bytes_by_rank" in memory else "peak reserved",
+                     size(memory["reserved_peak_bytes"])))
+    est = memory.get("estimate")
+    if est:
+        what = "allocated" if memory["device"] == "cuda" else "RSS, the whole process"
+        rows.append(("estimate vs measured", f"estimated {size(est['tensor_peak_bytes'])} (planner's tensor peak "
+                     f"of a step with every row max_length long), measured peak {size(memory.get('train_peak_bytes'))}"
+                     f" ({what})"))
+        if memory["device"] == "cuda":
+            rows.append(("planned (with allocator allowance)", size(est["planned_bytes"])))
+    return rows
 
 
 def _table(rows: list[tuple], header: tuple | None = None) -> str:
@@ -89,6 +156,13 @@ def render(summary: dict) -> str:
                      f"exact match</h2>")
         parts.append(_table(_score_rows(before, after), ("metric", "before", "after")))
     parts.append(f"<img alt='loss and score curves' src='data:image/png;base64,{png}'>")
+    memory = summary.get("memory")
+    if memory:
+        peak = f": peak {size(memory['peak_bytes'])}" if memory.get("peak_bytes") else ""
+        parts.append(f"<h2>Memory{peak}</h2>" + _table(_memory_rows(memory)))
+        mem_png = _memory_png(summary.get("history", []), memory)
+        if mem_png:
+            parts.append(f"<img alt='memory curve' src='data:image/png;base64,{mem_png}'>")
     parts.append("<h2>Run</h2>" + _table([(k, v) for k, v in summary.get("facts", {}).items()]))
     policy = summary.get("policy", {})
     parts.append("<h2>Precision policy</h2>" + _table([(k, v) for k, v in policy.items()]))

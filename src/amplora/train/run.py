@@ -16,7 +16,7 @@ import torch
 import amplora
 from amplora.precision import resolve, resolve_device
 from amplora.errors import AmploraError, TrainingDiverged
-from amplora.train import atomic, checkpoint, output_dir, report
+from amplora.train import atomic, checkpoint, memory_meter, output_dir, report
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, make_rows
 from amplora.train.config import TrainConfig, dump_yaml
@@ -28,6 +28,7 @@ from amplora.train.metric import summary as score_line
 from amplora.train.model_loader import canonical_model_name, load_model
 from amplora.train.optim import build_optimizer, build_scheduler
 from amplora.train.progress import TrainProgress, make_console
+from amplora.train.tensorboard_log import TensorBoardLog
 
 REPORT_EXAMPLES = 12  # held-out samples shown in the report
 LAST_GOOD = "adapter-last-good"  # a diverged run's output: the newest checkpoint's adapter
@@ -160,6 +161,11 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         console.print(f"resumed from step {start_step} ({out})")
     if d.is_main:
         atomic.write_text(out / "config.yaml", dump_yaml(cfg))  # on resume too: flags may have changed something
+    # a resumed run logs again after its checkpoint: TensorBoard hides the killed run's events from there on
+    metrics.tensorboard = TensorBoardLog(out / "tensorboard", enabled=d.is_main, note=console.print,
+                                         purge_step=start_step + 1 if resume_state is not None else None)
+    meter = memory_meter.MemoryMeter(device, d)
+    startup = meter.record()  # ends the window of imports and loading: scoring and training are measured apart
     n_params = sum(p.numel() for _, p in named_params)
     console.print(f"data: {stats.examples} train examples ({stats.truncated} truncated at {cfg.max_length} tokens, "
                   f"{stats.dropped} dropped), {len(scored)} held-out scored; {n_params:,} trainable parameters; "
@@ -169,13 +175,13 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
                 metrics, progress=None, bookkeeping=bookkeeping,
                 eval_rows=make_rows(eval_encoded, cfg.max_length, False),
                 sample_prompts=[(e.prompt, _last_user_text(e.prompt)) for e in held_ex[: cfg.samples]],
-                wrapped=wrapped, dist=d)
+                wrapped=wrapped, dist=d, memory=meter)
     gen_args = (cfg.max_new_tokens, cfg.eval_batch_size, cfg.max_length, loop.generate)
     if "before" not in bookkeeping:
         console.print(f"scoring {len(scored)} held-out examples before training...")
         bookkeeping["before"] = evaluate(model, tokenizer, scored, *gen_args)
         bookkeeping["before"]["eval_loss"] = loop.eval_loss()
-        metrics.write({"kind": "before", "step": 0, **_scores(bookkeeping["before"])})
+        metrics.write({"kind": "before", "step": 0, **_scores(bookkeeping["before"]), **meter.record()})
     console.print(f"before: {score_line(bookkeeping['before'])}")
 
     try:
@@ -192,7 +198,8 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
 
     after = evaluate(model, tokenizer, scored, *gen_args)
     after["eval_loss"] = final_loss
-    metrics.write({"kind": "after", "step": total_steps, **_scores(after)})
+    metrics.write({"kind": "after", "step": total_steps, **_scores(after), **meter.record()})
+    metrics.close()
     console.print(f"after:  {score_line(after)}")
 
     # the model's own state, not the flag (transformers 5 renamed the property)
@@ -202,6 +209,8 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     summary = _summary(cfg, d, lm, device, policy, stats, train_name, held_name, bookkeeping, after,
                        scored, metrics.read(), throughput, total_steps, n_params, time.perf_counter() - t0)
     summary["facts"]["activation checkpointing"] = checkpointing
+    summary["memory"] = {**meter.summary(summary["history"], startup),
+                         "estimate": memory_meter.estimate(cfg, device, policy.name)}
     if not d.is_main:
         return summary
     atomic.write_json(out / "summary.json", {k: v for k, v in summary.items() if k not in ("history",)})
@@ -232,6 +241,7 @@ def _diverged(e: TrainingDiverged, cfg, d, out: Path, metrics, lm, device, polic
         record = {"step": e.step, "reason": e.reason, "last_good_step": good_step,
                   "adapter": str(out / LAST_GOOD) if kept else None}
         metrics.write({"kind": "diverged", **record})
+        metrics.close()
         atomic.write_json(out / "summary.json", {
             "model": lm.description, "status": str(TrainingDiverged(e.step, e.reason, outcome)), "diverged": record,
             "before": bookkeeping["before"],
