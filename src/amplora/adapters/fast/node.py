@@ -34,7 +34,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amplora.adapters import lean, quant
+from amplora.adapters import quant
+from amplora.adapters.fast import lean
+from amplora.adapters.fast.torch_private import (no_autocast, once_differentiable, product_operands,
+                                                  saved_tensor_hooks_active, version)
+from amplora.precision import grad_gemm_dtype
 
 
 def base_matmul(x2: torch.Tensor, base: nn.Module) -> torch.Tensor:
@@ -77,12 +81,12 @@ class AdapterLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, xd, layers, *params):
-        with lean.no_autocast(x):
+        with no_autocast(x):
             ys, xd2, h, doras, ctx.casts = _forward(x, xd, layers, params)
         ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
         scales = {layer.scaling for layer in layers}
         ctx.scale = scales.pop() if len(scales) == 1 else None  # one s for the whole node, or None
-        hooked = lean.saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
+        hooked = saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
         ctx.producer = _recomputable_product(x, hooked) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
         ctx.dora, kept, ctx.outputs = [], [], []
@@ -109,12 +113,12 @@ class AdapterLinear(torch.autograd.Function):
         kept = ctx.saved_tensors[2 + 3 * n + k]
         if ctx.outputs[k] == "y":
             return kept
-        with lean.no_autocast(kept):
+        with no_autocast(kept):
             y = kept * ctx.dora[k][0]
         return y.view(*ctx.x_shape[:-1], y.shape[-1])
 
     @staticmethod
-    @lean.once_differentiable
+    @once_differentiable
     def backward(ctx, *gys):
         n = len(ctx.layers)
         xd2, h, *rest = ctx.saved_tensors
@@ -131,7 +135,7 @@ class AdapterLinear(torch.autograd.Function):
         grad_x = grad_xd = None
         live, ghs = [], []
         hs = _columns(h, params)
-        with lean.no_autocast(xd2):
+        with no_autocast(xd2):
             for i, gy in enumerate(gys):
                 if gy is None:
                     continue
@@ -245,19 +249,6 @@ def _columns(h: torch.Tensor, params) -> tuple[torch.Tensor, ...]:
     return (h,) if len(params) == 3 else h.split_with_sizes([a.shape[0] for a in params[0::3]], dim=1)
 
 
-def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:
-    """The dtype of the adapter-gradient GEMMs (∂A = s·ghᵀ·x, ∂B = s·(hᵀ·gz)ᵀ) and of DoRA's magnitude reduction
-    (∂m ∝ Σ_t gy·y) for compute dtype c. Both accumulate in fp32 inside the kernel whatever the operands' dtype;
-    this decides the operands' and the result's (for ∂m in bf16: a 6x faster sum, with no fp32 copy of gy·y).
-    bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result). Their operands gh and
-    h are bf16 products already, so that rounding is of the size of the error they carry, while an fp32 GEMM would
-    first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (about 1.25 GB of fp32
-    temporaries per step for SmolLM2 at 4x256; -13% bf16 LoRA step time without them). It is what autocast + fp32
-    adapters (PEFT under bf16 autocast) does too. fp16: fp32, since a token-long sum of loss-scaled fp16 products
-    can exceed fp16's range (65504) where fp32 would not. fp32: fp32."""
-    return torch.bfloat16 if c == torch.bfloat16 else torch.float32
-
-
 def wide_grad_b(t: torch.Tensor) -> bool:
     """∂B's GEMM layout. On CPU the r × out result ((hᵀ·gz)ᵀ) is computed up to 1.3x faster than out × r for
     SmolLM2's 1536-wide layers, which outweighs AccumulateGrad's copy of it into B's layout; elsewhere gzᵀ·h is
@@ -293,7 +284,7 @@ def _recomputable_product(x: torch.Tensor, hooked: bool):
     when the transformers modules were kept (apply(lean_modules=False)). Not under saved-tensor hooks
     (checkpointing, offloading), where unpacking another node's tensors would cost a recompute or a copy."""
     node = x.grad_fn
-    if node is None or x._version != 0:
+    if node is None or version(x) != 0:
         return None
     if hooked:
         return None
@@ -302,11 +293,8 @@ def _recomputable_product(x: torch.Tensor, hooked: bool):
 
 def _replayable(node, depth: int) -> bool:
     """An out-of-place tensor·tensor product whose operands were each saved by it or are such products."""
-    if node is None or depth == 0 or type(node).__name__ != "MulBackward0":
-        return False
-    try:
-        operands = (node._saved_self, node._saved_other)
-    except (RuntimeError, AttributeError):  # freed already, or a torch without these attributes: just save x
+    operands = product_operands(node) if depth else None
+    if operands is None:  # not such a product, or its saved tensors are gone: just save x
         return False
     inputs = node.next_functions  # (producer node, output index) of self and other
     return all(t is not None or (inputs[i][1] == 0 and _replayable(inputs[i][0], depth - 1))
@@ -317,7 +305,7 @@ def _replay(node) -> torch.Tensor:
     if lean.replayable(node):
         return lean.replay(node)
     a, b = (t if t is not None else _replay(node.next_functions[i][0])
-            for i, t in enumerate((node._saved_self, node._saved_other)))
+            for i, t in enumerate(product_operands(node)))
     return a * b  # the very op of the forward on the very operands: the same bits
 
 
@@ -325,7 +313,7 @@ def adapter_linears(x, xd, layers: tuple[Layer, ...], params: tuple) -> list[tor
     """The outputs of `layers` (one node for all when grad is needed); params as AdapterLinear takes them."""
     if torch.is_grad_enabled() and (x.requires_grad or any(p is not None and p.requires_grad for p in params)):
         return list(AdapterLinear.apply(x, xd, layers, *params))
-    with lean.no_autocast(x):  # generate / eval: the same math without building a graph node
+    with no_autocast(x):  # generate / eval: the same math without building a graph node
         return _forward(x, xd, layers, params, for_backward=False)[0]
 
 
