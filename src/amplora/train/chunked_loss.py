@@ -1,4 +1,4 @@
-"""Causal-LM cross-entropy in the policy's logits dtype (fp32) without materializing its logits for the whole batch.
+"""Causal-LM cross-entropy in the policy's logits dtype (fp32) without materializing logits for the whole batch.
 
 Hidden states come from the decoder (`model.base_model`) under the model's precision policy; the output head
 then runs in the policy's logits dtype (Precision.logits) on the answer positions only (prompt and padding positions never reach the head), a chunk of
@@ -50,7 +50,8 @@ def answer_hidden_states(model, input_ids, labels, attention_mask=None, position
 
 def lm_loss_sum(model, input_ids, labels, attention_mask=None, position_ids=None, chunk_rows: int = 1024,
                 **_unused) -> tuple[torch.Tensor, int]:
-    """(sum of token losses over answer tokens, in the logits dtype, number of answer tokens). Divide by the step's token count."""
+    """(sum of token losses over answer tokens, in the logits dtype, number of answer tokens). Divide by the
+    step's token count."""
     hidden, targets = answer_hidden_states(model, input_ids, labels, attention_mask, position_ids)
     head = model.get_output_embeddings()
     total = hidden.new_zeros((), dtype=logits_dtype(model))

@@ -338,7 +338,8 @@ def test_no_dropout_work_when_p_is_zero():
 
 def test_fp16_adapter_gradients_survive_a_token_long_sum_past_fp16_range():
     """Loss-scaled fp16 gradients summed over many tokens can pass 65504; the adapter-gradient GEMMs run in fp32
-    for fp16 (amplora.precision.grad_gemm_dtype), so ∂A and ∂B stay finite and match fp64 where an fp16 GEMM gives inf."""
+    for fp16 (amplora.precision.grad_gemm_dtype), so ∂A and ∂B stay finite and match fp64 where an fp16 GEMM
+    gives inf."""
     layer = make_layer("lora", compute=F16)
     x = torch.rand(1, 4096, IN).to(F16)  # positive inputs, a constant upstream gradient: the sums grow linearly
     x.requires_grad_(True)

@@ -1,7 +1,7 @@
 """Sibling layers that read the same input (q/k/v, gate/up) as one node (amplora.adapters.fast.siblings): which
-layers are grouped, that a group is one node, that its outputs and gradients equal the layers run alone (fp64 gradcheck of
-the node; fp32 / bf16 / fp16 whole models against the ungrouped model), and the cases where a sibling must run
-alone: another input, an input changed in place, merged or dropout layers, an output nobody used."""
+layers are grouped, that a group is one node, that its outputs and gradients equal the layers run alone (fp64
+gradcheck of the node; fp32 / bf16 / fp16 whole models against the ungrouped model), and the cases where a sibling
+must run alone: another input, an input changed in place, merged or dropout layers, an output nobody used."""
 from __future__ import annotations
 
 import copy

@@ -2,7 +2,7 @@
 
 Adapter training saves each adapted layer's input for ∂A. Two of those inputs are elementwise results of tensors
 that can be kept more cheaply, so amplora replaces their modules, at `apply` time, with ones that keep only what
-their own backward needs and let the adapter nodes replay their output in backward (kernels._replay):
+their own backward needs and let the adapter nodes replay their output in backward (node._replay):
 
 - RMSNorm (Llama, Mistral, Qwen2/3, SmolLM...): autograd over the transformers module keeps the fp32 upcast of its
   input (in a bf16 model, twice the bytes of the input) and the adapters behind it (q/k/v, gate/up) keep its

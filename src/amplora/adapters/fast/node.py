@@ -11,20 +11,20 @@ Why a custom Function instead of plain autograd over `F.linear` calls:
 - the LoRA product is accumulated into the base output in place (`addmm_`) rather than through separate
   `* scaling` and `+` passes over a tokens × out tensor, forward and backward (s is folded into the r × out
   factor);
-- every dtype is decided here, by construction: matmuls on activations run in the compute dtype c of x (the
-  policy's), the gradient w.r.t. x leaves in c, adapter gradients leave in fp32 (the masters' dtype) from GEMMs
-  in fp32, or in bf16 when c is bf16 (`grad_gemm_dtype` says why). The only in-place writes go into tensors this
-  Function just created, from operands of the same dtype — never an `out=` buffer of another dtype (failure
-  S002). Autocast is switched off inside, so a caller's region cannot re-type anything;
+- every dtype is decided here, by construction: matmuls on activations run in the compute dtype c of x (the policy's),
+  the gradient w.r.t. x leaves in c, adapter gradients leave in fp32 (the masters' dtype) from GEMMs in fp32, or in
+  bf16 when c is bf16 (amplora.precision.grad_gemm_dtype decides, and says why). The only in-place writes go into
+  tensors this Function just created, from operands of the same dtype — never an `out=` buffer of another dtype
+  (failure S002). Autocast is switched off inside, so a caller's region cannot re-type anything;
 - without grad (generate, eval) the same math runs without building a node.
 
-DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and
-fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is
-recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
-gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. LoraLinear makes
-the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A
-saved output means a caller must not modify it in place (autograd reports it if one does). The output, kept or
-recomputed as g·z (`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
+DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and fp32.
+The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is recovered from
+the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the gate/up projections), so
+no second tokens × out tensor is kept; otherwise z itself is saved. The fast layer (layer.py) makes the zero check
+once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A saved output means a
+caller must not modify it in place (autograd reports it if one does). The output, kept or recomputed as g·z
+(`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
 """
 from __future__ import annotations
 
@@ -215,8 +215,8 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if not for_backward:  # generate / eval: just the output
             ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
             continue
-        # z = y / g is recoverable without a bias and with no zero in g (LoraLinear checks that once per state
-        # of its weights; checked here otherwise)
+        # z = y / g is recoverable without a bias and with no zero in g (the fast layer checks that once per
+        # state of its weights; checked here otherwise)
         zero_free = layer.g_zero_free
         if bias_c is None and zero_free is None:
             zero_free = not bool((g_c == 0).any())
@@ -230,9 +230,9 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
 
 
 def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
-    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear computes it
-    once per state of its weights (dora_terms) and hands it to the node (Layer.g), after its zero check has looked
-    at the very same g."""
+    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). The fast layer computes
+    it once per state of its weights (FastLayer.dora_terms) and hands it to the node (Layer.g), after its zero
+    check has looked at the very same g."""
     return (magnitude / norm).to(c)
 
 
