@@ -36,7 +36,7 @@ for p in $PARTS; do
     case $p in
     preflight) part preflight "$PY" -m amplora doctor ;;
     tests) TAIL=12 part tests env AMPLORA_TEST_DEVICE=cuda "$PY" -m pytest -q -p no:cacheprovider \
-        tests/adapters/test_matrix.py tests/adapters/test_kernels.py tests/adapters/test_regressions.py ;;
+        tests/adapters/test_matrix.py tests/adapters/fast/test_node.py tests/adapters/test_regressions.py ;;
     smoke)
         for cfg in "lora fp32" "lora bf16-true" "dora bf16-mixed" "dora fp16-mixed" "lora-nf4 bf16-true" \
                    "dora-nf4 bf16-mixed"; do

@@ -142,11 +142,12 @@ def build(config: str, dtype, device, r: int, random_init: bool = False, narrow:
                          use_dora=method == "dora", task_type="CAUSAL_LM")
         return get_peft_model(model, cfg)  # PEFT defaults: fp32 adapters over the base dtype
     import amplora
-    from amplora.adapters import layers, siblings
+    from amplora.adapters.fast import siblings
 
-    layers.FUSED = not config.endswith("-autograd")
+    path = "plain" if config.endswith("-autograd") else "fused"
     precision = "fp32" if dtype == torch.float32 else "bf16-true" if dtype == torch.bfloat16 else "fp16-mixed"
-    model = amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision)
+    model = amplora.apply(model, method=method, r=r, alpha=2 * r, targets="all-linear", precision=precision,
+                          path=path)
     if config.endswith("-alone"):
         siblings.unlink(model)
     return model
@@ -187,13 +188,16 @@ def prepare(config: str, args, dtype, device):
 
     torch.manual_seed(0)
     model = build(config, dtype, device, args.r, args.random_init, args.narrow)
-    fused = not config.endswith("-autograd")
     if args.checkpointing and config != "floor":  # the floor is by definition the plain base model
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.train()  # dropout is 0 everywhere; train mode as in fine-tuning
     params = [p for p in model.parameters() if p.requires_grad]
     # the same optimizer for every adapter config: fused AdamW (one kernel over all tensors) where torch has it
     opt = torch.optim.AdamW(params, lr=1e-5, fused=True) if params else None
+    if opt is not None and config.startswith("amplora"):
+        import amplora
+
+        amplora.track_optimizer(opt, model)  # as the trainer does: adapters' caches live until its next step
     forward = torch.compile(model) if args.compile else model
 
     gen = torch.Generator().manual_seed(1)
@@ -204,10 +208,6 @@ def prepare(config: str, args, dtype, device):
         embeds = model.get_input_embeddings()(ids).detach()
 
     def step() -> float:
-        if config.startswith("amplora"):  # a module-wide switch: set it for this config's step
-            from amplora.adapters import layers
-
-            layers.FUSED = fused
         x = embeds.clone().requires_grad_(True)
         # the same fp32 loss for every config; the logits are not held through backward (amplora's policy
         # returns them in fp32, so holding them would charge amplora twice the floor's bf16 logits)

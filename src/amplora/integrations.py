@@ -8,6 +8,8 @@
 - during training, in-loop evaluation and other callbacks (e.g. a sampling callback calling `model.generate()`):
   the doctor watches; a dtype/device fault is raised at the failing op as a PrecisionFault that is also an
   instance of the original exception type, so `trainer.train()` fails with the diagnosis instead of a bare error.
+- an amplora model's adapters track the Trainer's optimizer for the duration of training
+  (`amplora.track_optimizer`: what they keep per state of their weights lives until its next step);
 - faults raised outside any torch op (e.g. "Attempting to unscale FP16 gradients") are diagnosed by a
   `sys.excepthook` installed for the duration of training, when they end the program uncaught.
 """
@@ -30,6 +32,7 @@ class DoctorCallback(TrainerCallback):
         self.preflight_info: dict | None = None
         self.watcher: Watcher | None = None
         self._saved_hook = None
+        self._tracked = None
 
     # ---- training lifecycle ------------------------------------------------------------------------------------
     def on_train_begin(self, args, state, control, model=None, **kwargs):
@@ -37,6 +40,11 @@ class DoctorCallback(TrainerCallback):
         if self.preflight and state.is_world_process_zero:
             self._run_preflight()
         self.watcher = Watcher(model, report=self.report, eager=True).start()
+        optimizer = kwargs.get("optimizer")
+        if model is not None and optimizer is not None:
+            from amplora.adapters import track_optimizer
+
+            self._tracked = track_optimizer(optimizer, model)
         self._saved_hook = sys.excepthook
         sys.excepthook = self._excepthook
 
@@ -50,6 +58,9 @@ class DoctorCallback(TrainerCallback):
             if self.report:
                 for line in self.watcher.flow_warnings():
                     logger.warning("amplora doctor: %s", line)
+        if self._tracked is not None:
+            self._tracked.remove()
+            self._tracked = None
         if self._saved_hook is not None and sys.excepthook == self._excepthook:
             sys.excepthook = self._saved_hook
         self._saved_hook = None

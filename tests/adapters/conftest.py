@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import replace
 
 import pytest
 import torch
@@ -22,6 +23,11 @@ DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 # Relative tolerance on logits (max |diff| / max |ref|) against an fp32 reference, by compute dtype.
 # bf16 has 8 mantissa bits (eps 7.8e-3), fp16 has 11 (eps 9.8e-4); two layers of error accumulate.
 TOL = {torch.float32: 1e-4, torch.bfloat16: 5e-2, torch.float16: 1e-2}
+
+
+def policy(compute: torch.dtype) -> amplora.Precision:
+    """A policy computing in `compute`, for a layer built alone (LoraLinear reads compute and master from it)."""
+    return replace(amplora.PRESETS["fp32"], name=f"compute-{compute}", compute=compute)
 
 
 def tiny_config(**kw) -> LlamaConfig:

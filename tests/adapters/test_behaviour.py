@@ -135,6 +135,20 @@ def test_every_preset_keeps_trainables_fp32():
         prec.parse_dtype("fp8")
 
 
+def test_the_policy_decides_the_derived_dtypes():
+    """What precision.py names and the code reads: the adapter-gradient GEMM dtype, the boundary cast, the FSDP
+    gather/reduce dtypes, the adapters' master dtype."""
+    for name, policy in prec.PRESETS.items():
+        assert policy.grad_gemm == (torch.bfloat16 if policy.compute == torch.bfloat16 else torch.float32), name
+        assert policy.to_compute(torch.ones(2)).dtype == policy.compute
+        mp = policy.fsdp_mixed_precision()
+        assert mp.param_dtype is None and mp.reduce_dtype == policy.master and not mp.cast_forward_inputs
+        layer = amplora.LoraLinear(torch.nn.Linear(4, 4).requires_grad_(False), r=2, alpha=4, dora=True,
+                                   precision=policy)
+        assert all(p.dtype == policy.master for p in layer.parameters() if p.requires_grad)
+        assert layer.compute_dtype == policy.compute
+
+
 def test_dora_norm_matches_dense_computation(base_fp32):
     """The low-rank expansion of ‖W + s·BA‖ equals the dense norm (which never gets built)."""
     model = amplora.apply(copy.deepcopy(base_fp32), method="dora", r=4, precision="fp32")

@@ -1,11 +1,13 @@
 """Adapters: LoRA, DoRA and an NF4-quantized base (QLoRA, QDoRA) under a precision policy."""
 from amplora.adapters.apply import AdapterConfig, adapter_config, apply, lora_layers, trainable_parameters
 from amplora.adapters.boundary import policy_of, precision_scope
+from amplora.adapters.fast import track_optimizer
 from amplora.adapters.io import adapter_state_dict, load_adapter, read_adapter, save_adapter
 from amplora.adapters.layers import LoraLinear
 from amplora.adapters.merge import merge, unmerge
 
 __all__ = [
     "AdapterConfig", "LoraLinear", "adapter_config", "adapter_state_dict", "apply", "load_adapter", "lora_layers",
-    "merge", "policy_of", "precision_scope", "read_adapter", "save_adapter", "trainable_parameters", "unmerge",
+    "merge", "policy_of", "precision_scope", "read_adapter", "save_adapter", "track_optimizer", "trainable_parameters",
+    "unmerge",
 ]

@@ -4,10 +4,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+import warnings
+
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, lean, quant, siblings, targets as targets_mod
+from amplora.adapters import boundary, fast, quant, targets as targets_mod
+from amplora.adapters.fast import lean, siblings
 from amplora.adapters.layers import LoraLinear
 from amplora.errors import AmploraError
 from amplora.precision import Precision, resolve
@@ -15,6 +18,7 @@ from amplora.precision import Precision, resolve
 METHODS = ("lora", "dora")
 QUANTIZE = (None, "nf4")
 INITS = ("default", "gaussian", "pissa")
+PATHS = ("fused", "plain")
 
 
 @dataclass
@@ -28,6 +32,7 @@ class AdapterConfig:
     init: str = "default"
     rslora: bool = False
     precision: str = "fp32"
+    path: str = "fused"  # how the adapted layers run: "fused" (adapters/fast) or "plain" (plain autograd)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -46,11 +51,13 @@ def trainable_parameters(model: nn.Module) -> list[tuple[str, nn.Parameter]]:
     return [(n, p) for n, p in model.named_parameters() if p.requires_grad]
 
 
-def _check_args(method, r, alpha, dropout, quantize, init) -> None:
+def _check_args(method, r, alpha, dropout, quantize, init, path) -> None:
     if method not in METHODS:
         raise AmploraError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
     if quantize not in QUANTIZE:
         raise AmploraError(f"unknown quantize {quantize!r}; valid: none, nf4")
+    if path not in PATHS:
+        raise AmploraError(f"unknown path {path!r}; valid: {', '.join(PATHS)}")
     if init not in INITS:
         raise AmploraError(f"unknown init {init!r}; valid: {', '.join(INITS)}")
     if not isinstance(r, int) or r <= 0:
@@ -79,7 +86,7 @@ def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) ->
     """PiSSA: top-r singular triplets go to the adapter, the residual stays in the base.
     The SVD runs in fp32 whatever the model dtype: CPU has no half-precision SVD kernels (failure S003)."""
     w = quant.dense_weight(base)
-    with lean.no_autocast(w):  # a caller's autocast region would run b @ a in its half dtype
+    with fast.no_autocast(w):  # a caller's autocast region would run b @ a in its half dtype
         u, s, vh = torch.linalg.svd(w, full_matrices=False)
         root = (s[:r] / scaling).sqrt()
         b = u[:, :r] * root
@@ -91,13 +98,21 @@ def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) ->
 def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32,
           targets: str | Sequence[str] = "all-linear", dropout: float = 0.0, quantize: str | None = None,
           precision: str | Precision = "auto", init: str = "default", rslora: bool = False,
-          lean_modules: bool = True) -> nn.Module:
+          lean_modules: bool = True, path: str = "fused") -> nn.Module:
     """Add adapters to `model` in place and put it under `precision`; returns the same model.
     lean_modules: replace RMSNorm and SwiGLU modules by bit-identical ones that keep less for backward
-    (adapters/lean.py); False leaves the transformers modules in place."""
+    (adapters/fast/lean.py); False leaves the transformers modules in place.
+    path: "fused" runs the adapted layers on the fast path (adapters/fast: one autograd node per layer or group of
+    siblings); "plain" runs them as plain autograd (adapters/layers.py), the reference. "fused" becomes "plain",
+    with a warning, on a torch whose internals the fast path relies on have changed (fast.available())."""
     method = str(method).lower()
     quantize = None if quantize in (None, "", "none") else str(quantize).lower()
-    _check_args(method, r, alpha, dropout, quantize, init)
+    path = str(path).lower()
+    _check_args(method, r, alpha, dropout, quantize, init, path)
+    if path == "fused" and not fast.available():
+        warnings.warn("amplora: this torch changed internals the fused path reads (adapters/fast/torch_private.py);"
+                      " the adapters run as plain autograd", stacklevel=2)
+        path = "plain"
     if lora_layers(model):
         raise AmploraError("model already has amplora adapters; merge them or start from a fresh model")
     device = next(model.parameters()).device
@@ -121,7 +136,7 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
         if quant.is_nf4(base):
             base.compute_dtype = policy.compute  # bnb computes in this dtype; the policy decides it
         layer = LoraLinear(base, r=r, alpha=alpha, dropout=dropout, dora=method == "dora", rslora=rslora,
-                           compute_dtype=policy.compute)
+                           precision=policy, fast=False)
         layer.reset_parameters(init if init != "pissa" else "default")
         if name in pissa:
             a, b = pissa[name]
@@ -132,8 +147,14 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
             layer.register_buffer("pissa_B0", b.clone(), persistent=False)
         targets_mod.set_module(model, name, layer)
 
-    siblings.link(model)  # q/k/v and gate/up: one node each (siblings.py)
-    boundary.install(model, policy)
+    clock = None
+    if path == "fused":
+        clock = fast.Clock()  # one for the model, ticked at its boundary (fast/layer.py)
+        for layer in lora_layers(model).values():
+            layer.fast = fast.FastLayer(layer, clock)
+        siblings.link(model)  # q/k/v and gate/up: one node each (fast/siblings.py)
+    boundary.install(model, policy, clock)
     model._amplora_config = AdapterConfig(method=method, r=r, alpha=alpha, targets=sorted(chosen), dropout=dropout,
-                                          quantize=quantize, init=init, rslora=rslora, precision=policy.name)
+                                          quantize=quantize, init=init, rslora=rslora, precision=policy.name,
+                                          path=path)
     return model

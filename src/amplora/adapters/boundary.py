@@ -4,6 +4,8 @@ A forward pre-hook on the root model (and on its decoder, for callers that run `
 states) opens the policy's autocast region; a forward hook with `always_call=True` closes it, even when forward
 raises. So `generate()` from a callback outside any autocast (failure S001) and a foreign autocast region of
 another dtype both end up under the policy. Logits leave the root in the policy's logits dtype.
+The same pre-hook marks the start of a top-level call for the fast path's clock (adapters/fast/layer.py), which
+bounds what its layers keep between calls.
 """
 from __future__ import annotations
 
@@ -66,6 +68,9 @@ def precision_scope(model: nn.Module):
 
 
 def _enter(module: nn.Module, args):
+    clock = module.__dict__.get("_amplora_clock")
+    if clock is not None:
+        clock.call()
     scope = precision_scope(module)
     scope.__enter__()
     module.__dict__.setdefault(_STACK, []).append(scope)
@@ -81,8 +86,9 @@ def _exit(module: nn.Module, args, output):
     return output
 
 
-def install(model: nn.Module, policy: Precision) -> None:
-    """Attach `policy` to `model` and hook its boundary (idempotent)."""
+def install(model: nn.Module, policy: Precision, clock=None) -> None:
+    """Attach `policy` (and the fast path's clock, when the model has one) to `model` and hook its boundary
+    (idempotent)."""
     remove(model)
     handles = []
     modules = [model]
@@ -91,6 +97,8 @@ def install(model: nn.Module, policy: Precision) -> None:
         modules.append(decoder)  # the decoder's output has no logits, so only the root casts them
     for m in modules:
         m._amplora_policy = policy
+        if clock is not None:
+            m._amplora_clock = clock
         handles.append(m.register_forward_pre_hook(_enter))
         handles.append(m.register_forward_hook(_exit, always_call=True))
     model.__dict__[_HANDLES] = handles
@@ -102,6 +110,6 @@ def remove(model: nn.Module) -> None:
         h.remove()
     decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
     for m in (model, decoder):
-        for attr in ("_amplora_policy", "_amplora_in_scope", "_amplora_warned_foreign", _STACK):
+        for attr in ("_amplora_policy", "_amplora_clock", "_amplora_in_scope", "_amplora_warned_foreign", _STACK):
             if isinstance(m, nn.Module):
                 m.__dict__.pop(attr, None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, lean, quant, targets as targets_mod
+from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters.fast import lean
 from amplora.adapters.apply import lora_layers
 from amplora.errors import AmploraError
 

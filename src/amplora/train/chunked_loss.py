@@ -1,7 +1,7 @@
-"""Causal-LM cross-entropy in fp32 without materializing fp32 logits for the whole batch.
+"""Causal-LM cross-entropy in the policy's logits dtype (fp32) without materializing logits for the whole batch.
 
 Hidden states come from the decoder (`model.base_model`) under the model's precision policy; the output head
-then runs in fp32 on the answer positions only (prompt and padding positions never reach the head), a chunk of
+then runs in the policy's logits dtype (Precision.logits) on the answer positions only (prompt and padding positions never reach the head), a chunk of
 rows at a time. Each chunk is checkpointed, so backward holds one chunk of logits at a time, never
 batch x seq x vocab of them. `LossModel` puts the LM and this loss behind one forward: the trainer calls it in one
 process and under torchrun alike (distributed.py wraps it with FSDP2 or DDP).
@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-from amplora import precision_scope
+from amplora import policy_of, precision_scope
 from amplora.train.encoding import IGNORE
 
 
@@ -21,16 +21,22 @@ def _is_plain_linear(module) -> bool:
     return type(module) is torch.nn.Linear and not module.weight.requires_grad
 
 
-def _head_logits_fp32(head, model, hidden: torch.Tensor) -> torch.Tensor:
-    if _is_plain_linear(head):  # the usual case: a frozen (often tied) head, computed in fp32 here
-        bias = head.bias.float() if head.bias is not None else None
-        return F.linear(hidden.float(), head.weight.float(), bias)
+def logits_dtype(model) -> torch.dtype:
+    policy = policy_of(model)
+    return policy.logits if policy is not None else torch.float32
+
+
+def _head_logits(head, model, hidden: torch.Tensor) -> torch.Tensor:
+    dtype = logits_dtype(model)
+    if _is_plain_linear(head):  # the usual case: a frozen (often tied) head, computed in the logits dtype here
+        bias = head.bias.to(dtype) if head.bias is not None else None
+        return F.linear(hidden.to(dtype), head.weight.to(dtype), bias)
     with precision_scope(model):  # an adapted or quantized head: let it run under the policy, then widen
-        return head(hidden).float()
+        return head(hidden).to(dtype)
 
 
 def _chunk_loss(hidden: torch.Tensor, targets: torch.Tensor, head, model) -> torch.Tensor:
-    return F.cross_entropy(_head_logits_fp32(head, model, hidden), targets, reduction="sum")
+    return F.cross_entropy(_head_logits(head, model, hidden), targets, reduction="sum")
 
 
 def answer_hidden_states(model, input_ids, labels, attention_mask=None, position_ids=None):
@@ -46,10 +52,11 @@ def answer_hidden_states(model, input_ids, labels, attention_mask=None, position
 
 def lm_loss_sum(model, input_ids, labels, attention_mask=None, position_ids=None, chunk_rows: int = 1024,
                 **_unused) -> tuple[torch.Tensor, int]:
-    """(sum of fp32 token losses over answer tokens, number of answer tokens). Divide by the step's token count."""
+    """(sum of token losses over answer tokens, in the logits dtype, number of answer tokens). Divide by the
+    step's token count."""
     hidden, targets = answer_hidden_states(model, input_ids, labels, attention_mask, position_ids)
     head = model.get_output_embeddings()
-    total = hidden.new_zeros((), dtype=torch.float32)
+    total = hidden.new_zeros((), dtype=logits_dtype(model))
     for start in range(0, targets.numel(), chunk_rows):
         h, t = hidden[start:start + chunk_rows], targets[start:start + chunk_rows]
         if torch.is_grad_enabled() and h.requires_grad:

@@ -20,6 +20,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 
+from amplora.adapters import policy_of
 from amplora.errors import AmploraError
 from amplora.train.chunked_loss import LossModel
 
@@ -94,18 +95,6 @@ def decoder_layers(model: nn.Module) -> list[nn.Module]:
     return list(layers)
 
 
-def fsdp_mixed_precision():
-    """amplora's policy on FSDP2's terms. Parameters are gathered in the dtype they are stored in (param_dtype
-    None): the frozen base in the policy's storage dtype, the adapters as fp32 masters, and the boundary hooks
-    and LoraLinear cast to the compute dtype as in one process. Casting the adapters to a half dtype for the
-    gather would make their gradients half precision before the reduction. Gradients (adapters only) are reduced
-    in fp32; outputs keep the dtype the policy gave them."""
-    from torch.distributed.fsdp import MixedPrecisionPolicy
-
-    return MixedPrecisionPolicy(param_dtype=None, reduce_dtype=torch.float32, output_dtype=None,
-                                cast_forward_inputs=False)
-
-
 def wrap(model: nn.Module, d: Dist, chunk_rows: int, device: torch.device) -> nn.Module:
     """The module the loop calls: LossModel, sharded (FSDP2, per decoder layer plus the root) or replicated (DDP).
     Build the optimizer after this: FSDP2 replaces the parameters with sharded DTensors."""
@@ -115,7 +104,7 @@ def wrap(model: nn.Module, d: Dist, chunk_rows: int, device: torch.device) -> nn
     if d.strategy == "fsdp":
         from torch.distributed.fsdp import fully_shard
 
-        mp = fsdp_mixed_precision()
+        mp = policy_of(model).fsdp_mixed_precision()  # the policy decides the gather and reduce dtypes
         for layer in decoder_layers(model):
             fully_shard(layer, mp_policy=mp)
         fully_shard(wrapped, mp_policy=mp)  # embeddings, final norm and the (often tied) head

@@ -5,9 +5,17 @@ import math
 
 import torch
 
+from amplora.adapters import track_optimizer
 
-def build_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: float) -> torch.optim.AdamW:
-    return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+
+def build_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: float,
+                    model: torch.nn.Module | None = None) -> torch.optim.AdamW:
+    """The optimizer; with `model`, tracked by its adapters (amplora.track_optimizer), so that what they keep per
+    state of their weights lives until its next step (the micro-batches of a step share DoRA's terms)."""
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    if model is not None:
+        track_optimizer(optimizer, model)
+    return optimizer
 
 
 def warmup_cosine(total_steps: int, warmup_ratio: float):

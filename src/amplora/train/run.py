@@ -141,7 +141,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     scored = held_ex[: cfg.eval_limit] if cfg.eval_limit else held_ex
     eval_encoded, _ = encode_all(tokenizer, held_ex[: cfg.eval_loss_limit], cfg.max_length) \
         if cfg.eval_loss_limit else ([], None)
-    optimizer = build_optimizer([p for _, p in named_params], cfg.lr, cfg.weight_decay)
+    optimizer = build_optimizer([p for _, p in named_params], cfg.lr, cfg.weight_decay, model)
     scheduler = build_scheduler(optimizer, total_steps, cfg.warmup_ratio)
     scaler = policy.grad_scaler(device)
     _set_initial_scale(scaler, cfg.init_loss_scale)

@@ -1,5 +1,5 @@
 """Adapted layers that read the same input — q/k/v of an attention block, gate/up of a SwiGLU MLP — run as one
-autograd node (kernels.AdapterLinear with several layers).
+autograd node (node.AdapterLinear with several layers).
 
 Why: on CPU the slow part of an adapter is its r-wide GEMMs, x·Aᵀ forward and the two products with A backward.
 For three layers fed the same x, one 3r-wide GEMM costs little more than one r-wide GEMM, and the three input
@@ -18,25 +18,26 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from amplora.adapters import kernels
-from amplora.adapters.layers import LoraLinear
+from amplora.adapters.fast import node
+from amplora.adapters.fast.layer import FastLayer
+from amplora.adapters.fast.torch_private import version
 
 # leaf names of layers that, in the models that use them, are always called on the same input
 SETS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"), ("query", "key", "value"), ("w1", "w3"))
 
 
 class Siblings:
-    def __init__(self, members: list[LoraLinear]):
+    def __init__(self, members: list[nn.Module]):
         self.members = members
         self.enabled = True  # False once the model was seen feeding them different inputs
         self.pending = None  # (x, x._version, grad mode, {member: its output}) from the last group call
 
-    def output(self, member: LoraLinear, x: torch.Tensor) -> torch.Tensor | None:
+    def output(self, member: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
         """member's output for x, or None: the member then computes alone."""
         pending, self.pending = self.pending, None
         if pending is not None and member in pending[3]:
-            src, version, grad, outs = pending
-            if src is x and version == x._version and grad == torch.is_grad_enabled():
+            src, v, grad, outs = pending
+            if src is x and v == version(x) and grad == torch.is_grad_enabled():
                 y = outs.pop(member)
                 if outs:
                     self.pending = pending
@@ -47,31 +48,31 @@ class Siblings:
             return None
         layers, params = [], []
         for m in self.members:
-            if not m.fusable():
+            fast = m.fast
+            if not fast.fusable():
                 return None
-            layer, ps = m.node_args()
+            layer, ps = fast.node_args()
             layers.append(layer)
             params += ps
-        # boundary cast, as in LoraLinear.forward: every member computes in the same policy dtype
-        c = member.compute_dtype
-        ys = kernels.adapter_linears(x if x.dtype == c else x.to(c), None, tuple(layers), tuple(params))
-        self.pending = (x, x._version, torch.is_grad_enabled(),
+        # every member computes in the same policy dtype (link checks)
+        ys = node.adapter_linears(member.precision.to_compute(x), None, tuple(layers), tuple(params))
+        self.pending = (x, version(x), torch.is_grad_enabled(),
                         {m: y for m, y in zip(self.members, ys) if m is not member})
         return ys[self.members.index(member)]
 
 
 def link(model: nn.Module) -> int:
-    """Group the sibling adapter layers of `model`; returns how many groups. Siblings must agree on input width
-    and compute dtype (apply gives every layer the same policy)."""
+    """Group the sibling adapter layers of `model` that are on the fast path; returns how many groups. Siblings must
+    agree on input width and precision policy (apply gives every layer the same)."""
     groups = 0
     for parent in model.modules():
         for names in SETS:
-            members = [m for m in (getattr(parent, n, None) for n in names) if isinstance(m, LoraLinear)]
-            if len(members) < 2 or len({(m.in_features, m.compute_dtype) for m in members}) != 1:
+            members = [m for m in (getattr(parent, n, None) for n in names) if _fast(m)]
+            if len(members) < 2 or len({(m.in_features, m.precision) for m in members}) != 1:
                 continue
             group = Siblings(members)
             for m in members:
-                m.siblings = group
+                m.fast.siblings = group
             groups += 1
     return groups
 
@@ -79,5 +80,9 @@ def link(model: nn.Module) -> int:
 def unlink(model: nn.Module) -> None:
     """Undo `link`: every adapter layer of `model` runs alone (the reference the tests and the bench compare with)."""
     for m in model.modules():
-        if isinstance(m, LoraLinear):
-            m.siblings = None
+        if _fast(m):
+            m.fast.siblings = None
+
+
+def _fast(m: nn.Module) -> bool:
+    return isinstance(getattr(m, "fast", None), FastLayer)

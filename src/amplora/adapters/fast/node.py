@@ -11,20 +11,20 @@ Why a custom Function instead of plain autograd over `F.linear` calls:
 - the LoRA product is accumulated into the base output in place (`addmm_`) rather than through separate
   `* scaling` and `+` passes over a tokens × out tensor, forward and backward (s is folded into the r × out
   factor);
-- every dtype is decided here, by construction: matmuls on activations run in the compute dtype c of x (the
-  policy's), the gradient w.r.t. x leaves in c, adapter gradients leave in fp32 (the masters' dtype) from GEMMs
-  in fp32, or in bf16 when c is bf16 (`grad_gemm_dtype` says why). The only in-place writes go into tensors this
-  Function just created, from operands of the same dtype — never an `out=` buffer of another dtype (failure
-  S002). Autocast is switched off inside, so a caller's region cannot re-type anything;
+- every dtype is decided here, by construction: matmuls on activations run in the compute dtype c of x (the policy's),
+  the gradient w.r.t. x leaves in c, adapter gradients leave in fp32 (the masters' dtype) from GEMMs in fp32, or in
+  bf16 when c is bf16 (amplora.precision.grad_gemm_dtype decides, and says why). The only in-place writes go into
+  tensors this Function just created, from operands of the same dtype — never an `out=` buffer of another dtype
+  (failure S002). Autocast is switched off inside, so a caller's region cannot re-type anything;
 - without grad (generate, eval) the same math runs without building a node.
 
-DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and
-fp32. The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is
-recovered from the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the
-gate/up projections), so no second tokens × out tensor is kept; otherwise z itself is saved. LoraLinear makes
-the zero check once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A
-saved output means a caller must not modify it in place (autograd reports it if one does). The output, kept or
-recomputed as g·z (`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
+DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s·BA‖_row, the norm detached (DoRA §4.3) and fp32.
+The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is recovered from
+the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the gate/up projections), so
+no second tokens × out tensor is kept; otherwise z itself is saved. The fast layer (layer.py) makes the zero check
+once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A saved output means a
+caller must not modify it in place (autograd reports it if one does). The output, kept or recomputed as g·z
+(`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
 """
 from __future__ import annotations
 
@@ -34,7 +34,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amplora.adapters import lean, quant
+from amplora.adapters import quant
+from amplora.adapters.fast import lean
+from amplora.adapters.fast.torch_private import (no_autocast, once_differentiable, product_operands,
+                                                  saved_tensor_hooks_active, version)
+from amplora.precision import grad_gemm_dtype
 
 
 def base_matmul(x2: torch.Tensor, base: nn.Module) -> torch.Tensor:
@@ -77,12 +81,12 @@ class AdapterLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, xd, layers, *params):
-        with lean.no_autocast(x):
+        with no_autocast(x):
             ys, xd2, h, doras, ctx.casts = _forward(x, xd, layers, params)
         ctx.layers, ctx.has_xd, ctx.x_shape = layers, xd is not None, x.shape
         scales = {layer.scaling for layer in layers}
         ctx.scale = scales.pop() if len(scales) == 1 else None  # one s for the whole node, or None
-        hooked = lean.saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
+        hooked = saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
         ctx.producer = _recomputable_product(x, hooked) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
         ctx.dora, kept, ctx.outputs = [], [], []
@@ -109,12 +113,12 @@ class AdapterLinear(torch.autograd.Function):
         kept = ctx.saved_tensors[2 + 3 * n + k]
         if ctx.outputs[k] == "y":
             return kept
-        with lean.no_autocast(kept):
+        with no_autocast(kept):
             y = kept * ctx.dora[k][0]
         return y.view(*ctx.x_shape[:-1], y.shape[-1])
 
     @staticmethod
-    @lean.once_differentiable
+    @once_differentiable
     def backward(ctx, *gys):
         n = len(ctx.layers)
         xd2, h, *rest = ctx.saved_tensors
@@ -131,7 +135,7 @@ class AdapterLinear(torch.autograd.Function):
         grad_x = grad_xd = None
         live, ghs = [], []
         hs = _columns(h, params)
-        with lean.no_autocast(xd2):
+        with no_autocast(xd2):
             for i, gy in enumerate(gys):
                 if gy is None:
                     continue
@@ -211,8 +215,8 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if not for_backward:  # generate / eval: just the output
             ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
             continue
-        # z = y / g is recoverable without a bias and with no zero in g (LoraLinear checks that once per state
-        # of its weights; checked here otherwise)
+        # z = y / g is recoverable without a bias and with no zero in g (the fast layer checks that once per
+        # state of its weights; checked here otherwise)
         zero_free = layer.g_zero_free
         if bias_c is None and zero_free is None:
             zero_free = not bool((g_c == 0).any())
@@ -226,9 +230,9 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
 
 
 def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
-    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). LoraLinear computes it
-    once per state of its weights (dora_terms) and hands it to the node (Layer.g), after its zero check has looked
-    at the very same g."""
+    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). The fast layer computes
+    it once per state of its weights (FastLayer.dora_terms) and hands it to the node (Layer.g), after its zero
+    check has looked at the very same g."""
     return (magnitude / norm).to(c)
 
 
@@ -243,19 +247,6 @@ def _stack(a_list, c: torch.dtype, scales=None) -> torch.Tensor:
 def _columns(h: torch.Tensor, params) -> tuple[torch.Tensor, ...]:
     """Each layer's r columns of h = x·[A_1; A_2; ...]ᵀ (views)."""
     return (h,) if len(params) == 3 else h.split_with_sizes([a.shape[0] for a in params[0::3]], dim=1)
-
-
-def grad_gemm_dtype(c: torch.dtype) -> torch.dtype:
-    """The dtype of the adapter-gradient GEMMs (∂A = s·ghᵀ·x, ∂B = s·(hᵀ·gz)ᵀ) and of DoRA's magnitude reduction
-    (∂m ∝ Σ_t gy·y) for compute dtype c. Both accumulate in fp32 inside the kernel whatever the operands' dtype;
-    this decides the operands' and the result's (for ∂m in bf16: a 6x faster sum, with no fp32 copy of gy·y).
-    bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result). Their operands gh and
-    h are bf16 products already, so that rounding is of the size of the error they carry, while an fp32 GEMM would
-    first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (about 1.25 GB of fp32
-    temporaries per step for SmolLM2 at 4x256; -13% bf16 LoRA step time without them). It is what autocast + fp32
-    adapters (PEFT under bf16 autocast) does too. fp16: fp32, since a token-long sum of loss-scaled fp16 products
-    can exceed fp16's range (65504) where fp32 would not. fp32: fp32."""
-    return torch.bfloat16 if c == torch.bfloat16 else torch.float32
 
 
 def wide_grad_b(t: torch.Tensor) -> bool:
@@ -293,7 +284,7 @@ def _recomputable_product(x: torch.Tensor, hooked: bool):
     when the transformers modules were kept (apply(lean_modules=False)). Not under saved-tensor hooks
     (checkpointing, offloading), where unpacking another node's tensors would cost a recompute or a copy."""
     node = x.grad_fn
-    if node is None or x._version != 0:
+    if node is None or version(x) != 0:
         return None
     if hooked:
         return None
@@ -302,11 +293,8 @@ def _recomputable_product(x: torch.Tensor, hooked: bool):
 
 def _replayable(node, depth: int) -> bool:
     """An out-of-place tensor·tensor product whose operands were each saved by it or are such products."""
-    if node is None or depth == 0 or type(node).__name__ != "MulBackward0":
-        return False
-    try:
-        operands = (node._saved_self, node._saved_other)
-    except (RuntimeError, AttributeError):  # freed already, or a torch without these attributes: just save x
+    operands = product_operands(node) if depth else None
+    if operands is None:  # not such a product, or its saved tensors are gone: just save x
         return False
     inputs = node.next_functions  # (producer node, output index) of self and other
     return all(t is not None or (inputs[i][1] == 0 and _replayable(inputs[i][0], depth - 1))
@@ -317,7 +305,7 @@ def _replay(node) -> torch.Tensor:
     if lean.replayable(node):
         return lean.replay(node)
     a, b = (t if t is not None else _replay(node.next_functions[i][0])
-            for i, t in enumerate((node._saved_self, node._saved_other)))
+            for i, t in enumerate(product_operands(node)))
     return a * b  # the very op of the forward on the very operands: the same bits
 
 
@@ -325,7 +313,7 @@ def adapter_linears(x, xd, layers: tuple[Layer, ...], params: tuple) -> list[tor
     """The outputs of `layers` (one node for all when grad is needed); params as AdapterLinear takes them."""
     if torch.is_grad_enabled() and (x.requires_grad or any(p is not None and p.requires_grad for p in params)):
         return list(AdapterLinear.apply(x, xd, layers, *params))
-    with lean.no_autocast(x):  # generate / eval: the same math without building a graph node
+    with no_autocast(x):  # generate / eval: the same math without building a graph node
         return _forward(x, xd, layers, params, for_backward=False)[0]
 
 

@@ -1,5 +1,5 @@
 """DoRA's per-row terms (norm, g, zero check) in a forward with grad: computed once per state of the weights and
-recomputed after every change of them (LoraLinear.dora_terms)."""
+recomputed after every change of them (FastLayer.dora_terms)."""
 from __future__ import annotations
 
 import copy
@@ -8,9 +8,10 @@ import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
+import amplora
 from amplora.adapters.layers import LoraLinear
 
-from .test_kernels import BF16, F32, IN, SHAPE, make_layer, run
+from .test_node import BF16, F32, IN, SHAPE, make_layer, run
 
 
 @pytest.fixture
@@ -30,7 +31,6 @@ def norm_calls(monkeypatch):
 def fresh_grads(layer, x):
     """Output and gradients of a copy of the layer that has never computed anything (no cache to reuse)."""
     clone = copy.deepcopy(layer)
-    clone.dora_terms_cache = None
     return run(clone, x, fused=True)
 
 
@@ -39,6 +39,7 @@ def test_dora_terms_are_computed_once_per_state_of_the_weights(compute, norm_cal
     layer = make_layer("dora", compute)
     x = torch.randn(*SHAPE, IN).to(compute)
     opt = torch.optim.AdamW(layer.parameters(), lr=0.05, fused=True)  # writes in place, bumps no version
+    amplora.track_optimizer(opt, layer)  # its steps tick the layer's clock: the terms live until the next one
     run(layer, x, fused=True)
     run(layer, x, fused=True)  # a second micro-batch of the same optimizer step
     assert len(norm_calls) == 1
@@ -53,11 +54,11 @@ def test_dora_terms_are_computed_once_per_state_of_the_weights(compute, norm_cal
         layer.lora_magnitude_vector.data = layer.lora_magnitude_vector.data * 1.1
 
     for change in (optimizer_step, in_place_edit, new_magnitude):
-        before = layer.dora_terms_cache
+        before = layer.fast.dora_terms_cache
         with torch.no_grad():
             change()
         y, grads = run(layer, x, fused=True)
-        assert layer.dora_terms_cache is not before, change.__name__
+        assert layer.fast.dora_terms_cache is not before, change.__name__
         y_ref, grads_ref = fresh_grads(layer, x)
         assert torch.equal(y, y_ref), change.__name__
         assert all(torch.equal(grads[k], grads_ref[k]) for k in grads), change.__name__
@@ -70,11 +71,11 @@ def test_a_zero_written_into_the_magnitude_in_place_is_seen(norm_calls):
     layer = make_layer("dora", F32)
     x = torch.randn(*SHAPE, IN)
     run(layer, x, fused=True)
-    assert layer.dora_terms_cache[2] is True  # no zero in g yet
+    assert layer.fast.dora_terms_cache[2] is True  # no zero in g yet
     with torch.no_grad():
         layer.lora_magnitude_vector[:2] = 0
     _, grads = run(layer, x, fused=True)
-    assert layer.dora_terms_cache[2] is False
+    assert layer.fast.dora_terms_cache[2] is False
     _, grads_ref = run(layer, x, fused=False)
     assert torch.isfinite(grads["m"]).all()
     torch.testing.assert_close(grads["m"], grads_ref["m"], rtol=1e-5, atol=1e-6)

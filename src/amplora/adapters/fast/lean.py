@@ -2,7 +2,7 @@
 
 Adapter training saves each adapted layer's input for ∂A. Two of those inputs are elementwise results of tensors
 that can be kept more cheaply, so amplora replaces their modules, at `apply` time, with ones that keep only what
-their own backward needs and let the adapter nodes replay their output in backward (kernels._replay):
+their own backward needs and let the adapter nodes replay their output in backward (node._replay):
 
 - RMSNorm (Llama, Mistral, Qwen2/3, SmolLM...): autograd over the transformers module keeps the fp32 upcast of its
   input (in a bf16 model, twice the bytes of the input) and the adapters behind it (q/k/v, gate/up) keep its
@@ -25,61 +25,17 @@ the norms) make the modules fall back to plain autograd.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import weakref
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.autograd.function import once_differentiable as torch_once_differentiable
 from torch.autograd.graph import get_gradient_edge
 
+from amplora.adapters.fast.torch_private import (function_of, no_autocast, once_differentiable, plain_sum_inputs,
+                                                  saved_tensor_hooks_active)
 from amplora.adapters.targets import set_module
 
-
-_NO_REGION = contextlib.nullcontext()  # reusable: it holds no state
-
-
-def once_differentiable(backward):
-    """torch's once_differentiable, minus its no_grad region when grad is off already, as it is in every backward
-    but a create_graph=True one (that one still gets torch's handling: an error if differentiated again). It runs
-    for every node of every step, so the region's cost (a few µs) counts where the host bounds the step."""
-    guarded = torch_once_differentiable(backward)
-
-    @functools.wraps(backward)
-    def wrapper(ctx, *grads):
-        return guarded(ctx, *grads) if torch.is_grad_enabled() else backward(ctx, *grads)
-
-    return wrapper
-
-
-def no_autocast(t: torch.Tensor):
-    """Autocast off inside a node (a caller's region must not re-type it, and forward and replay must agree); free
-    when none is active. Also used by kernels.py."""
-    if not _any_autocast():  # the common case, answered without reading t's device
-        return _NO_REGION
-    dev = t.device.type
-    return torch.autocast(dev, enabled=False) if torch.is_autocast_enabled(dev) else _NO_REGION
-
-
-# a private torch API; without it, every call asks about t's device
-_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
-
-
-# the innermost saved-tensor hooks (None when none are set); a private torch API: without it, nothing is replayed
-_saved_tensor_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
-
-
-def saved_tensor_hooks_active() -> bool:
-    """Whether saved-tensor hooks (checkpointing, offloading) are on: there, unpacking another node's tensors would
-    cost a recompute or a copy, so nodes keep their own inputs. Also used by kernels.py."""
-    return _saved_tensor_hooks is None or _saved_tensor_hooks(False) is not None
-
-
-# Residual-sum replay (see the module docstring) on or off: tests and benchmarks compare the two.
-REPLAY_SUMS = True
-_AddBackward = type((torch.ones(1, requires_grad=True) + torch.ones(1)).grad_fn)
 _last_norm = None  # a weak reference to the newest lean RMSNorm node: a graph must not live on through it
 
 
@@ -94,13 +50,13 @@ def _sum_source(x: torch.Tensor):
     """How to replay x in backward when it is a residual sum a + b (a + b, not a view of it) of the input of the
     newest lean norm node and an output that its node can replay: (that norm node, the branch's node, its output
     index, whether the norm's input is the first operand). None otherwise: the norm keeps x."""
-    node = x.grad_fn
-    if type(node) is not _AddBackward or _last_norm is None or not REPLAY_SUMS:
+    last = _last_norm() if _last_norm is not None else None
+    if last is None or last.input_edge[0] is None:
         return None
-    last = _last_norm()
-    if last is None or last.input_edge[0] is None or node._saved_alpha != 1:
+    inputs = plain_sum_inputs(x.grad_fn)
+    if inputs is None:
         return None
-    (n0, i0), (n1, i1) = node.next_functions
+    (n0, i0), (n1, i1) = inputs
     edge = last.input_edge
     if n0 is edge[0] and i0 == edge[1]:
         branch, first = (n1, i1), True
@@ -108,8 +64,7 @@ def _sum_source(x: torch.Tensor):
         branch, first = (n0, i0), False
     else:
         return None
-    cls = getattr(branch[0], "_forward_cls", None)
-    can = getattr(cls, "can_replay_output", None)
+    can = getattr(function_of(branch[0]), "can_replay_output", None)
     return (last, *branch, first) if can is not None and can(branch[0], branch[1]) else None
 
 
@@ -123,7 +78,7 @@ def _input(ctx) -> torch.Tensor:
     x = ctx.x_cache if ctx.x_cache is not None else ctx.saved_tensors[0]
     for node in reversed(chain):
         _, branch, k, first = node.source
-        b = branch._forward_cls.replay_output(branch, k)
+        b = function_of(branch).replay_output(branch, k)
         x = node.x_cache = torch.add(x, b) if first else torch.add(b, x)  # the forward's op on the same operands
     return x
 
@@ -139,7 +94,8 @@ class _RMSNormFn(torch.autograd.Function):
         hooked = saved_tensor_hooks_active()
         ctx.input_edge = ((None, 0) if hooked else (x.grad_fn, x.output_nr) if x.grad_fn is not None
                           else tuple(get_gradient_edge(x))[:2])
-        ctx.source, ctx.x_cache, ctx.replayed = None if hooked else _sum_source(x), None, None
+        ctx.source = _sum_source(x) if norm.replay_sums and not hooked else None
+        ctx.x_cache = ctx.replayed = None
         ctx.save_for_backward(x if ctx.source is None else None, rstd)
         return y
 
@@ -174,6 +130,7 @@ class LeanRMSNorm(nn.Module):
     def __init__(self, norm: nn.Module):
         super().__init__()
         self.weight, self.variance_epsilon = norm.weight, norm.variance_epsilon
+        self.replay_sums = True  # residual-sum replay (module docstring); False keeps the sum (tests compare)
         self.__dict__["original"] = norm  # not a submodule: given back by `restore`
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -240,11 +197,11 @@ class LeanSwiGLU(nn.Module):
 
 def replayable(node) -> bool:
     """Whether `node` (a grad_fn) is one of the nodes here, whose output an adapter can replay."""
-    return getattr(node, "_forward_cls", None) in (_RMSNormFn, _SwiGLUFn)
+    return function_of(node) in (_RMSNormFn, _SwiGLUFn)
 
 
 def replay(node) -> torch.Tensor:
-    return node._forward_cls.replay(node)
+    return function_of(node).replay(node)
 
 
 def _is_rms_norm(m: nn.Module) -> bool:

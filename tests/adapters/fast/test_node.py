@@ -1,7 +1,8 @@
-"""The fused adapter node (amplora.adapters.kernels): gradient-checked in fp64, and compared with the plain
+"""The fused adapter node (amplora.adapters.fast.node): gradient-checked in fp64, and compared with the plain
 autograd path and an fp64 reference across compute dtypes, base storage dtypes, LoRA/DoRA, NF4, dropout."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 
@@ -11,10 +12,12 @@ import torch.nn as nn
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import amplora
-from amplora.adapters import kernels, layers, quant
+from amplora.adapters import layers, quant
+from amplora.adapters.fast import node
 from amplora.adapters.layers import LoraLinear
+from amplora.precision import grad_gemm_dtype
 
-from .conftest import DEVICE, perturb_adapters, rel_err
+from ..conftest import DEVICE, perturb_adapters, policy, rel_err
 
 F32, BF16, F16, F64 = torch.float32, torch.bfloat16, torch.float16, torch.float64
 # max |diff| / max |ref| against the fp64 reference, by compute dtype: a few rounding steps of each format
@@ -33,7 +36,7 @@ def make_layer(method="lora", compute=F32, storage=None, bias=False, nf4=False, 
     base.requires_grad_(False).to(device)
     storage = storage or compute
     base = quant.quantize_nf4(base, compute, storage) if nf4 else base.to(storage)
-    layer = LoraLinear(base, r=R, alpha=2 * R, dropout=dropout, dora=method == "dora", compute_dtype=compute)
+    layer = LoraLinear(base, r=R, alpha=2 * R, dropout=dropout, dora=method == "dora", precision=policy(compute))
     with torch.no_grad():
         layer.lora_B.weight.normal_(0, 0.3)  # B = 0 at init would hide every term of the adapter path
         if layer.dora:
@@ -41,10 +44,20 @@ def make_layer(method="lora", compute=F32, storage=None, bias=False, nf4=False, 
     return layer
 
 
+@contextlib.contextmanager
+def on_path(layer, fused: bool):
+    """The layer on the fast path (as built) or, fused=False, on the plain one."""
+    fast = layer.fast
+    layer.fast = fast if fused else None
+    try:
+        yield
+    finally:
+        layer.fast = fast
+
+
 def run(layer, x, fused: bool, seed=3):
     """Output and gradients (x, A, B, m) of one forward/backward with a fixed upstream gradient."""
-    old, layers.FUSED = layers.FUSED, fused
-    try:
+    with on_path(layer, fused):
         x = x.detach().requires_grad_(True)
         for p in layer.parameters():
             p.grad = None
@@ -52,8 +65,6 @@ def run(layer, x, fused: bool, seed=3):
         y = layer(x)
         gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(7)).to(y.device, y.dtype)
         y.backward(gy)
-    finally:
-        layers.FUSED = old
     grads = {"x": x.grad, "A": layer.lora_A.weight.grad, "B": layer.lora_B.weight.grad}
     if layer.dora:
         grads["m"] = layer.lora_magnitude_vector.grad
@@ -85,7 +96,7 @@ def fp64_reference(layer, x, gy_dtype):
 
 
 # ---- fp64 gradient checks of the Function itself ---------------------------------------------------------
-# DoRA with dropout keeps the autograd path (kernels.supported), so it is not a case of the node
+# DoRA with dropout keeps the autograd path (node.supported), so it is not a case of the node
 @pytest.mark.parametrize("dora,bias,dropout", [c for c in itertools.product([False, True], repeat=3)
                                                if not (c[0] and c[2])])
 def test_gradcheck_fp64(dora, bias, dropout):
@@ -99,7 +110,7 @@ def test_gradcheck_fp64(dora, bias, dropout):
     norm = torch.rand(5, dtype=F64, device=DEVICE) + 1.0 if dora else None
 
     def f(x, xd, a, b, m):
-        return kernels.adapter_linear(x, xd, a, b, m, norm, base, 1.5)
+        return node.adapter_linear(x, xd, a, b, m, norm, base, 1.5)
 
     assert torch.autograd.gradcheck(f, (x, xd, a, b, m))
 
@@ -113,7 +124,7 @@ def test_gradcheck_dora_with_a_zero_scale():
     b = torch.randn(5, 4, dtype=F64, device=DEVICE, requires_grad=True)
     m = torch.tensor([0.0, 1.0, 0.7, 0.0, 2.0], dtype=F64, device=DEVICE, requires_grad=True)
     norm = torch.rand(5, dtype=F64, device=DEVICE) + 1.0
-    assert torch.autograd.gradcheck(lambda x, a, b, m: kernels.adapter_linear(x, None, a, b, m, norm, base, 2.0),
+    assert torch.autograd.gradcheck(lambda x, a, b, m: node.adapter_linear(x, None, a, b, m, norm, base, 2.0),
                                     (x, a, b, m))
 
 
@@ -147,14 +158,14 @@ def test_fused_matches_autograd_and_fp64(method, compute, storage, nf4, bias):
 
 
 def test_both_layouts_of_the_b_gradient_match(monkeypatch):
-    """∂B is computed in either GEMM layout (kernels.wide_grad_b: wide on CPU, B's own elsewhere); both give the
+    """∂B is computed in either GEMM layout (node.wide_grad_b: wide on CPU, B's own elsewhere); both give the
     same gradients within the dtype's tolerance and the fp64 gradcheck, on whatever device runs the tests."""
     for method, compute in itertools.product(("lora", "dora"), (F32, BF16, F16)):
         layer = make_layer(method, compute, device=DEVICE)
         x = torch.randn(*SHAPE, IN, generator=torch.Generator().manual_seed(5)).to(DEVICE, compute)
         grads = {}
         for wide in (True, False):
-            monkeypatch.setattr(kernels, "wide_grad_b", lambda t, wide=wide: wide)
+            monkeypatch.setattr(node, "wide_grad_b", lambda t, wide=wide: wide)
             grads[wide] = run(layer, x, fused=True)[1]["B"]
             # in B's layout when it reaches the optimizer, whichever way it was computed
             assert grads[wide].is_contiguous() and grads[wide].dtype == F32
@@ -164,7 +175,7 @@ def test_both_layouts_of_the_b_gradient_match(monkeypatch):
     x = torch.randn(*SHAPE, IN, device=DEVICE)
     copies = {}
     for wide in (True, False):
-        monkeypatch.setattr(kernels, "wide_grad_b", lambda t, wide=wide: wide)
+        monkeypatch.setattr(node, "wide_grad_b", lambda t, wide=wide: wide)
         layer.zero_grad(set_to_none=True)
         y = layer(x.requires_grad_(False))
         with OpLog() as log:
@@ -174,7 +185,7 @@ def test_both_layouts_of_the_b_gradient_match(monkeypatch):
     base = nn.Linear(6, 5).double().requires_grad_(False).to(DEVICE)
     x, a = (torch.randn(n, 6, dtype=F64, device=DEVICE, requires_grad=True) for n in (7, 4))
     b = torch.randn(5, 4, dtype=F64, device=DEVICE, requires_grad=True)
-    assert torch.autograd.gradcheck(lambda x, a, b: kernels.adapter_linear(x, None, a, b, None, None, base, 1.5),
+    assert torch.autograd.gradcheck(lambda x, a, b: node.adapter_linear(x, None, a, b, None, None, base, 1.5),
                                     (x, a, b))
 
 
@@ -202,12 +213,8 @@ def saved_activation_bytes(layer, x, fused: bool) -> tuple[int, set]:
             seen[ptr] = t.untyped_storage().nbytes()
         return t
 
-    old, layers.FUSED = layers.FUSED, fused
-    try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            y = layer(x)
-    finally:
-        layers.FUSED = old
+    with on_path(layer, fused), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = layer(x)
     return sum(seen.values()), set(seen), y
 
 
@@ -308,7 +315,7 @@ class OpLog(TorchDispatchMode):
 
 
 def test_create_graph_gives_the_same_gradients_and_refuses_a_second_backward():
-    """The node's backward skips torch's no_grad region when grad is off already (lean.once_differentiable); with
+    """The node's backward skips torch's no_grad region when grad is off already (our once_differentiable); with
     create_graph=True grad is on, and it still behaves as once_differentiable: same first-order gradients, an
     error if they are differentiated again."""
     for method in ("lora", "dora"):
@@ -331,7 +338,8 @@ def test_no_dropout_work_when_p_is_zero():
 
 def test_fp16_adapter_gradients_survive_a_token_long_sum_past_fp16_range():
     """Loss-scaled fp16 gradients summed over many tokens can pass 65504; the adapter-gradient GEMMs run in fp32
-    for fp16 (kernels.grad_gemm_dtype), so ∂A and ∂B stay finite and match fp64 where an fp16 GEMM gives inf."""
+    for fp16 (amplora.precision.grad_gemm_dtype), so ∂A and ∂B stay finite and match fp64 where an fp16 GEMM
+    gives inf."""
     layer = make_layer("lora", compute=F16)
     x = torch.rand(1, 4096, IN).to(F16)  # positive inputs, a constant upstream gradient: the sums grow linearly
     x.requires_grad_(True)
@@ -347,7 +355,7 @@ def test_fp16_adapter_gradients_survive_a_token_long_sum_past_fp16_range():
     assert torch.isfinite(layer.lora_A.weight.grad).all() and torch.isfinite(layer.lora_B.weight.grad).all()
     assert rel_err(layer.lora_A.weight.grad, ref_a) <= TOL[F16]
     assert rel_err(layer.lora_B.weight.grad, ref_b) <= TOL[F16]
-    assert kernels.grad_gemm_dtype(F16) == F32 and kernels.grad_gemm_dtype(BF16) == BF16
+    assert grad_gemm_dtype(F16) == F32 and grad_gemm_dtype(BF16) == BF16
 
 
 def test_caller_autocast_in_backward_changes_nothing():
@@ -365,10 +373,10 @@ def test_caller_autocast_in_backward_changes_nothing():
 
 
 def test_fallbacks_keep_the_autograd_path():
-    assert not kernels.supported(make_layer("dora", F32).base_layer, dora=True, dropout=True)
+    assert not node.supported(make_layer("dora", F32).base_layer, dora=True, dropout=True)
     base = make_layer("lora", F32).base_layer
     base.weight.requires_grad_(True)  # someone unfroze the base: its weight needs a gradient the node never makes
-    assert not kernels.supported(base, dora=False, dropout=False)
+    assert not node.supported(base, dora=False, dropout=False)
     layer = make_layer("dora", F32, dropout=0.1).train()
     x = torch.randn(*SHAPE, IN)
     y_f, g_f = run(layer, x, fused=True)
@@ -383,14 +391,11 @@ def test_model_loss_and_grads_match_autograd(base_fp32, ids, method, preset):
     results = []
     for fused in (True, False):
         torch.manual_seed(0)  # the same adapter init for both models
-        model = amplora.apply(copy.deepcopy(base_fp32).to(DEVICE), method=method, r=4, alpha=8, precision=preset)
+        model = amplora.apply(copy.deepcopy(base_fp32).to(DEVICE), method=method, r=4, alpha=8, precision=preset,
+                              path="fused" if fused else "plain")
         perturb_adapters(model)
-        old, layers.FUSED = layers.FUSED, fused
-        try:
-            loss = model(ids, labels=ids).loss
-            loss.backward()
-        finally:
-            layers.FUSED = old
+        loss = model(ids, labels=ids).loss
+        loss.backward()
         results.append((loss.detach(), {n: p.grad for n, p in amplora.trainable_parameters(model)}))
     (loss_f, g_f), (loss_p, g_p) = results
     tol = {"fp32": 1e-5, "bf16-true": 3e-2, "bf16-mixed": 3e-2, "fp16-mixed": 5e-3}[preset]
@@ -422,18 +427,18 @@ def test_inference_cache_follows_every_change_of_the_weights(method, compute):
 
     with torch.no_grad():
         y = layer(x)
-        cached = layer.inference_cache
+        cached = layer.fast.inference_cache
         assert cached is not None and torch.equal(y, fresh())
-        assert torch.equal(layer(x), y) and layer.inference_cache is cached  # reused while nothing changed
+        assert torch.equal(layer(x), y) and layer.fast.inference_cache is cached  # reused while nothing changed
         for change, p in ((step, layer.lora_A.weight), (load, layer.lora_B.weight), (swap, layer.lora_B.weight),
                           (swap, layer.lora_A.weight)):
             change(p)
             y_new = layer(x)
-            assert layer.inference_cache is not cached and not torch.equal(y_new, y), change.__name__
+            assert layer.fast.inference_cache is not cached and not torch.equal(y_new, y), change.__name__
             assert torch.equal(y_new, fresh()), change.__name__
-            y, cached = y_new, layer.inference_cache
+            y, cached = y_new, layer.fast.inference_cache
     layer(x)
-    assert layer.inference_cache is None  # a forward with grad drops it
+    assert layer.fast.inference_cache is None  # a forward with grad drops it
 
 
 def test_inference_cache_is_dropped_when_the_base_weight_changes():

@@ -1,4 +1,4 @@
-"""The lean RMSNorm / SwiGLU stand-ins (amplora.adapters.lean): the same output bits as the transformers modules,
+"""The lean RMSNorm / SwiGLU stand-ins (amplora.adapters.fast.lean): the same output bits as the transformers modules,
 gradients against autograd over those modules (bit-identical for SwiGLU, an fp64 reference for RMSNorm), what
 they keep for backward, what `install` refuses, and that adapters replay their outputs instead of keeping them."""
 from __future__ import annotations
@@ -11,9 +11,10 @@ import torch.nn as nn
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
 
 import amplora
-from amplora.adapters import lean
+from amplora.adapters.fast import lean
+from amplora.adapters.fast.torch_private import function_of
 
-from .conftest import perturb_adapters, rel_err, tiny_config, tiny_llama
+from ..conftest import perturb_adapters, policy, rel_err, tiny_config, tiny_llama
 
 F32, BF16, F16, F64 = torch.float32, torch.bfloat16, torch.float16, torch.float64
 # RMSNorm gradient vs an fp64 reference, max |diff| / max |ref|: fp32 a few roundings over a 64-wide mean; half
@@ -68,7 +69,7 @@ def test_swiglu_with_an_adapter_behind_it_gives_autograds_gradients_bit_for_bit(
     every gradient is the same bits as the transformers MLP's (where the adapter replays autograd's product)."""
     torch.manual_seed(0)
     mlp = LlamaMLP(tiny_config()).to(dtype).requires_grad_(False)
-    mlp.down_proj = amplora.LoraLinear(mlp.down_proj, r=4, alpha=8, compute_dtype=dtype)
+    mlp.down_proj = amplora.LoraLinear(mlp.down_proj, r=4, alpha=8, precision=policy(dtype))
     with torch.no_grad():
         mlp.down_proj.lora_B.weight.normal_(0, 0.3)
     results = []
@@ -196,7 +197,7 @@ def test_adapters_replay_lean_outputs(method, dtype):
         loss = logits.float().logsumexp(-1).mean()
         loss.backward()
         if m is models[0]:  # a norm's output, replayed once for q/k/v (or gate/up), is dropped by its backward
-            norms = [x.grad_fn for x in replayed if x.grad_fn._forward_cls is lean._RMSNormFn]
+            norms = [x.grad_fn for x in replayed if function_of(x.grad_fn) is lean._RMSNormFn]
             assert len(norms) == 2 * len(m.model.layers) and all(n.replayed is None for n in norms)
         losses.append(loss.detach())
         grads.append({n: p.grad for n, p in amplora.trainable_parameters(m)})
@@ -215,7 +216,7 @@ def _nodes(root, cls) -> list:
         if node is None or node in seen:
             continue
         seen.add(node)
-        if getattr(node, "_forward_cls", None) is cls:
+        if function_of(node) is cls:
             found.append(node)
         stack += [f for f, _ in node.next_functions]
     return found
@@ -224,18 +225,17 @@ def _nodes(root, cls) -> list:
 def _train_step(model, emb, replay: bool):
     """Loss, input gradient, adapter gradients and the graph's kept bytes of one step, with residual-sum replay
     on or off; also the norm nodes (checked after backward)."""
-    lean.REPLAY_SUMS = replay
-    try:
-        model.zero_grad(set_to_none=True)
-        x = emb.clone().requires_grad_(True)
-        logits = model(inputs_embeds=x).logits
-        params = {p.untyped_storage().data_ptr() for p in model.parameters()}
-        kept = sum(v for k, v in _saved_storages(logits.grad_fn).items() if k not in params)
-        norms = _nodes(logits.grad_fn, lean._RMSNormFn)
-        loss = logits.float().logsumexp(-1).mean()
-        loss.backward()
-    finally:
-        lean.REPLAY_SUMS = True
+    for m in model.modules():
+        if isinstance(m, lean.LeanRMSNorm):
+            m.replay_sums = replay
+    model.zero_grad(set_to_none=True)
+    x = emb.clone().requires_grad_(True)
+    logits = model(inputs_embeds=x).logits
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    kept = sum(v for k, v in _saved_storages(logits.grad_fn).items() if k not in params)
+    norms = _nodes(logits.grad_fn, lean._RMSNormFn)
+    loss = logits.float().logsumexp(-1).mean()
+    loss.backward()
     grads = {n: p.grad for n, p in amplora.trainable_parameters(model)}
     return loss.detach(), x.grad, grads, kept, norms
 
