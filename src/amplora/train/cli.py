@@ -14,7 +14,7 @@ TRAIN_FLAGS = [
                               ".gguf file, or a model id already in the Hugging Face cache (never downloaded)"),
     ("--data", "data", str, "training data: .jsonl, .json, .parquet, .csv, .arrow files or a save_to_disk dir; "
                             "several: comma-separated or the flag repeated"),
-    ("--eval-data", "eval_data", str, "held-out data, as --data"),
+    ("--eval-data", "eval_data", str, "held-out data, in any form the training data takes"),
     ("--data-format", "data_format", str, "auto | alpaca | chat | sharegpt | prompt-completion | text (auto: "
                                           "from each record's fields)"),
     ("--chat-template", "chat_template", str, "chatml | llama3 | zephyr | a Jinja file: replaces the tokenizer's "

@@ -298,6 +298,8 @@ def _rows_with_datasets(path: Path, kind: str, split_preference: tuple) -> list[
             raise
         except Exception as e:  # pyarrow / pandas / datasets errors of a malformed file: one line
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            if "corresponds to no data" in first:  # datasets' words for a file with no rows (a CSV header only)
+                raise AmploraError(f"data file {path} has no examples (it is empty)") from None
             raise AmploraError(f"cannot read data file {path} as {label}: {first[:300]}") from None
 
 
