@@ -7,11 +7,18 @@ import sys
 
 from amplora.precision import PRESET_NAMES
 
-# (flag, config field, type, help); every flag defaults to "not given" so that it only overrides when present
+# (flag, config field, type, help); every flag defaults to "not given" so that it only overrides when present;
+# --help shows the default each one overrides (from TrainConfig, or DEFAULT_TEXT where it depends on the run)
 TRAIN_FLAGS = [
-    ("--model", "model", str, "smollm2-135m (embedded default), tiny (seconds-long smoke test) or a local HF dir"),
-    ("--data", "data", str, "training JSONL, alpaca (instruction/input/output) or chat (messages) form"),
-    ("--eval-data", "eval_data", str, "held-out JSONL (default: bundled held-out split, or 10%% of --data)"),
+    ("--model", "model", str, "smollm2-135m (embedded), tiny (seconds-long smoke test), a local HF model dir, a "
+                              ".gguf file, or a model id already in the Hugging Face cache (never downloaded)"),
+    ("--data", "data", str, "training data: .jsonl, .json, .parquet, .csv, .arrow files or a save_to_disk dir; "
+                            "several: comma-separated or the flag repeated"),
+    ("--eval-data", "eval_data", str, "held-out data, in any form the training data takes"),
+    ("--data-format", "data_format", str, "auto | alpaca | chat | sharegpt | prompt-completion | text (auto: "
+                                          "from each record's fields)"),
+    ("--chat-template", "chat_template", str, "chatml | llama3 | zephyr | a Jinja file: replaces the tokenizer's "
+                                              "template (for base models without one)"),
     ("--method", "method", str, "lora | dora"),
     ("--quantize", "quantize", str, "none | nf4 (frozen base in bitsandbytes NF4: QLoRA / QDoRA)"),
     ("--precision", "precision", str, f"{' | '.join(PRESET_NAMES)}"),
@@ -41,11 +48,36 @@ TRAIN_FLAGS = [
     ("--log-every", "log_every", int, "log the training loss every N steps"),
     ("--loss-chunk-rows", "loss_chunk_rows", int, "answer positions per fp32 output-head chunk in the loss"),
     ("--save-every", "save_every", int, "checkpoint every N steps (0: only the final adapter)"),
-    ("--output", "output", str, "output directory (default: runs/train-<timestamp>)"),
+    ("--output", "output", str, "output directory"),
     ("--resume", "resume", str, "continue a run from its output dir or one of its checkpoints"),
     ("--seed", "seed", int, "random seed (data order, adapter init)"),
     ("--init-loss-scale", "init_loss_scale", float, "fp16-mixed: initial dynamic loss scale"),
 ]
+
+
+DEFAULT_TEXT = {
+    "data": "the bundled precision-triage set",
+    "eval_data": "the bundled held-out split, or --eval-split of --data",
+    "max_steps": "60 on the bundled data; with --data, 0 (the length comes from --epochs and the data size)",
+    "epochs": "1 when --max-steps is 0",
+    "chat_template": "the tokenizer's own",
+    "exact_match": "on for the bundled data, off for --data",
+    "output": "runs/train-<timestamp>",
+    "resume": "none",
+    "init_loss_scale": "65536 (GradScaler's)",
+}
+REPEATABLE = ("data", "eval_data")  # several files: --data a.jsonl --data b.parquet == --data a.jsonl,b.parquet
+
+
+def _with_default(dest: str, help_text: str) -> str:
+    from amplora.train.config import TrainConfig
+
+    if dest in DEFAULT_TEXT:
+        shown = DEFAULT_TEXT[dest]
+    else:
+        value = getattr(TrainConfig, dest)
+        shown = str(value).lower() if isinstance(value, bool) else value
+    return f"{help_text} (default: {str(shown).replace('%', '%%')})"
 
 
 def cmd_train(args) -> int:
@@ -54,6 +86,9 @@ def cmd_train(args) -> int:
 
     fields = set(TrainConfig.field_names())
     overrides = {k: v for k, v in vars(args).items() if k in fields}
+    for key in REPEATABLE:
+        if isinstance(overrides.get(key), list):
+            overrides[key] = ",".join(overrides[key])
     if "epochs" in overrides and "max_steps" not in overrides:
         overrides["max_steps"] = 0  # --epochs means "train by epochs", whatever a config file says
     file_values = load_yaml(args.config) if args.config else {}
@@ -91,14 +126,20 @@ def _add_train(sub) -> None:
     p.add_argument("config", nargs="?", metavar="CONFIG",
                    help="YAML file of settings (keys as the flags, e.g. lr: 1e-3)")
     for flag, dest, typ, help_text in TRAIN_FLAGS:
-        p.add_argument(flag, dest=dest, type=typ, default=argparse.SUPPRESS, help=help_text)
+        p.add_argument(flag, dest=dest, type=typ, default=argparse.SUPPRESS, help=_with_default(dest, help_text),
+                       action="append" if dest in REPEATABLE else "store")
     p.add_argument("--packing", dest="packing", action="store_true", default=argparse.SUPPRESS,
-                   help="pack several examples per row (they do not attend to each other)")
+                   help=_with_default("packing", "pack several examples per row (they do not attend to each other)"))
     p.add_argument("--activation-checkpointing", dest="activation_checkpointing", action="store_true",
-                   default=argparse.SUPPRESS, help="recompute each decoder layer in backward instead of keeping its "
-                   "activations (less memory, about 1.3x the step time)")
+                   default=argparse.SUPPRESS, help=_with_default(
+                       "activation_checkpointing", "recompute each decoder layer in backward instead of keeping "
+                       "its activations (less memory, about 1.3x the step time)"))
+    p.add_argument("--exact-match", dest="exact_match", action=argparse.BooleanOptionalAction,
+                   default=argparse.SUPPRESS, help=_with_default(
+                       "exact_match", "score greedy answers on the held-out examples before and after training "
+                       "(the held-out loss is always measured)"))
     p.add_argument("--overwrite", dest="overwrite", action="store_true", default=argparse.SUPPRESS,
-                   help="replace a previous run in --output")
+                   help=_with_default("overwrite", "replace a previous run in --output"))
     p.add_argument("--quiet", action="store_true", help="print less")
     p.set_defaults(func=cmd_train)
 

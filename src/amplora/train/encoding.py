@@ -1,7 +1,8 @@
-"""Conversations -> token ids with a loss mask, through the tokenizer's own chat template.
+"""Conversations -> token ids with a loss mask, through the tokenizer's own chat template; plain text -> tokens.
 
 Loss is only on answer tokens: the text each assistant turn adds to the rendered conversation (its content and
-the template's end-of-turn marker, so the model learns to stop). Everything else is labelled -100.
+the template's end-of-turn marker, so the model learns to stop). Everything else is labelled -100. A plain-text
+example (a `text` record) has no template and no answer: every token is a label.
 """
 from __future__ import annotations
 
@@ -70,10 +71,20 @@ def encode_example(tokenizer, messages, max_length: int) -> Encoded:
     return Encoded(input_ids[:max_length], labels[:max_length], truncated)
 
 
+def encode_text(tokenizer, text: str, max_length: int) -> Encoded:
+    """The tokenizer's own special tokens (a BOS where it adds one) and an EOS at the end, so that the model
+    learns where a document stops; every position is a label."""
+    ids = list(tokenizer(text, add_special_tokens=True)["input_ids"])
+    if tokenizer.eos_token_id is not None and (not ids or ids[-1] != tokenizer.eos_token_id):
+        ids.append(tokenizer.eos_token_id)
+    return Encoded(ids[:max_length], ids[:max_length], len(ids) > max_length)
+
+
 def encode_all(tokenizer, examples, max_length: int) -> tuple[list[Encoded], EncodingStats]:
     stats, out = EncodingStats(), []
     for example in examples:
-        enc = encode_example(tokenizer, example.messages, max_length)
+        enc = encode_text(tokenizer, example.text, max_length) if getattr(example, "text", None) is not None \
+            else encode_example(tokenizer, example.messages, max_length)
         stats.examples += 1
         stats.truncated += enc.truncated
         n_answer = sum(1 for t in enc.labels if t != IGNORE)

@@ -20,12 +20,13 @@ from amplora.train import atomic, checkpoint, memory_meter, output_dir, report
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, make_rows
 from amplora.train.config import TrainConfig, dump_yaml
-from amplora.train.dataset import load_splits
+from amplora.train.chat_templates import read_chat_template
+from amplora.train.dataset import data_paths, load_splits
 from amplora.train.encoding import encode_all
 from amplora.train.generation import evaluate
 from amplora.train.loop import Loop, MetricsLog
 from amplora.train.metric import summary as score_line
-from amplora.train.model_loader import canonical_model_name, load_model
+from amplora.train.model_loader import canonical_model_name, load_model, model_directory
 from amplora.train.optim import build_optimizer, build_scheduler
 from amplora.train.progress import TrainProgress, make_console
 from amplora.train.tensorboard_log import TensorBoardLog
@@ -86,8 +87,11 @@ def _fitting_device(cfg: TrainConfig, console) -> str:
     from amplora.doctor.memory import Settings
     from amplora.doctor.memory_plan import MemoryPlanError, model_config, pick_device
 
+    name = canonical_model_name(cfg.model)
+    # the planner reads a config.json: a Hub id's snapshot, a GGUF file's converted directory (converted here)
+    spec = name if name == cfg.model or Path(name).is_dir() else str(model_directory(name))
     try:
-        return pick_device(model_config(cfg.model), Settings.of(cfg))
+        return pick_device(model_config(spec), Settings.of(cfg))
     except MemoryPlanError as e:
         console.print(e.table)
         raise
@@ -98,14 +102,21 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     t0 = time.perf_counter()
     console = make_console(quiet or not d.is_main)
     # 1. everything that can be wrong with the input, before writing anything
-    train_ex, held_ex, train_name, held_name = load_splits(cfg.data, cfg.eval_data, cfg.eval_split, cfg.seed)
+    train_ex, held_ex, train_name, held_name = load_splits(cfg.data, cfg.eval_data, cfg.eval_split, cfg.seed,
+                                                           cfg.data_format)
+    template = read_chat_template(cfg.chat_template)
+    # plain-text records have no answer to generate: exact match and samples use the conversations only
+    answered = [e for e in held_ex if not e.is_text]
+    if cfg.exact_match and not answered:
+        raise AmploraError("--exact-match: the held-out data is plain text, with no answers to match; "
+                           "the held-out loss is measured without it (--no-exact-match)")
     canonical_model_name(cfg.model)
     device = resolve_device(_fitting_device(cfg, console) if cfg.device == "auto" and not d.enabled else cfg.device)
     policy = resolve(cfg.precision, device=device)
     strategy = dist_.choose_strategy(cfg.strategy, cfg.quantize, policy.name) if d.enabled else "none"
     for key in ("data", "eval_data"):  # absolute in config.yaml, so --resume works from any directory
         if getattr(cfg, key):
-            setattr(cfg, key, str(Path(getattr(cfg, key)).resolve()))
+            setattr(cfg, key, ",".join(str(Path(p).resolve()) for p in data_paths(getattr(cfg, key))))
     out = Path(cfg.output or output_dir.default_output())
     cfg.output = str(out)
     if d.is_main:  # a failure here ends rank 0, and torchrun then ends the others
@@ -121,7 +132,8 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
                   + (f", {d.describe()}" if d.enabled else ""))
     if not d.is_main:
         dist_.barrier(d)  # rank 0 fills the converted-model cache first
-    lm = load_model(cfg.model)
+    lm = load_model(cfg.model, chat_template=template,
+                    need_template=any(not e.is_text for e in train_ex) or bool(answered))
     if d.is_main:
         dist_.barrier(d)
     model, tokenizer = lm.model.to(device), lm.tokenizer
@@ -138,7 +150,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     plan = BatchPlan(rows, cfg.batch_size, cfg.seed, pad_id, cfg.packing)
     total_steps = cfg.total_steps(plan.per_epoch, d.world)
-    scored = held_ex[: cfg.eval_limit] if cfg.eval_limit else held_ex
+    scored = (answered[: cfg.eval_limit] if cfg.eval_limit else answered) if cfg.exact_match else []
     eval_encoded, _ = encode_all(tokenizer, held_ex[: cfg.eval_loss_limit], cfg.max_length) \
         if cfg.eval_loss_limit else ([], None)
     optimizer = build_optimizer([p for _, p in named_params], cfg.lr, cfg.weight_decay, model)
@@ -174,15 +186,16 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     loop = Loop(cfg, model, tokenizer, plan, named_params, optimizer, scheduler, scaler, device, out, lm.name,
                 metrics, progress=None, bookkeeping=bookkeeping,
                 eval_rows=make_rows(eval_encoded, cfg.max_length, False),
-                sample_prompts=[(e.prompt, _last_user_text(e.prompt)) for e in held_ex[: cfg.samples]],
+                sample_prompts=[(e.prompt, _last_user_text(e.prompt)) for e in answered[: cfg.samples]],
                 wrapped=wrapped, dist=d, memory=meter)
     gen_args = (cfg.max_new_tokens, cfg.eval_batch_size, cfg.max_length, loop.generate)
     if "before" not in bookkeeping:
-        console.print(f"scoring {len(scored)} held-out examples before training...")
-        bookkeeping["before"] = evaluate(model, tokenizer, scored, *gen_args)
+        if cfg.exact_match:
+            console.print(f"scoring {len(scored)} held-out examples before training...")
+        bookkeeping["before"] = evaluate(model, tokenizer, scored, *gen_args) if cfg.exact_match else _no_score()
         bookkeeping["before"]["eval_loss"] = loop.eval_loss()
         metrics.write({"kind": "before", "step": 0, **_scores(bookkeeping["before"]), **meter.record()})
-    console.print(f"before: {score_line(bookkeeping['before'])}")
+    console.print(f"before: {_score_text(bookkeeping['before'])}")
 
     try:
         with TrainProgress(console, total_steps, start_step) as progress:
@@ -196,11 +209,11 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
                          write=d.is_main)  # every rank joins the gather of shards
 
-    after = evaluate(model, tokenizer, scored, *gen_args)
+    after = evaluate(model, tokenizer, scored, *gen_args) if cfg.exact_match else _no_score()
     after["eval_loss"] = final_loss
     metrics.write({"kind": "after", "step": total_steps, **_scores(after), **meter.record()})
     metrics.close()
-    console.print(f"after:  {score_line(after)}")
+    console.print(f"after:  {_score_text(after)}")
 
     # the model's own state, not the flag (transformers 5 renamed the property)
     name = "is_activation_checkpointing" if hasattr(model, "is_activation_checkpointing") \
@@ -253,6 +266,17 @@ def _diverged(e: TrainingDiverged, cfg, d, out: Path, metrics, lm, device, polic
     return TrainingDiverged(e.step, e.reason, outcome)
 
 
+def _no_score() -> dict:
+    """--no-exact-match: the score fields, empty (exact_match None); the held-out loss is added by the caller."""
+    return {"n": 0, "exact_match": None, "fields": {}, "field_accuracy": None, "predictions": [], "seconds": 0.0}
+
+
+def _score_text(result: dict) -> str:
+    loss = result.get("eval_loss")
+    loss_text = f"held-out loss {loss:.4f}" if isinstance(loss, float) else "held-out loss -"
+    return loss_text if result["exact_match"] is None else f"{score_line(result)}, {loss_text}"
+
+
 def _scores(result: dict) -> dict:
     return {k: result[k] for k in ("exact_match", "fields", "field_accuracy", "n", "seconds", "eval_loss")}
 
@@ -264,15 +288,26 @@ def _batch_text(cfg: TrainConfig, d: dist_.Dist) -> str:
     return text
 
 
+def _loss(result: dict) -> str:
+    loss = result.get("eval_loss")
+    return f"{loss:.4f}" if isinstance(loss, float) else "-"
+
+
 def _summary(cfg, d, lm, device, policy, stats, train_name, held_name, bookkeeping, after, scored, history,
              throughput, total_steps, n_params, wall) -> dict:
     before = bookkeeping["before"]
     samples = [{"step": r["step"], "prompt": s["prompt"], "output": s["output"]}
                for r in history if r.get("kind") == "eval" for s in r.get("samples", [])]
+    eval_seconds = f"{before['seconds']} / {after['seconds']}"
+    if before["exact_match"] is None:  # --no-exact-match: the report shows the held-out loss curve only
+        status = f"{total_steps} steps; held-out loss {_loss(before)} -> {_loss(after)}"
+        before = after = None
+    else:
+        status = (f"{total_steps} steps; before {100 * before['exact_match']:.1f}% -> after "
+                  f"{100 * after['exact_match']:.1f}% exact match on {len(scored)} held-out examples")
     return {
         "model": lm.description,
-        "status": f"{total_steps} steps; before {100 * before['exact_match']:.1f}% -> after "
-                  f"{100 * after['exact_match']:.1f}% exact match on {len(scored)} held-out examples",
+        "status": status,
         "before": before, "after": after, "history": history, "samples": samples,
         "examples": [{"prompt": _last_user_text(e.prompt), "reference": e.answer} for e in scored[:REPORT_EXAMPLES]],
         "policy": {"device": str(device), **policy.as_dict(), "describe": policy.describe()},
@@ -284,7 +319,7 @@ def _summary(cfg, d, lm, device, policy, stats, train_name, held_name, bookkeepi
                   "skipped (non-finite) steps": bookkeeping.get("skipped_steps", 0),
                   "train seconds (this process)": throughput["train_seconds"],
                   "tokens/s (this process)": throughput["tokens_per_s"],
-                  "eval seconds before / after": f"{before['seconds']} / {after['seconds']}",
+                  "eval seconds before / after": eval_seconds,
                   "wall time (s)": round(wall, 1), "output": cfg.output},
         "config": cfg.as_dict(),
     }

@@ -60,3 +60,51 @@ def _human(n: int) -> str:
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} bytes"
+
+
+def _open_checked(path: Path, what: str) -> int:
+    """A non-blocking descriptor of `path` (a FIFO without a writer does not hang the open), or the error."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        raise AmploraError(f"{what} {path} not found") from None
+    except (OSError, ValueError) as e:
+        raise AmploraError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def regular_file(path: str | Path, what: str, limit: int) -> int:
+    """Check that `path` is a regular file of at most `limit` bytes, for readers that open it themselves
+    (pyarrow through `datasets`); its size. The same refusals as read_bytes, without reading it."""
+    path = Path(path)
+    fd = _open_checked(path, what)
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise AmploraError(f"{what} {path} is {_kind(st.st_mode)}, expected a regular file"
+                           f"{'' if stat.S_ISDIR(st.st_mode) else ' (write its contents to a file first)'}")
+    if st.st_size > limit:
+        raise AmploraError(f"{what} {path} is larger than {_human(limit)}, the most amplora reads")
+    return st.st_size
+
+
+def regular_tree(path: str | Path, what: str, limit: int) -> None:
+    """A directory whose every entry, at any depth, is a directory or a regular file, `limit` bytes in all
+    (a save_to_disk dataset): a FIFO or a device inside would hang or flood the reader."""
+    total = 0
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            entry = Path(root) / name
+            try:
+                mode = entry.stat().st_mode
+            except OSError as e:
+                raise AmploraError(f"cannot read {what} {path}: {entry}: {e.strerror or e}") from None
+            if stat.S_ISDIR(mode):
+                continue
+            if not stat.S_ISREG(mode):
+                raise AmploraError(f"{what} {path} holds {entry}, which is {_kind(mode)}; expected regular files")
+            total += entry.stat().st_size
+    if total > limit:
+        raise AmploraError(f"{what} {path} is larger than {_human(limit)}, the most amplora reads")
