@@ -69,6 +69,19 @@ def fault(f: PrecisionFault, console: Console) -> None:
     console.print(table)
 
 
+def nonfinite(f, console: Console) -> None:
+    """A nonfinite.NonFinite finding: where inf/NaN first appeared."""
+    console.print(f"[bold red]amplora doctor: non-finite values ({escape(f.value)}) first appeared in "
+                  f"{escape(f.phase)}[/]")
+    table = Table(show_header=False, box=None, padding=(0, 1))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for label, text in f.rows():
+        style = {"culprit": "[magenta]", "fix": "[green]"}.get(label, "")
+        table.add_row(label, f"{style}{escape(text)}[/]" if style else escape(text))
+    console.print(table)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A console that does not squeeze tables into 80 columns when output goes to a pipe or a file."""
     console = Console(stderr=stderr)
