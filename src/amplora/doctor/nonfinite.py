@@ -43,9 +43,8 @@ class NonFinite:
     where: str = ""
 
     def summary(self) -> str:
-        mod = f" in {self.module}" if self.module else ""
-        op = f" at {self.op}" if self.op else ""
-        return (f"first non-finite value ({self.value}, {self.dtype}) in {self.phase}{mod}{op}: {self.culprit}; "
+        mod = f" ({self.module})" if self.module and self.module not in self.culprit else ""
+        return (f"first non-finite value ({self.value}, {self.dtype}) in {self.phase}{mod}: {self.culprit}; "
                 f"fix: {self.fix}")
 
     def rows(self) -> list[tuple[str, str]]:
@@ -197,6 +196,13 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         else:
             fix = (f"compute that op in fp32 (keep {module or 'the module'} in fp32, or run the model under "
                    f"`torch.autocast` so it upcasts), or use bf16 instead of fp16 (fp32's range)")
+    elif b.tier == 0 and "inf" in b.value:  # fp32 / fp64: only huge weights or activations get there
+        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
+        culprit = (f"{op}{where} overflowed {dt}: inputs up to {_num(in_max)} gave a result beyond {dt}'s limit "
+                   f"{_num(limit)}")
+        cause = (f"Values grew until {op} passed even {dt}'s range, which takes weights or activations far too "
+                 f"large: usually a learning rate too high for this model.")
+        fix = "use a lower lr (and clip gradients: `clip_grad_norm_`); check the inputs and the loss scale"
     elif fn:
         culprit = f"{fn} made {b.value} from finite gradients ({op})"
         cause = f"The custom autograd.Function {function}'s backward computed {b.value} from finite inputs at {op}."

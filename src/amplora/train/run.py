@@ -186,6 +186,8 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         # save_adapter refuses NaN/Inf weights; finite but huge weights still give NaN logits: check the forward
         loop.check_adapter(total_steps, final_loss)
     except TrainingDiverged as e:
+        if loop.origin is not None:  # the doctor's trace of the first non-finite step
+            e = TrainingDiverged(e.step, f"{e.reason}; {loop.origin.summary()}")
         raise _diverged(e, cfg, d, out, metrics, lm, device, policy, bookkeeping, total_steps) from None
     amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
                          write=d.is_main)  # every rank joins the gather of shards
