@@ -61,7 +61,7 @@ class NonFiniteWatch:
             self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
         self.depth += 1
 
-    def _post(self, module, args, kwargs, out):
+    def _post(self, module, args, kwargs, out=None):  # no output when the forward raised
         self.depth = max(0, self.depth - 1)
         if self.depth or self.done or out is None:
             return

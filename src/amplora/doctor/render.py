@@ -59,7 +59,7 @@ def preflight(info: dict, console: Console) -> None:
 
 
 def fault(f: PrecisionFault, console: Console) -> None:
-    console.print(f"[bold red]amplora doctor: precision fault in {escape(f.phase)}[/]")
+    console.print(f"[bold red]amplora doctor: {f.title} in {escape(f.phase)}[/]")
     table = Table(show_header=False, box=None, padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")

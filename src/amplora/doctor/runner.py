@@ -1,7 +1,7 @@
 """`amplora doctor run SCRIPT [ARGS...]`: run a script as __main__ with the doctor watching.
 
 Exit codes: the script's own when it ends normally or calls sys.exit; FAULT_EXIT (4) after a diagnosed dtype/device
-fault; 1 for any other uncaught exception (its traceback printed, as Python would); NONFINITE_EXIT (7) when the
+fault; OOM_EXIT (6) after a diagnosed out-of-memory error; 1 for any other uncaught exception (its traceback printed, as Python would); NONFINITE_EXIT (7) when the
 script would have exited 0 but inf/NaN appeared on the way (its origin printed; allow_nonfinite keeps the 0).
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ from amplora.doctor.watch import watch
 from amplora.errors import AmploraError
 
 FAULT_EXIT = 4
+OOM_EXIT = 6  # as a run that does not fit: out of memory, diagnosed
 NONFINITE_EXIT = 7
 
 
@@ -50,7 +51,7 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
     except SystemExit as e:
         code = _exit_code(e)
     except PrecisionFault as f:
-        fault, code = f, FAULT_EXIT
+        fault, code = f, OOM_EXIT if f.kind == "memory" else FAULT_EXIT
     except Exception:
         traceback.print_exc()
         code = 1

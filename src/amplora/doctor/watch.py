@@ -20,6 +20,7 @@ from amplora.doctor.fault import PrecisionFault, typed_fault_class
 from amplora.doctor.flow import FlowRecorder
 from amplora.doctor.naming import Namer
 from amplora.doctor.nonfinite_watch import NonFiniteWatch
+from amplora.doctor.oom import diagnose_oom
 from amplora.doctor.tracer import FaultCatcher, Recorder
 
 
@@ -94,6 +95,8 @@ class Watcher:
         if isinstance(exc, PrecisionFault):
             return exc
         fault = diagnose(exc, recorder=self.recorder, model=self.model, fault_cls=fault_cls)
+        if fault is None:
+            fault = diagnose_oom(exc, recorder=self.recorder, model=self.model, fault_cls=fault_cls)
         if fault is not None:
             self.fault = fault
         return fault
