@@ -1,8 +1,10 @@
-"""Overhead of the precision doctor on a training step with no fault: floor vs `watch()` vs `watch(report=True)`.
+"""Overhead of the precision doctor on a training step with no fault: floor vs `watch(nonfinite=False)` vs `watch()`
+vs `watch(report=True)`. `watch()` minus `watch(nonfinite=False)` is the always-on part of non-finite tracing
+(a loss check per outermost forward, a gradient check per backward, a weight check per optimizer step).
 
 All three run in one process on the same model, interleaved round by round so machine drift hits them equally;
 the median step time of each is printed with its ratio to the floor. Goals (issue 4): watch() <= 1.03x the
-floor, --report (watch(report=True)) <= 2x.
+floor, --report (watch(report=True)) <= 2x; non-finite tracing's always-on part <= 5% of a step (issue 19).
 
     python bench/doctor_overhead.py                  # SmolLM2-135M-shaped random Llama, 4 x 256 tokens, LoRA r=16
     python bench/doctor_overhead.py --layers 30      # the full 30-layer shape (slower; same per-layer ratio)
@@ -71,6 +73,7 @@ def main() -> None:
     model, step, what = build(args.preset, args.layers, args.batch, args.seq)
     configs = {
         "floor": contextlib.nullcontext,
+        "watch(nonfinite=False)": lambda: doctor.watch(model, nonfinite=False),
         "watch()": lambda: doctor.watch(model),
         "watch(report=True)": lambda: doctor.watch(model, report=True),
     }

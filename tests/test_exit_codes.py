@@ -65,6 +65,18 @@ def test_1_and_own_codes_under_doctor_run(tmp_path):
     assert amplora_cmd("doctor", "run", "seven.py", cwd=tmp_path).returncode == 7
 
 
+def test_7_doctor_run_nonfinite_values(tmp_path):
+    r = amplora_cmd("doctor", "run", PROGRAMS / "nan_fp16_attention_mask.py", cwd=tmp_path)
+    assert r.returncode == 7 and "first appeared in forward" in r.stderr, r.stderr
+    r = amplora_cmd("doctor", "run", "--allow-nonfinite", PROGRAMS / "nan_fp16_attention_mask.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_6_out_of_memory_under_doctor_run(tmp_path):
+    r = amplora_cmd("doctor", "run", PROGRAMS / "oom_in_forward.py", cwd=tmp_path)
+    assert r.returncode == 6 and "out of memory in forward" in r.stderr, r.stderr
+
+
 def test_6_run_fits_on_no_device(tmp_path):
     r = amplora_cmd("doctor", "--model", "tiny", "--batch-size", "64", "--max-length", "1000000", cwd=tmp_path)
     assert r.returncode == 6, r.stderr

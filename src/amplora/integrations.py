@@ -10,6 +10,8 @@
   instance of the original exception type, so `trainer.train()` fails with the diagnosis instead of a bare error.
 - an amplora model's adapters track the Trainer's optimizer for the duration of training
   (`amplora.track_optimizer`: what they keep per state of their weights lives until its next step);
+- inf/NaN values: the first one is traced to its origin (phase, module, op, magnitudes, cause, fix), logged as a
+  warning at the end of that step and kept as `callback.nonfinite`; training goes on (the Trainer decides).
 - faults raised outside any torch op (e.g. "Attempting to unscale FP16 gradients") are diagnosed by a
   `sys.excepthook` installed for the duration of training, when they end the program uncaught.
 """
@@ -33,6 +35,7 @@ class DoctorCallback(TrainerCallback):
         self.watcher: Watcher | None = None
         self._saved_hook = None
         self._tracked = None
+        self.nonfinite = None  # nonfinite.NonFinite: where inf/NaN first appeared
 
     # ---- training lifecycle ------------------------------------------------------------------------------------
     def on_train_begin(self, args, state, control, model=None, **kwargs):
@@ -48,8 +51,18 @@ class DoctorCallback(TrainerCallback):
         self._saved_hook = sys.excepthook
         sys.excepthook = self._excepthook
 
+    def on_step_end(self, args, state, control, **kwargs):
+        self._report_nonfinite(state)
+
     def on_train_end(self, args, state, control, **kwargs):
+        self._report_nonfinite(state)
         self.close()
+
+    def _report_nonfinite(self, state) -> None:
+        found = self.watcher.nonfinite if self.watcher is not None else None
+        if found is not None and self.nonfinite is None:
+            self.nonfinite = found
+            logger.warning("amplora doctor: step %s: %s", state.global_step, found.summary())
 
     def close(self) -> None:
         """Stop watching (called at train end; call it yourself if `trainer.train()` raised and you go on)."""

@@ -58,8 +58,11 @@ def amplora_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, e
 # in-process only) and clean programs (with --report); tiny models run fastest on one thread each
 FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_init",
                 "fp16_trainable_gradscaler", "dora_fp32_magnitude", "meta_device_mismatch",
+                "meta_partial_load_backward",
                 "peft_generate_outside_autocast", "peft_fp16_adapters_gradscaler"]
 CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora"]
+# programs whose values go inf/NaN while the script itself exits 0 (test_nonfinite.py)
+NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_custom_backward", "nan_optimizer_step"]
 
 
 @pytest.fixture(scope="session")
@@ -79,6 +82,6 @@ def doctor_runs(tmp_path_factory):
         return proc, (json.loads(json_path.read_text()) if json_path.exists() else None)
 
     futures = {spec: pool.submit(run, spec, True) for spec in CLEAN_SPECS}
-    futures.update({spec: pool.submit(run, spec, False) for spec in FAULTY_SPECS})
+    futures.update({spec: pool.submit(run, spec, False) for spec in FAULTY_SPECS + NONFINITE_SPECS})
     yield futures
     pool.shutdown(wait=True, cancel_futures=True)

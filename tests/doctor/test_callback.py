@@ -87,3 +87,23 @@ def test_clean_training_with_callback(tmp_path):
     assert doctor_cb.watcher.flow_warnings() == []
     assert _get_current_dispatch_mode() is None
     assert sys.excepthook is not doctor_cb._excepthook
+
+
+def test_callback_traces_a_nan_born_in_a_custom_backward(tmp_path, caplog):
+    from nan_custom_backward import CustomAct
+
+    model = tiny_llama(torch.float32)
+    model.model.layers[0].mlp.act_fn = CustomAct()
+    doctor_cb = DoctorCallback(preflight=False)
+    ids = batch(4, 8)
+    args = TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=2,
+                             use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
+                             disable_tqdm=True)
+    trainer = Trainer(model=model, args=args, train_dataset=[{"input_ids": r, "labels": r} for r in ids],
+                      callbacks=[doctor_cb])
+    with caplog.at_level("WARNING", logger="amplora.doctor"):
+        trainer.train()  # no exception: the Trainer decides what a NaN means
+    found = doctor_cb.nonfinite
+    assert found is not None and found.phase == "backward" and found.function == "ScaledSiLU"
+    assert found.module == "model.layers.0.mlp.act_fn" and found.op.startswith("aten.div")
+    assert any("ScaledSiLU.backward" in r.getMessage() for r in caplog.records)

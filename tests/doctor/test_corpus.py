@@ -42,6 +42,10 @@ CASES = {
         phase="forward", module="model.layers.1.post_attention_layernorm", op="aten.mul",
         culprit=["on meta", "model.layers.1.post_attention_layernorm.weight"],
         fix=["to_empty", "load_state_dict"], operands={"fp32"}, error="RuntimeError"),
+    "meta_partial_load_backward": dict(  # surfaces in the autograd engine, where no op names the tensor
+        phase="backward", module="lm_head", op=None,
+        culprit=["still on meta", "lm_head.weight"],
+        fix=["missing_keys", "strict=True", "to_empty"], operands=set(), error="RuntimeError"),
     "peft_generate_outside_autocast": dict(  # S001 through PEFT
         phase="generate", module="base_model.model.model.layers.0.self_attn.q_proj.base_layer", op="aten.mm",
         culprit=["base_model.model.model.layers.0.input_layernorm", "fp32"],

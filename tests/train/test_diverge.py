@@ -47,6 +47,12 @@ def test_nonfinite_steps_in_a_row_stop_the_run(tmp_path, alpaca_file, capsys):
     assert "no adapter was written" in line
     _no_adapter(out)
     assert _recorded(out, 11)["adapter"] is None
+    # the doctor traced step 2, the first non-finite one: 1e20-sized weights overflow fp32 in a forward matmul
+    assert "first non-finite value (inf" in line and "fp32) in forward" in line, line
+    assert "overflowed fp32" in line and "lower lr" in line, line
+    origin = [r for r in read_metrics(out) if r["kind"] == "nonfinite"]
+    assert len(origin) == 1 and origin[0]["step"] == 2 and origin[0]["phase"] == "forward", origin
+    assert origin[0]["op"].startswith("aten.") and origin[0]["limit"] > 3e38
 
 
 def test_nan_held_out_loss_at_a_periodic_eval_stops_the_run(tmp_path, alpaca_file, capsys):

@@ -26,6 +26,7 @@ class FrameFacts:
 
     modules: list[nn.Module] = field(default_factory=list)   # modules whose forward is running, innermost first
     module_inputs: list = field(default_factory=list)        # tensors passed to the innermost module's call
+    root_inputs: list = field(default_factory=list)          # tensors passed to the outermost module's call
     in_generate: bool = False
     in_optimizer: bool = False
     in_scaler: bool = False
@@ -51,9 +52,10 @@ def scan_frames(frames) -> FrameFacts:
             f_locals = frame.f_locals
             mod = f_locals.get("self")
             if isinstance(mod, nn.Module) and (not facts.modules or facts.modules[-1] is not mod):
+                values = list(f_locals.get("args", ())) + list((f_locals.get("kwargs") or {}).values())
+                facts.root_inputs = [v for v in values if isinstance(v, torch.Tensor)][:8]
                 if not facts.modules:
-                    values = list(f_locals.get("args", ())) + list((f_locals.get("kwargs") or {}).values())
-                    facts.module_inputs = [v for v in values if isinstance(v, torch.Tensor)][:8]
+                    facts.module_inputs = facts.root_inputs
                 facts.modules.append(mod)
             continue
         if not facts.where and not _is_library(filename):

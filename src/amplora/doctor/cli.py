@@ -18,14 +18,19 @@ def register(sub) -> None:
     p.set_defaults(func=_preflight)
     actions = p.add_subparsers(dest="doctor_action", metavar="ACTION", parser_class=_RunParser)
     r = actions.add_parser("run", help="run SCRIPT as __main__ with the doctor watching", allow_abbrev=False,
-                           usage="%(prog)s [--report] [--json FILE] [--traceback] SCRIPT [ARGS...]",
+                           usage="%(prog)s [--report] [--json FILE] [--traceback] [--allow-nonfinite] SCRIPT "
+                                 "[ARGS...]",
                            description="Run a Python script as __main__ with the doctor watching. A dtype/device "
-                                       "fault prints a diagnosis and exits 4; otherwise the script's own exit code. "
+                                       "fault prints a diagnosis and exits 4; inf/NaN values are traced to where they first "
+                                       "appeared, and a script that then exits 0 exits 7; otherwise the script's "
+                                       "own exit code. "
                                        "Doctor options go before SCRIPT; everything after SCRIPT goes to the script "
                                        "verbatim (a literal `--` included), as `python SCRIPT ARGS...` would pass it.")
     r.add_argument("--report", action="store_true", help="add a per-module dtype-flow table with warnings")
     r.add_argument("--json", dest="json_path", metavar="FILE", help="also write the diagnosis/report as JSON")
     r.add_argument("--traceback", action="store_true", help="print the original traceback before the diagnosis")
+    r.add_argument("--allow-nonfinite", action="store_true",
+                   help="inf/NaN are expected: print where they first appeared but keep the script's exit code")
     r.add_argument("script", nargs="?", help="the Python script to run (doctor options go before it)")
     r.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the script, passed verbatim")
     r.set_defaults(func=_run)
@@ -125,7 +130,7 @@ def _run(args) -> int:
     from amplora.doctor.runner import run_script
 
     return run_script(args.script, args.args, report=args.report, json_path=args.json_path,
-                      show_traceback=args.traceback)
+                      show_traceback=args.traceback, allow_nonfinite=args.allow_nonfinite)
 
 
 def _explain(args) -> int:

@@ -44,6 +44,10 @@ class PrecisionFault(RuntimeError):
         self.original = original
         super().__init__(self.render())
 
+    @property
+    def title(self) -> str:
+        return "out of memory" if self.kind == "memory" else "precision fault"
+
     def as_dict(self) -> dict:
         return {
             "phase": self.phase, "module": self.module, "op": self.op,
@@ -66,7 +70,7 @@ class PrecisionFault(RuntimeError):
         return rows
 
     def render(self) -> str:
-        lines = [f"precision fault in {self.phase}"]
+        lines = [f"{self.title} in {self.phase}"]
         lines += [f"  {label:<9}{text}" for label, text in self.rows()]
         return "\n".join(lines)
 

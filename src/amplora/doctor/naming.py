@@ -47,6 +47,10 @@ class Namer:
             self._roots.append(root)
             self._indexes = None
 
+    def roots(self) -> list[nn.Module]:
+        """The known models, outermost first."""
+        return [ix.root for ix in self._all()]
+
     def _all(self) -> list[_Index]:
         if self._indexes is None:
             # largest first: the qualified name from the outermost module wins

@@ -1,6 +1,8 @@
 """Culprit, cause (one sentence) and fix (code-level) for each kind of fault, using live names."""
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 
 import torch
@@ -263,10 +265,36 @@ def _cpu_kernel(s: Scene):
     return culprit, cause, fix
 
 
+def _left_on_meta(s: Scene):
+    """The autograd engine's "invalid gradient ... expected device meta but got cpu" names no tensor: look for the
+    parameters and buffers still on meta in the models the doctor knows."""
+    roots = s.namer.roots()
+    meta, real = [], []
+    for root in roots:
+        for name, t in list(root.named_parameters()) + list(root.named_buffers()):
+            (meta if t.device.type == "meta" else real).append((name, t))
+        if meta:
+            break
+    if not meta:
+        return _generic(s)
+    names = [n for n, _ in meta]
+    other = str(real[0][1].device) if real else "cpu"
+    s.module_path = owner_path(names[0]) or s.module_path
+    node = re.search(r"Function (\w+) returned an invalid gradient", s.message)
+    met = f" (the autograd engine met it when {node.group(1)} returned a {other} gradient for it)" if node else ""
+    culprit = f"{len(names)} tensor(s) still on meta while the rest of the model is on {other}: {_names(names)}"
+    cause = (f"{names[0]} was never loaded{met}: the state dict given to `load_state_dict(..., assign=True, "
+             f"strict=False)` (or an init_empty_weights / device_map load) lacked it, so it kept its meta placeholder.")
+    fix = (f"Load the missing keys (`load_state_dict(sd, strict=True)` names them; with strict=False read "
+           f"`.missing_keys`), or materialize them with `model.to_empty(device='{other}')` and initialise them "
+           f"(for a tied head: `model.tie_weights()`).")
+    return culprit, cause, fix
+
+
 def _device(s: Scene):
     devices = Counter(str(t.device) for _, t in s.tensors)
     if len(devices) < 2:
-        return _generic(s)
+        return _left_on_meta(s) if s.entry.key == "meta-device" else _generic(s)
     odd = "meta" if "meta" in devices else devices.most_common()[-1][0]
     other = next(d for d in devices if d != odd)
     odd_params = [s.params[i] for i, (_, t) in enumerate(s.tensors) if str(t.device) == odd and i in s.params]

@@ -1,7 +1,8 @@
 """`amplora doctor run SCRIPT [ARGS...]`: run a script as __main__ with the doctor watching.
 
 Exit codes: the script's own when it ends normally or calls sys.exit; FAULT_EXIT (4) after a diagnosed dtype/device
-fault; 1 for any other uncaught exception (its traceback printed, as Python would).
+fault; OOM_EXIT (6) after a diagnosed out-of-memory error; 1 for any other uncaught exception (its traceback printed, as Python would); NONFINITE_EXIT (7) when the
+script would have exited 0 but inf/NaN appeared on the way (its origin printed; allow_nonfinite keeps the 0).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from amplora.doctor.watch import watch
 from amplora.errors import AmploraError
 
 FAULT_EXIT = 4
+OOM_EXIT = 6  # as a run that does not fit: out of memory, diagnosed
+NONFINITE_EXIT = 7
 
 
 def _exit_code(e: SystemExit) -> int:
@@ -31,7 +34,7 @@ def _exit_code(e: SystemExit) -> int:
 
 
 def run_script(script: str, argv: list[str], *, report: bool = False, json_path: str | None = None,
-               show_traceback: bool = False, console: Console | None = None) -> int:
+               show_traceback: bool = False, console: Console | None = None, allow_nonfinite: bool = False) -> int:
     path = os.path.abspath(script)
     if not os.path.isfile(path):
         raise AmploraError(f"no such script: {script}")
@@ -48,7 +51,7 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
     except SystemExit as e:
         code = _exit_code(e)
     except PrecisionFault as f:
-        fault, code = f, FAULT_EXIT
+        fault, code = f, OOM_EXIT if f.kind == "memory" else FAULT_EXIT
     except Exception:
         traceback.print_exc()
         code = 1
@@ -58,6 +61,11 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
     table = watcher.flow_table() if report else []
     if report:
         render.flow(table, console)
+    nonfinite = watcher.nonfinite
+    if nonfinite is not None:
+        render.nonfinite(nonfinite, console)
+        if code == 0 and not allow_nonfinite:
+            code = NONFINITE_EXIT
     if fault is not None:
         if show_traceback and fault.__cause__ is not None:
             traceback.print_exception(fault.__cause__)
@@ -65,6 +73,7 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
     if json_path:
         data = {"script": script, "args": argv, "exit_code": code,
                 "fault": fault.as_dict() if fault is not None else None,
+                "nonfinite": nonfinite.as_dict() if nonfinite is not None else None,
                 "flow": table, "warnings": [f"{r['module']}: {w}" for r in table for w in r["warnings"]]}
         try:  # a plain open(): the file gets the user's umask like any other output
             with open(json_path, "w") as f:

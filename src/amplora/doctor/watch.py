@@ -3,9 +3,11 @@
     with amplora.doctor.watch(model):
         train_step()          # any fault: PrecisionFault(phase, module, op, operands, culprit, cause, fix)
 
-Other exceptions pass through untouched. Faults are converted where the `with` block ends (the original
-exception is `__cause__`); `eager=True` converts at the failing op instead (for DoctorCallback, where no `with`
-block surrounds the training loop), as a subclass of the original exception type so existing handlers still match.
+Other exceptions pass through untouched. Non-finite values (inf/NaN) raise nothing: the first one is traced to its
+origin and kept as `watcher.nonfinite` (a nonfinite.NonFinite, or None); `nonfinite=False` turns that off.
+
+Faults are converted where the `with` block ends (the original exception is `__cause__`); `eager=True` converts at
+the failing op instead (for DoctorCallback, where no `with` block surrounds the training loop), as a subclass of the original exception type so existing handlers still match.
 """
 from __future__ import annotations
 
@@ -17,16 +19,19 @@ from amplora.doctor.diagnose import diagnose
 from amplora.doctor.fault import PrecisionFault, typed_fault_class
 from amplora.doctor.flow import FlowRecorder
 from amplora.doctor.naming import Namer
+from amplora.doctor.nonfinite_watch import NonFiniteWatch
+from amplora.doctor.oom import diagnose_oom
 from amplora.doctor.tracer import FaultCatcher, Recorder
 
 
 class Watcher:
-    def __init__(self, model=None, *, report: bool = False, eager: bool = False):
+    def __init__(self, model=None, *, report: bool = False, eager: bool = False, nonfinite: bool = True):
         self.model = model
         self.report_enabled = report
         self.eager = eager
         self.recorder = Recorder()
         self.flow = FlowRecorder() if report else None
+        self.nonfinite_watch = NonFiniteWatch(self.recorder, model) if nonfinite else None
         self.fault: PrecisionFault | None = None
         self._mode: FaultCatcher | None = None
 
@@ -37,6 +42,8 @@ class Watcher:
         self.recorder.install()
         if self.flow is not None:
             self.flow.install()
+        if self.nonfinite_watch is not None:
+            self.nonfinite_watch.install()
         self._mode = FaultCatcher(on_capture=self._raise_at_op if self.eager else None)
         self._mode.__enter__()
         return self
@@ -57,7 +64,14 @@ class Watcher:
         self.recorder.remove()
         if self.flow is not None:
             self.flow.remove()
+        if self.nonfinite_watch is not None:
+            self.nonfinite_watch.remove()
         return True
+
+    @property
+    def nonfinite(self):
+        """Where inf/NaN first appeared (nonfinite.NonFinite), or None when every checked value was finite."""
+        return self.nonfinite_watch.first if self.nonfinite_watch is not None else None
 
     @property
     def active(self) -> bool:
@@ -81,6 +95,8 @@ class Watcher:
         if isinstance(exc, PrecisionFault):
             return exc
         fault = diagnose(exc, recorder=self.recorder, model=self.model, fault_cls=fault_cls)
+        if fault is None:
+            fault = diagnose_oom(exc, recorder=self.recorder, model=self.model, fault_cls=fault_cls)
         if fault is not None:
             self.fault = fault
         return fault
@@ -108,6 +124,6 @@ class Watcher:
         return [f"{row['module']}: {w}" for row in self.flow_table() for w in row["warnings"]]
 
 
-def watch(model=None, *, report: bool = False, eager: bool = False) -> Watcher:
-    """Watch the code in a `with` block for dtype/device faults (see module docstring)."""
-    return Watcher(model, report=report, eager=eager)
+def watch(model=None, *, report: bool = False, eager: bool = False, nonfinite: bool = True) -> Watcher:
+    """Watch the code in a `with` block for dtype/device faults and non-finite values (see module docstring)."""
+    return Watcher(model, report=report, eager=eager, nonfinite=nonfinite)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from amplora.doctor.nonfinite import locate
 from amplora.errors import TrainingDiverged
 from amplora.train import atomic, checkpoint
 from amplora.train import distributed as dist_
@@ -114,6 +115,7 @@ class Loop:
     wrapped: object = None  # chunked_loss.LossModel, possibly FSDP2-sharded or DDP-wrapped
     dist: Dist = field(default_factory=Dist)
     memory: MemoryMeter | None = None  # run.py's meter (it also measures the scoring before and after)
+    origin: object = None  # where inf/NaN first appeared (amplora.doctor.nonfinite.NonFinite)
 
     def __post_init__(self):
         if self.wrapped is None:
@@ -165,6 +167,19 @@ class Loop:
         return {"loss": loss_total, "tokens": tokens, "grad_norm": float(grad_norm), "skipped": not finite,
                 "loss_scale": scale, "nonfinite": not finite and not backing_off,
                 "weights_finite": self.weights_finite() if finite else True}  # a skipped step changed nothing
+
+    def locate_nonfinite(self, step: int, done: int) -> None:
+        """At the first non-finite step: re-run its first micro-batch op by op (the doctor) and say where inf/NaN
+        first appeared. Single-process only: a sharded model's re-run would need every rank."""
+        if self.dist.enabled:
+            return
+        batch = self.plan.batch(step * self.micro_per_step, self.device)
+        batch.pop("tokens")
+        self.origin = locate(self.model, lambda: dist_.LossModel(self.model, self.cfg.loss_chunk_rows)(
+            "loss", **batch)[0])
+        if self.origin is not None:
+            self.progress.log(f"step {done}: {self.origin.summary()}")
+            self.metrics.write({"kind": "nonfinite", "step": done, **self.origin.as_dict()})
 
     @torch.no_grad()
     def weights_finite(self) -> bool:
@@ -257,6 +272,8 @@ class Loop:
             out = self.step_once(step)
             done = step + 1
             nonfinite_run = nonfinite_run + 1 if out["nonfinite"] else 0
+            if (out["nonfinite"] or not out["weights_finite"]) and self.origin is None:
+                self.locate_nonfinite(step, done)
             window.append(out["loss"])
             window_tokens += out["tokens"]
             tokens_all += out["tokens"]

@@ -15,6 +15,7 @@ import torch
 
 import amplora
 from amplora.precision import resolve, resolve_device
+from amplora.doctor.memory import Settings
 from amplora.errors import AmploraError, TrainingDiverged
 from amplora.train import atomic, checkpoint, memory_meter, output_dir, report
 from amplora.train import distributed as dist_
@@ -204,7 +205,16 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         final_loss = loop.eval_loss()
         # save_adapter refuses NaN/Inf weights; finite but huge weights still give NaN logits: check the forward
         loop.check_adapter(total_steps, final_loss)
+    except (torch.OutOfMemoryError, RuntimeError) as e:  # out of memory: the doctor names phase, module, levers
+        from amplora.doctor.oom import diagnose_oom
+        oom = diagnose_oom(e, model=model, settings=Settings.of(cfg), device=str(device))
+        if oom is None:
+            raise
+        raise OutOfMemory(f"out of memory in {oom.phase}" + (f" in {oom.module}" if oom.module else "")
+                          + f": {oom.culprit}; {oom.fix}") from None
     except TrainingDiverged as e:
+        if loop.origin is not None:  # the doctor's trace of the first non-finite step
+            e = TrainingDiverged(e.step, f"{e.reason}; {loop.origin.summary()}")
         raise _diverged(e, cfg, d, out, metrics, lm, device, policy, bookkeeping, total_steps) from None
     amplora.save_adapter(model, out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
                          write=d.is_main)  # every rank joins the gather of shards
@@ -231,6 +241,13 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     console.print(f"adapter: {out / 'adapter'}   report: {out / 'report.html'}   "
                   f"wall time {summary['facts']['wall time (s)']} s")
     return summary
+
+
+class OutOfMemory(AmploraError):
+    """Training ran out of memory; the line names the phase, the module and the levers (exit 6, as a run that
+    does not fit)."""
+
+    exit_code = 6
 
 
 def _diverged(e: TrainingDiverged, cfg, d, out: Path, metrics, lm, device, policy, bookkeeping,

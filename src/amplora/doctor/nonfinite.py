@@ -1,0 +1,323 @@
+"""Where inf/NaN first appeared: re-run a step op by op and name the first op that made a non-finite value from
+finite ones.
+
+    finding = amplora.doctor.nonfinite.locate(model, lambda: model(**batch).loss)   # None when all is finite
+    print(finding.summary())
+
+This is the expensive part: it runs only after the cheap always-on check (nonfinite_watch.py, or a trainer's
+own loss/gradient check) has seen a non-finite value. The re-run goes through the forward (and, when the forward
+is finite, the backward via `torch.autograd.grad`, so no `.grad` is touched) under a dispatch mode that checks
+every op's outputs against its inputs.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from amplora.doctor.capture import live_frames, scan_frames
+from amplora.doctor.naming import Namer, owner_path
+from amplora.doctor.tracer import Recorder
+from amplora.precision import dtype_name
+
+
+@dataclass
+class NonFinite:
+    """The first non-finite value of a step, and why."""
+
+    phase: str                   # forward / backward / optimizer step
+    module: str | None
+    op: str | None
+    dtype: str                   # of the value that went non-finite
+    limit: float                 # that dtype's largest finite value (65504 for fp16)
+    largest: float               # largest finite magnitude among the op's inputs and outputs
+    value: str                   # "inf" / "NaN" / "inf and NaN"
+    inputs: list = field(default_factory=list)  # "role: dtype, max |x| = ..." of the still-finite inputs
+    culprit: str = ""
+    cause: str = ""
+    fix: str = ""
+    function: str = ""           # custom autograd.Function whose backward made it
+    where: str = ""
+
+    def summary(self) -> str:
+        mod = f" ({self.module})" if self.module and self.module not in self.culprit else ""
+        return (f"first non-finite value ({self.value}, {self.dtype}) in {self.phase}{mod}: {self.culprit}; "
+                f"fix: {self.fix}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("phase", self.phase), ("module", self.module or "(no module running)")]
+        if self.op:
+            rows.append(("op", self.op))
+        rows.append(("dtype", f"{self.dtype} (largest finite {_num(self.limit)}); the largest finite magnitude "
+                              f"on the way was {_num(self.largest)}"))
+        for i, text in enumerate(self.inputs):
+            rows.append(("inputs" if i == 0 else "", text))
+        rows += [("culprit", self.culprit), ("cause", self.cause), ("fix", self.fix)]
+        if self.where:
+            rows.append(("where", self.where))
+        return rows
+
+    def render(self) -> str:
+        return "\n".join([f"non-finite values ({self.value}) first appeared in {self.phase}"]
+                         + [f"  {label:<9}{text}" for label, text in self.rows()])
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}" if math.isfinite(x) else str(x)
+
+
+def _floats(values, role="out"):
+    for i, v in enumerate(values):
+        if isinstance(v, torch.Tensor) and v.is_floating_point() and v.device.type != "meta":
+            yield (role if len(values) == 1 else f"{role}[{i}]"), v
+        elif isinstance(v, (list, tuple)):
+            yield from _floats(v, role)
+
+
+def _state(t: torch.Tensor) -> tuple[bool, bool]:
+    """(has inf, has NaN)"""
+    return bool(torch.isinf(t).any()), bool(torch.isnan(t).any())
+
+
+def _max_finite(t: torch.Tensor) -> float:
+    a = t.detach().abs().float()
+    a = a[torch.isfinite(a)]
+    return float(a.max()) if a.numel() else 0.0
+
+
+@dataclass
+class Birth:
+    op: str
+    inputs: list            # (role, tensor)
+    outputs: list           # (role, tensor)
+    scalars: list           # (role, python number)
+    value: str
+    tier: int               # 0: non-finite from finite inputs; 1: NaN from NaN-free inputs (an inf met an inf)
+    facts: object
+    node_seq: int = -1
+
+
+class NonFiniteTracer(TorchDispatchMode):
+    """Runs every op; remembers the first whose output is non-finite while its inputs were finite."""
+
+    def __init__(self):
+        super().__init__()
+        self.first: Birth | None = None      # tier 0
+        self.first_nan: Birth | None = None  # tier 1
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if self.first is not None:
+            return out
+        try:
+            self._check(func, args, kwargs, out)
+        except Exception:  # the doctor must never break the re-run
+            pass
+        return out
+
+    def _check(self, func, args, kwargs, out):
+        outs = list(_floats(out if isinstance(out, (list, tuple)) else [out]))
+        if not outs:
+            return
+        states = [_state(t) for _, t in outs]
+        inf, nan = any(s[0] for s in states), any(s[1] for s in states)
+        if not (inf or nan):
+            return
+        names = [a.name for a in getattr(func, "_schema", None).arguments] if hasattr(func, "_schema") else []
+        pairs = [(names[i] if i < len(names) else f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+        ins = [(r, t) for role, v in pairs for r, t in _floats([v], role)]
+        scalars = [(role, v) for role, v in pairs if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if "out" in kwargs:  # an out= buffer is written, not read
+            ins = [(r, t) for r, t in ins if not r.startswith("out")]
+        in_states = [_state(t) for _, t in ins]
+        scalar_bad = any(isinstance(v, float) and not math.isfinite(v) for _, v in scalars)
+        value = "inf and NaN" if inf and nan else "inf" if inf else "NaN"
+        node = torch._C._current_autograd_node()
+        seq = node._sequence_nr() if node is not None else -1
+        if not any(a or b for a, b in in_states) and not scalar_bad:  # an intended -inf / NaN constant is no birth
+            self.first = Birth(str(func), ins, outs, scalars, value, 0, scan_frames(live_frames(sys._getframe(2))),
+                               seq)
+        elif nan and self.first_nan is None and not any(b for _, b in in_states):
+            self.first_nan = Birth(str(func), ins, outs, scalars, "NaN", 1,
+                                   scan_frames(live_frames(sys._getframe(2))), seq)
+
+    @property
+    def birth(self) -> Birth | None:
+        return self.first or self.first_nan
+
+
+# ---- cause and fix -----------------------------------------------------------------------------------------------
+def _short(op: str) -> str:
+    return op.split(".default")[0]
+
+
+def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") -> NonFinite:
+    dtype = b.outputs[0][1].dtype
+    for _, t in b.outputs:
+        if not torch.isfinite(t).all():
+            dtype = t.dtype
+            break
+    limit = float(torch.finfo(dtype).max)
+    largest = max([_max_finite(t) for _, t in b.inputs + b.outputs] + [0.0])
+    inputs = [f"{r}: {dtype_name(t.dtype)} [{'x'.join(map(str, t.shape)) or 'scalar'}], "
+              f"max |x| = {_num(_max_finite(t))}" for r, t in b.inputs[:6]]
+    inputs += [f"{r}: constant {v!r}" for r, v in b.scalars[:3]]
+    op, dt, where = _short(b.op), dtype_name(dtype), f" in {module}" if module else ""
+    low = dtype in (torch.float16, torch.bfloat16)
+    big = [(r, v) for r, v in b.scalars if isinstance(v, (int, float)) and abs(v) > limit]
+    divisor = next((t for r, t in b.inputs if r == "other"), None) if "div" in op else None
+    fn = f"{function}.backward" if function else ""
+    if big:
+        r, v = big[0]
+        culprit = f"the constant {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"
+        cause = f"{op} wrote the constant {v:g} into a {dt} tensor, where it becomes {'-' if v < 0 else ''}inf."
+        fix = (f"use `torch.finfo(scores.dtype).min` instead of {v:g} for masks (it fits every dtype), or "
+               f"compute the masked scores in fp32")
+    elif divisor is not None and bool((divisor == 0).any()):
+        culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
+        cause = f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)."
+        fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
+               + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else ""))
+    elif b.tier == 0 and low and "inf" in b.value:
+        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
+        culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
+                   f"{dt}'s limit {_num(limit)}")
+        cause = f"{op} ran in {dt}, whose range ends at {_num(limit)}, and its result did not fit."
+        if phase == "backward":
+            fix = ("use loss scaling only as far as the gradients fit (GradScaler backs off by itself), or train in "
+                   "bf16 instead of fp16 (fp32's range); compute that op in fp32")
+        else:
+            fix = (f"compute that op in fp32 (keep {module or 'the module'} in fp32, or run the model under "
+                   f"`torch.autocast` so it upcasts), or use bf16 instead of fp16 (fp32's range)")
+    elif b.tier == 0 and "inf" in b.value:  # fp32 / fp64: only huge weights or activations get there
+        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
+        culprit = (f"{op}{where} overflowed {dt}: inputs up to {_num(in_max)} gave a result beyond {dt}'s limit "
+                   f"{_num(limit)}")
+        cause = (f"Values grew until {op} passed even {dt}'s range, which takes weights or activations far too "
+                 f"large: usually a learning rate too high for this model.")
+        fix = "use a lower lr (and clip gradients: `clip_grad_norm_`); check the inputs and the loss scale"
+    elif fn:
+        culprit = f"{fn} made {b.value} from finite gradients ({op})"
+        cause = f"The custom autograd.Function {function}'s backward computed {b.value} from finite inputs at {op}."
+        fix = (f"fix {fn}: compute it in fp32 and guard divisions, logs and square roots (eps / clamp); check it "
+               f"with `torch.autograd.gradcheck`")
+    else:
+        culprit = f"{op}{where} made {b.value} from {'finite' if b.tier == 0 else 'NaN-free'} inputs ({dt})"
+        cause = (f"{op} in {dt} produced {b.value} from inputs that were still finite." if b.tier == 0 else
+                 f"{op} combined infinities into NaN (e.g. inf - inf, 0 * inf, a softmax over a fully masked row).")
+        fix = ("compute that op in fp32, mask with `torch.finfo(dtype).min` instead of -inf, and use bf16 instead "
+               "of fp16 when values grow large")
+    return NonFinite(phase=phase, module=module, op=op, dtype=dt, limit=limit, largest=largest, value=b.value,
+                     inputs=inputs, culprit=culprit, cause=cause, fix=fix, function=function,
+                     where=b.facts.where if b.facts else "")
+
+
+def value_word(value: str) -> str:
+    return {"inf": "an inf", "NaN": "a NaN"}.get(value, value)
+
+
+def nonfinite_params(roots, params=None) -> list[tuple[str, torch.Tensor]]:
+    """Named parameters (of `roots`, or just `params`) holding inf/NaN: the exact check, after a cheap one."""
+    namer = Namer(list(roots))
+    found = []
+    if params is None:
+        params = list({id(p): p for r in roots for p in r.parameters()}.values())
+    for p in params:
+        if p.is_floating_point() and p.device.type != "meta" and not torch.isfinite(p.detach()).all():
+            found.append((namer.param_name(p) or f"<unnamed {tuple(p.shape)}>", p))
+    return found
+
+
+def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFinite:
+    """Weights that are non-finite: made so by the last optimizer step (or before this forward)."""
+    name, p = bad[0]
+    dt = dtype_name(p.dtype)
+    limit = float(torch.finfo(p.dtype).max)
+    g = p.grad
+    gmax = _max_finite(g) if g is not None else 0.0
+    inf, nan = _state(p.detach())
+    value = "inf and NaN" if inf and nan else "inf" if inf else "NaN"
+    lr = None
+    if optimizer is not None:
+        lr = next((grp.get("lr") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
+    opt = type(optimizer).__name__ if optimizer is not None else "an optimizer"
+    names = ", ".join(n for n, _ in bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else "")
+    inputs = [f"grad: {dtype_name(g.dtype)}, max |g| = {_num(gmax)}" if g is not None else "grad: none"]
+    if lr is not None:
+        inputs.append(f"lr: {lr:g}" + (f" (lr x max |g| = {_num(float(lr) * gmax)})" if gmax else ""))
+    low = p.dtype in (torch.float16, torch.bfloat16)
+    culprit = f"{len(bad)} parameter(s) became {value} at {opt} step: {names}"
+    cause = (f"{opt.capitalize() if optimizer is None else opt} updated {dt} weights with finite gradients and the result passed {dt}'s limit "
+             f"{_num(limit)}" + (" (there is no fp32 master copy)." if low else "."))
+    fix = "lower the learning rate" + ("; keep trainable parameters in fp32 (master weights) and let autocast run "
+                                       "the matmuls in fp16/bf16, or use bf16 instead of fp16" if low else
+                                       " (and clip gradients: `clip_grad_norm_`)")
+    return NonFinite(phase=phase, module=owner_path(name) if not name.startswith("<") else None,
+                     op=f"{opt}.step" if optimizer is not None else None, dtype=dt, limit=limit,
+                     largest=max(_max_finite(p), gmax), value=value, inputs=inputs, culprit=culprit, cause=cause,
+                     fix=fix)
+
+
+# ---- the re-run -------------------------------------------------------------------------------------------------
+def _loss_of(out):
+    """The tensor a step's backward starts from: `.loss`, else the output itself (first tensor)."""
+    loss = getattr(out, "loss", None)
+    if isinstance(loss, torch.Tensor):
+        return loss
+    if isinstance(out, torch.Tensor):
+        return out
+    if isinstance(out, (list, tuple)):
+        return next((o for o in out if isinstance(o, torch.Tensor)), None)
+    if isinstance(out, dict):
+        return out.get("loss", next((v for v in out.values() if isinstance(v, torch.Tensor)), None))
+    return None
+
+
+def locate(model, fn, *, grad_output=None, recorder: Recorder | None = None, roots=None) -> NonFinite | None:
+    """Re-run `fn()` (a forward that returns a loss, a model output or a tensor) op by op and name where inf/NaN
+    first appeared: non-finite weights first (then the last optimizer step made them), else the forward, else
+    the backward of the returned tensor (`grad_output`, default ones). Returns None when the re-run is finite
+    throughout (a different batch or random draw, or a fault outside `fn`)."""
+    roots = list({id(m): m for m in [model, *(roots or [])] if m is not None}.values())
+    bad = nonfinite_params(roots)
+    if bad:
+        return explain_params(bad, roots, phase="optimizer step (weights were already non-finite)")
+    own = recorder is None
+    if own:
+        recorder = Recorder()
+        recorder.install()
+    tracer = NonFiniteTracer()
+    try:
+        with torch.enable_grad(), tracer:
+            out = fn()
+        birth, phase = tracer.birth, "forward"
+        loss = _loss_of(out)
+        if birth is None and loss is not None and loss.requires_grad:
+            params = [p for r in roots for p in r.parameters() if p.requires_grad]
+            params = list({id(p): p for p in params}.values())
+            if params:
+                tracer = NonFiniteTracer()
+                g = grad_output if grad_output is not None else torch.ones_like(loss)
+                with tracer:
+                    torch.autograd.grad(loss, params, g, allow_unused=True)
+                birth, phase = tracer.birth, "backward"
+        if birth is None:
+            return None
+        namer = Namer(roots + list(reversed(recorder.roots)))
+        module = None
+        if phase == "backward" and birth.node_seq >= 0:
+            module = recorder.module_for_node(birth.node_seq)
+        elif birth.facts.modules:
+            module = birth.facts.modules[0]
+        path = namer.module_path(module) if module is not None else None
+        return explain_birth(birth, phase, path, birth.facts.backward_function if phase == "backward" else "")
+    finally:
+        if own:
+            recorder.remove()

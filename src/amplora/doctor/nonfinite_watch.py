@@ -1,0 +1,125 @@
+"""The always-on part of non-finite tracing, for `watch()`: cheap checks that only say *whether* inf/NaN appeared.
+
+- after each outermost module call: its loss (`.loss`, else its first tensor output) is finite;
+- at the end of the backward through that output: the trainable parameters' gradients are finite;
+- after each `optimizer.step()`: its parameters are finite.
+
+Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
+re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
+Gradients that overflow while a GradScaler's scale is above 1 are the scaler backing off, not a fault.
+"""
+from __future__ import annotations
+
+import torch
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from amplora.doctor.nonfinite import NonFinite, _loss_of, explain_params, locate, nonfinite_params
+
+_engine = torch.autograd.Variable._execution_engine
+
+
+def all_finite(tensors) -> bool:
+    """One cheap verdict for many tensors: norms are fused per device; a norm that overflows (large finite fp16
+    values) only costs an exact re-check."""
+    tensors = [t.detach() for t in tensors if t is not None and t.is_floating_point() and t.device.type != "meta"]
+    if not tensors:
+        return True
+    norms = torch._foreach_norm(tensors)
+    if bool(torch.isfinite(torch.stack([n.float() for n in norms])).all()):
+        return True
+    return all(bool(torch.isfinite(t).all()) for t in tensors)
+
+
+class NonFiniteWatch:
+    def __init__(self, recorder, model=None):
+        self.recorder = recorder
+        self.model = model
+        self.first: NonFinite | None = None
+        self.busy = False
+        self.depth = 0
+        self.rng = None
+        self._handles: list = []
+
+    def install(self) -> None:
+        self._handles = [register_module_forward_pre_hook(self._pre),
+                         register_module_forward_hook(self._post, with_kwargs=True, always_call=True),
+                         register_optimizer_step_post_hook(self._after_step)]
+
+    def remove(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+    @property
+    def done(self) -> bool:
+        return self.first is not None or self.busy
+
+    # ---- hooks --------------------------------------------------------------------------------------------------
+    def _pre(self, module, args):
+        if self.depth == 0 and not self.done:
+            self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
+        self.depth += 1
+
+    def _post(self, module, args, kwargs, out=None):  # no output when the forward raised
+        self.depth = max(0, self.depth - 1)
+        if self.depth or self.done or out is None:
+            return
+        loss = _loss_of(out)
+        if not isinstance(loss, torch.Tensor) or not loss.is_floating_point():
+            return
+        call = (module, args, kwargs, self.rng)
+        if not bool(torch.isfinite(loss.detach()).all()):
+            self._locate(call)
+        elif loss.requires_grad:
+            loss.register_hook(lambda grad: self._on_backward(call, grad))
+
+    def _on_backward(self, call, grad):
+        if not self.done:
+            kept = grad if grad.numel() <= 1 << 20 else None  # a huge output's gradient is not held on to
+            _engine.queue_callback(lambda: self._after_backward(call, kept))
+
+    def _after_backward(self, call, grad):
+        module = call[0]
+        params = [p for p in module.parameters() if p.requires_grad]
+        if self.done or all_finite([p.grad for p in params]):
+            return
+        if grad is not None and grad.numel() == 1 and float(grad.detach().abs()) > 1:
+            return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
+        self._locate(call, grad)
+
+    def _after_step(self, optimizer, args, kwargs):
+        if self.done:
+            return
+        params = [p for g in optimizer.param_groups for p in g["params"]]
+        if all_finite(params):
+            return
+        roots = [self.model] if self.model is not None else []
+        roots += list(reversed(self.recorder.roots))
+        bad = nonfinite_params(roots or [torch.nn.Module()], params)
+        if bad:
+            self.first = explain_params(bad, roots, optimizer)
+
+    # ---- the expensive part -------------------------------------------------------------------------------------
+    def _locate(self, call, grad=None) -> None:
+        module, args, kwargs, rng = call
+        self.busy = True
+        try:
+            with torch.random.fork_rng(devices=[]):
+                if rng is not None:
+                    torch.set_rng_state(rng)
+                self.first = locate(self.model if self.model is not None else module,
+                                    lambda: module(*args, **(kwargs or {})), grad_output=grad,
+                                    recorder=self.recorder, roots=[module])
+        except Exception:  # the doctor must never break the user's run
+            self.first = None
+        finally:
+            self.busy = False
+        if self.first is None:  # not reproduced: say so rather than nothing
+            self.first = NonFinite(phase="unknown", module=None, op=None, dtype="?", limit=float("nan"),
+                                   largest=float("nan"), value="inf/NaN",
+                                   culprit="a non-finite loss or gradient that a re-run of the same call did "
+                                           "not reproduce",
+                                   cause="The value depends on state the re-run could not restore (a random draw "
+                                         "on another generator, an in-place update).",
+                                   fix="run `torch.autograd.set_detect_anomaly(True)` around the failing step")

@@ -1,0 +1,79 @@
+"""Non-finite values traced to their origin: programs whose loss or gradients go inf/NaN, run in-process under
+`watch()` (nothing raised; `watcher.nonfinite` holds the finding) and as `amplora doctor run` (the finding printed,
+exit 7 instead of the script's 0; `--allow-nonfinite` keeps the 0)."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import NONFINITE_SPECS, amplora_cli, program_path, run_program
+
+NONFINITE_EXIT = 7
+
+CASES = {
+    "nan_fp16_mlp_overflow": dict(
+        phase="forward", module="model.layers.1.mlp.up_proj", op="aten.mm", dtype="fp16", value="inf",
+        culprit=["overflowed fp16", "65504"], fix=["fp32", "bf16 instead of fp16"], inputs=["mat2: fp16"]),
+    "nan_fp16_attention_mask": dict(
+        phase="forward", module="attn", op="aten.mul", dtype="fp16", value="inf",
+        culprit=["-1e+09", "does not fit fp16", "65504"], fix=["torch.finfo(scores.dtype).min"],
+        inputs=["constant -1000000000.0"]),
+    "nan_custom_backward": dict(
+        phase="backward", module="model.layers.0.mlp.act_fn", op="aten.div", dtype="fp32", value="inf and NaN",
+        culprit=["ScaledSiLU.backward", "divided by zero"], fix=["eps", "ScaledSiLU.backward"],
+        inputs=["other: fp32", "max |x| = 0"]),
+    "nan_optimizer_step": dict(
+        phase="optimizer step", module="lm_head", op="SGD.step", dtype="fp16", value="inf",
+        culprit=["lm_head.weight", "SGD"], fix=["lower the learning rate", "fp32"],
+        inputs=["grad: fp16", "lr: 30000"]),
+}
+
+
+def _check(d: dict, case: dict) -> None:
+    for key in ("phase", "module", "dtype", "value"):
+        assert d[key] == case[key], (key, d[key])
+    assert d["op"].startswith(case["op"])
+    for text in case["culprit"]:
+        assert text in d["culprit"], (text, d["culprit"])
+    for text in case["fix"]:
+        assert text in d["fix"], (text, d["fix"])
+    for text in case["inputs"]:
+        assert any(text in line for line in d["inputs"]), (text, d["inputs"])
+    limit = {"fp16": 65504.0, "fp32": 3.4028234663852886e38}[d["dtype"]]
+    assert d["limit"] == pytest.approx(limit) and 0 <= d["largest"] <= limit
+    assert d["cause"].strip() and d["cause"].count(". ") == 0, "cause is one sentence"
+
+
+def test_cases_cover_the_subprocess_list():
+    assert set(CASES) == set(NONFINITE_SPECS)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_watch_traces_the_origin(name):
+    fault, watcher = run_program(name)
+    assert fault is None  # nothing raised: the script ran to its end
+    assert watcher.nonfinite is not None, f"{name}: no non-finite origin found"
+    _check(watcher.nonfinite.as_dict(), CASES[name])
+    summary = watcher.nonfinite.summary()
+    assert CASES[name]["module"] in summary and "fix:" in summary
+
+
+@pytest.mark.parametrize("name", NONFINITE_SPECS)
+def test_doctor_run_exits_7(name, doctor_runs):
+    proc, data = doctor_runs[name].result()
+    assert proc.returncode == NONFINITE_EXIT, proc.stderr[-3000:]
+    assert data["fault"] is None and data["exit_code"] == NONFINITE_EXIT
+    _check(data["nonfinite"], CASES[name])
+    assert "non-finite values" in proc.stderr and "first appeared in " + CASES[name]["phase"] in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_allow_nonfinite_keeps_the_scripts_exit_code():
+    proc = amplora_cli("doctor", "run", "--allow-nonfinite", str(program_path("nan_fp16_attention_mask")),
+                       env_extra={"OMP_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "first appeared in forward" in proc.stderr  # still said, only not an error
+
+
+def test_watch_nonfinite_false_checks_nothing():
+    _, watcher = run_program("nan_fp16_attention_mask", nonfinite=False)
+    assert watcher.nonfinite is None
