@@ -99,8 +99,11 @@ def _levers(root, settings, device: str) -> str:
         est = estimate(config, device=device, settings=s)
     except Exception:
         return generic[0].upper() + generic[1:] + "."
+    options = fixes(s)
+    halving = [f for f in options if f[0].startswith("--batch-size")]
+    one_of_each = halving[:1] + [f for f in options if not f[0].startswith("--batch-size")]  # batch, then the rest
     levers = [f"{label} (estimate {_gib(estimate(config, device=device, settings=alt).planned)})"
-              for label, alt in fixes(s)[:4]]
+              for label, alt in one_of_each[:4]]
     return (f"The estimate for batch {s.batch_size} x {s.max_length} tokens ({s.method}, {s.precision}) is "
             f"{_gib(est.planned)}; levers: " + "; ".join(levers) + " (`amplora doctor --model ...` prints the "
             "plan per device).")

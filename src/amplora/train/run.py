@@ -210,8 +210,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
         oom = diagnose_oom(e, model=model, settings=Settings.of(cfg), device=str(device))
         if oom is None:
             raise
-        raise OutOfMemory(f"out of memory in {oom.phase}" + (f" in {oom.module}" if oom.module else "")
-                          + f": {oom.culprit}; {oom.fix}") from None
+        raise OutOfMemory(f"out of memory: {oom.culprit}. {oom.fix}") from None
     except TrainingDiverged as e:
         if loop.origin is not None:  # the doctor's trace of the first non-finite step
             e = TrainingDiverged(e.step, f"{e.reason}; {loop.origin.summary()}")
