@@ -107,3 +107,19 @@ def test_callback_traces_a_nan_born_in_a_custom_backward(tmp_path, caplog):
     assert found is not None and found.phase == "backward" and found.function == "ScaledSiLU"
     assert found.module == "model.layers.0.mlp.act_fn" and found.op.startswith("aten.div")
     assert any("ScaledSiLU.backward" in r.getMessage() for r in caplog.records)
+
+
+def test_callback_explains_an_out_of_memory_step(tmp_path):
+    from oom_in_forward import GreedyAct
+
+    model = tiny_llama(torch.float32)
+    model.model.layers[1].mlp.act_fn = GreedyAct()
+    doctor_cb = DoctorCallback(preflight=False)
+    trainer, _ = _trainer(model, tmp_path, [doctor_cb])
+    with pytest.raises(PrecisionFault) as info:
+        trainer.train()
+    f = info.value
+    assert isinstance(f, RuntimeError) and f.kind == "memory"
+    assert (f.phase, f.module) == ("forward", "model.layers.1.mlp.act_fn")
+    assert "peak so far" in f.culprit and "--activation-checkpointing" in f.fix
+    doctor_cb.close()

@@ -29,7 +29,8 @@ STEPS = 8
 # global batch 8 everywhere: 2 per micro-batch x 2 accumulation x 2 ranks, or 2 x 4 x 1 process
 COMMON = ["train", "--model", "tiny", "--max-steps", str(STEPS), "--batch-size", "2", "--lr", "5e-3",
           "--eval-every", "4", "--eval-limit", "3", "--eval-loss-limit", "3", "--samples", "2",
-          "--max-new-tokens", "3", "--log-every", "1", "--save-every", "2", "--precision", "fp32"]
+          "--max-new-tokens", "3", "--log-every", "1", "--save-every", "2", "--precision", "fp32",
+          "--exact-match"]
 TWO_RANKS = ["--grad-accum", "2"]
 ONE_PROCESS = ["--grad-accum", "4"]
 # fp32 unless a test says otherwise (`auto` would follow the machine). The runs differ only in the order gradients
