@@ -197,3 +197,11 @@ def test_saved_adapter_follows_umask(base_fp32, tmp_path, umask, file_mode, dir_
     assert oct(out.stat().st_mode & 0o777) == oct(dir_mode)
     modes = {f.name: oct(f.stat().st_mode & 0o777) for f in out.iterdir()}
     assert modes == {"adapter_config.json": oct(file_mode), "adapter_model.safetensors": oct(file_mode)}
+
+
+@pytest.mark.parametrize("name", ["adapter_config.json", "adapter_model.safetensors"])
+def test_a_fifo_or_device_in_place_of_a_file_is_refused_unopened(base_fp32, adapter, name):
+    (adapter / name).unlink()
+    os.mkfifo(adapter / name)  # opening it for reading would block forever
+    assert load_error(base_fp32, adapter).endswith(f"{name}: not a regular file" + (
+        " (is {} an adapter directory?)".format(adapter) if name.endswith(".json") else ""))

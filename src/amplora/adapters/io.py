@@ -195,6 +195,11 @@ def check_config(config, where: Path) -> dict:
             "rslora": bool(config.get("use_rslora")), "base": config.get("base_model_name_or_path")}
 
 
+def _absent(path: Path) -> str:
+    """Why `path` cannot be read as a file: missing, or something else (a FIFO or device is never opened)."""
+    return "not a regular file" if path.exists() else "not found"
+
+
 def read_config(directory: str | os.PathLike) -> dict:
     """The checked adapter_config.json of an adapter directory (the raw dict); one-line errors naming the file."""
     d = Path(directory)
@@ -203,7 +208,7 @@ def read_config(directory: str | os.PathLike) -> dict:
                            f"{WEIGHTS_NAME})")
     cfg_path = d / CONFIG_NAME
     if not cfg_path.is_file():
-        raise AmploraError(f"{cfg_path}: not found (is {d} an adapter directory?)")
+        raise AmploraError(f"{cfg_path}: {_absent(cfg_path)} (is {d} an adapter directory?)")
     try:
         with open(cfg_path, "rb") as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
@@ -247,7 +252,7 @@ def read_adapter(directory: str | os.PathLike) -> tuple[dict, dict[str, torch.Te
     weights = d / WEIGHTS_NAME
     if not weights.is_file():
         alt = "adapter_model.bin" if (d / "adapter_model.bin").exists() else None
-        raise AmploraError(f"{weights}: not found" + (" (pickled .bin adapters are not loaded: use safetensors)"
+        raise AmploraError(f"{weights}: {_absent(weights)}" + (" (pickled .bin adapters are not loaded: use safetensors)"
                                                         if alt else ""))
     try:
         _check_header(weights)
