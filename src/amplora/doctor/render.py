@@ -60,23 +60,22 @@ def preflight(info: dict, console: Console) -> None:
 
 def fault(f: PrecisionFault, console: Console) -> None:
     console.print(f"[bold red]amplora doctor: {f.title} in {escape(f.phase)}[/]")
-    table = Table(show_header=False, box=None, padding=(0, 1))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
-    for label, text in f.rows():
-        style = {"culprit": "[magenta]", "fix": "[green]"}.get(label, "")
-        table.add_row(label, f"{style}{escape(text)}[/]" if style else escape(text))
-    console.print(table)
+    _finding_rows(f.rows(), console)
 
 
 def nonfinite(f, console: Console) -> None:
     """A nonfinite.NonFinite finding: where inf/NaN first appeared."""
     console.print(f"[bold red]amplora doctor: non-finite values ({escape(f.value)}) first appeared in "
                   f"{escape(f.phase)}[/]")
+    _finding_rows(f.rows(), console)
+
+
+def _finding_rows(rows, console: Console) -> None:
+    """A diagnosis's (label, text) rows as a two-column table, culprit and fix highlighted."""
     table = Table(show_header=False, box=None, padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    for label, text in f.rows():
+    for label, text in rows:
         style = {"culprit": "[magenta]", "fix": "[green]"}.get(label, "")
         table.add_row(label, f"{style}{escape(text)}[/]" if style else escape(text))
     console.print(table)

@@ -24,20 +24,9 @@ def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
     """The contents of regular file `path`, at most `limit` bytes; anything else is a one-line AmploraError
     that starts with `what` (e.g. "data file")."""
     path = Path(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = _open_checked(path, what)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise AmploraError(f"{what} {path} not found") from None
-    except IsADirectoryError:
-        raise AmploraError(f"{what} {path} is a directory, expected a file") from None
-    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the name
-        raise AmploraError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            hint = "" if stat.S_ISDIR(mode) else " (write its contents to a file first)"
-            raise AmploraError(f"{what} {path} is {_kind(mode)}, expected a regular file{hint}")
+        _refuse_irregular(os.fstat(fd).st_mode, path, what)
         chunks, size = [], 0
         while True:  # st_size is not trusted: /proc files say 0, and a file may grow while it is read
             chunk = os.read(fd, min(1 << 24, limit + 1 - size))
@@ -55,8 +44,7 @@ def read_bytes(path: str | Path, what: str, limit: int) -> bytes:
 
 
 def _human(n: int) -> str:
-    for unit in ("GiB", "MiB", "KiB"):
-        scale = {"GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10}[unit]
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} bytes"
@@ -69,8 +57,16 @@ def _open_checked(path: Path, what: str) -> int:
         return os.open(path, flags)
     except FileNotFoundError:
         raise AmploraError(f"{what} {path} not found") from None
-    except (OSError, ValueError) as e:
+    except IsADirectoryError:
+        raise AmploraError(f"{what} {path} is a directory, expected a file") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the name
         raise AmploraError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _refuse_irregular(mode: int, path: Path, what: str) -> None:
+    if not stat.S_ISREG(mode):
+        hint = "" if stat.S_ISDIR(mode) else " (write its contents to a file first)"
+        raise AmploraError(f"{what} {path} is {_kind(mode)}, expected a regular file{hint}")
 
 
 def regular_file(path: str | Path, what: str, limit: int) -> int:
@@ -82,9 +78,7 @@ def regular_file(path: str | Path, what: str, limit: int) -> int:
         st = os.fstat(fd)
     finally:
         os.close(fd)
-    if not stat.S_ISREG(st.st_mode):
-        raise AmploraError(f"{what} {path} is {_kind(st.st_mode)}, expected a regular file"
-                           f"{'' if stat.S_ISDIR(st.st_mode) else ' (write its contents to a file first)'}")
+    _refuse_irregular(st.st_mode, path, what)
     if st.st_size > limit:
         raise AmploraError(f"{what} {path} is larger than {_human(limit)}, the most amplora reads")
     return st.st_size
@@ -98,13 +92,14 @@ def regular_tree(path: str | Path, what: str, limit: int) -> None:
         for name in dirs + files:
             entry = Path(root) / name
             try:
-                mode = entry.stat().st_mode
+                st = entry.stat()
             except OSError as e:
                 raise AmploraError(f"cannot read {what} {path}: {entry}: {e.strerror or e}") from None
-            if stat.S_ISDIR(mode):
+            if stat.S_ISDIR(st.st_mode):
                 continue
-            if not stat.S_ISREG(mode):
-                raise AmploraError(f"{what} {path} holds {entry}, which is {_kind(mode)}; expected regular files")
-            total += entry.stat().st_size
+            if not stat.S_ISREG(st.st_mode):
+                raise AmploraError(f"{what} {path} holds {entry}, which is {_kind(st.st_mode)}; expected regular "
+                                   f"files")
+            total += st.st_size
     if total > limit:
         raise AmploraError(f"{what} {path} is larger than {_human(limit)}, the most amplora reads")
