@@ -175,8 +175,7 @@ class Loop:
             return
         batch = self.plan.batch(step * self.micro_per_step, self.device)
         batch.pop("tokens")
-        self.origin = locate(self.model, lambda: dist_.LossModel(self.model, self.cfg.loss_chunk_rows)(
-            "loss", **batch)[0])
+        self.origin = locate(self.model, lambda: self.wrapped("loss", **batch)[0])  # the plain LossModel here
         if self.origin is not None:
             self.progress.log(f"step {done}: {self.origin.summary()}")
             self.metrics.write({"kind": "nonfinite", "step": done, **self.origin.as_dict()})

@@ -82,13 +82,12 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
         dist_.shutdown(d)
 
 
-def _fitting_device(cfg: TrainConfig, console) -> str:
+def _fitting_device(cfg: TrainConfig, name: str, console) -> str:
     """device=auto: the first device (CUDA before the CPU) the run's estimated peak memory fits on; a run that fits
-    nowhere stops here, before any weight is loaded, with the per-device table (amplora doctor --model shows it)."""
-    from amplora.doctor.memory import Settings
+    nowhere stops here, before any weight is loaded, with the per-device table (amplora doctor --model shows it).
+    name: canonical_model_name(cfg.model)."""
     from amplora.doctor.memory_plan import MemoryPlanError, model_config, pick_device
 
-    name = canonical_model_name(cfg.model)
     # the planner reads a config.json: a Hub id's snapshot, a GGUF file's converted directory (converted here)
     spec = name if name == cfg.model or Path(name).is_dir() else str(model_directory(name))
     try:
@@ -111,8 +110,9 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     if cfg.exact_match and not answered:
         raise AmploraError("--exact-match: the held-out data is plain text, with no answers to match; "
                            "the held-out loss is measured without it (--no-exact-match)")
-    canonical_model_name(cfg.model)
-    device = resolve_device(_fitting_device(cfg, console) if cfg.device == "auto" and not d.enabled else cfg.device)
+    model_name = canonical_model_name(cfg.model)
+    device = resolve_device(_fitting_device(cfg, model_name, console) if cfg.device == "auto" and not d.enabled
+                            else cfg.device)
     policy = resolve(cfg.precision, device=device)
     strategy = dist_.choose_strategy(cfg.strategy, cfg.quantize, policy.name) if d.enabled else "none"
     for key in ("data", "eval_data"):  # absolute in config.yaml, so --resume works from any directory
@@ -255,8 +255,8 @@ def _diverged(e: TrainingDiverged, cfg, d, out: Path, metrics, lm, device, polic
     forward was checked finite before it was written) is copied to OUTPUT/adapter-last-good; metrics.jsonl and
     summary.json record the divergence. Returns the error the CLI prints (exit 5)."""
     kept = [c for c in checkpoint.checkpoint_dirs(out / checkpoint.CHECKPOINTS)
-            if int(c.name.split("-")[-1]) <= e.step and (c / "adapter").is_dir()]
-    good_step = int(kept[-1].name.split("-")[-1]) if kept else None
+            if checkpoint.step_of(c) <= e.step and (c / "adapter").is_dir()]
+    good_step = checkpoint.step_of(kept[-1]) if kept else None
     if kept:
         outcome = f"kept the adapter of step {good_step} as {out / LAST_GOOD}"
     else:
