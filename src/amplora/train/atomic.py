@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from amplora.adapters.io import follow_umask
 from amplora.errors import AmploraError
 
 
@@ -80,16 +81,6 @@ def write_json(path: str | os.PathLike, obj) -> None:
     write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
 
 
-def _usual_modes(root: Path) -> None:
-    """Files and directories the body made get the modes the user's umask gives (safetensors makes 0600 files)."""
-    mask = _umask()
-    for parent, dirs, files in os.walk(root):
-        for name in dirs:
-            os.chmod(os.path.join(parent, name), 0o777 & ~mask)
-        for name in files:
-            os.chmod(os.path.join(parent, name), 0o666 & ~mask)
-
-
 @contextlib.contextmanager
 def directory(path: str | os.PathLike):
     """`with directory(dest) as tmp:` fill `tmp`; on success it replaces `dest` (old one removed), else vanishes."""
@@ -102,7 +93,7 @@ def directory(path: str | os.PathLike):
     try:
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; give the directory the usual permissions
         yield tmp
-        _usual_modes(tmp)
+        follow_umask(tmp)  # files the body made (safetensors writes 0600) get the umask's modes
         if dest.exists():
             # rename the old one aside first so that `dest` is never missing a complete version for long
             old = dest.with_name(f".{dest.name}.old-{os.getpid()}")

@@ -13,7 +13,7 @@ import torch
 import yaml
 
 import amplora
-from amplora.adapters.io import follow_umask, read_config
+from amplora.adapters.io import read_config
 from amplora.errors import AmploraError
 from amplora.precision import parse_dtype, resolve, resolve_device
 from amplora.train import atomic
@@ -126,13 +126,9 @@ def cmd_merge(args) -> int:
             raise AmploraError(f"--adapter {args.adapter}: the merged weight {name} is not finite in "
                                f"{args.dtype}; nothing written")
     merged.config.dtype = str(dtype).replace("torch.", "")
-    try:
-        with atomic.directory(out) as tmp:
-            merged.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-            follow_umask(tmp)  # safetensors writes 0600 files: make the model as shareable as the rest
-    except OSError as e:
-        raise AmploraError(f"cannot write --out {out}: {e.strerror or e}") from None
+    with atomic.directory(out) as tmp:  # files get the umask's modes; a failed write is one line, nothing left
+        merged.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
     print(f"merged model written to {out} ({args.dtype}); load it with AutoModelForCausalLM.from_pretrained")
     return 0
 
