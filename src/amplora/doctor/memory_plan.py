@@ -134,15 +134,15 @@ def table(rows: list[DevicePlan]) -> str:
     lines = [head]
     for r in rows:
         fits = "?" if r.fits is None else "yes" if r.fits else "no"
-        lines.append((r.device, _gib(r.estimate.planned), _gib(r.free), fits, r.fix or ""))
+        lines.append((r.device, size_text(r.estimate.planned), size_text(r.free), fits, r.fix or ""))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
 def breakdown(est: Estimate) -> str:
-    parts = ", ".join(f"{k} {_gib(v)}" for k, v in est.parts.items())
-    extra = f"; allocator allowance {_gib(est.overhead)}" if est.overhead else ""
-    return f"peak {_gib(est.total)} = {parts} (not all at once){extra}"
+    parts = ", ".join(f"{k} {size_text(v)}" for k, v in est.parts.items())
+    extra = f"; allocator allowance {size_text(est.overhead)}" if est.overhead else ""
+    return f"peak {size_text(est.total)} = {parts} (not all at once){extra}"
 
 
 def pick_device(config, settings: Settings, device_list=None) -> str:
@@ -152,12 +152,13 @@ def pick_device(config, settings: Settings, device_list=None) -> str:
     for r in rows:
         if r.fits is not False:
             return r.device
-    summary = "; ".join(f"{r.device}: needs {_gib(r.estimate.planned)}, {_gib(r.free)} free, try {r.fix}"
+    summary = "; ".join(f"{r.device}: needs {size_text(r.estimate.planned)}, {size_text(r.free)} free, try {r.fix}"
                         for r in rows)
     raise MemoryPlanError(f"the run fits on no device ({summary})", table(rows), rows)
 
 
-def _gib(n: int | None) -> str:
+def size_text(n: int | None) -> str:
+    """Bytes for a person: GiB from 1 GiB up, else MiB; "?" when unknown."""
     if n is None:
         return "?"
     return f"{n / GiB:.2f} GiB" if n >= GiB else f"{n / 2**20:.1f} MiB"

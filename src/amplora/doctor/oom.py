@@ -12,6 +12,8 @@ import torch
 from amplora.doctor.capture import find_capture, scan_frames, traceback_frames
 from amplora.doctor.diagnose import _roots, error_message, phase_of
 from amplora.doctor.fault import PrecisionFault
+from amplora.doctor.memory import Settings, estimate
+from amplora.doctor.memory_plan import fixes, resolved, size_text
 from amplora.doctor.naming import Namer
 
 _OOM = re.compile(r"out of memory|DefaultCPUAllocator: can't allocate memory|not enough memory: you tried to "
@@ -23,28 +25,23 @@ def is_oom(exc: BaseException) -> bool:
     return isinstance(exc, torch.OutOfMemoryError) or bool(_OOM.search(str(exc)))
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
-
-
 def _asked(message: str) -> str:
     m = _ASKED.search(message)
     if not m:
         return "?"
     text = m.group(1)
-    return _gib(int(text.split()[0])) if text.endswith("bytes") else text
+    return size_text(int(text.split()[0])) if text.endswith("bytes") else text
 
 
 def _peak(device: str) -> str:
     if device.startswith("cuda") and torch.cuda.is_available():
-        return f"{_gib(torch.cuda.max_memory_allocated())} allocated by tensors (torch.cuda.max_memory_allocated)"
+        return f"{size_text(torch.cuda.max_memory_allocated())} allocated by tensors (torch.cuda.max_memory_allocated)"
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return f"{_gib(rss)} resident (the process's peak RSS)"
+    return f"{size_text(rss)} resident (the process's peak RSS)"
 
 
 def _settings_of(root, facts, settings):
     """memory.Settings for the estimate: given (amplora train), else read off the model and its input."""
-    from amplora.doctor.memory import Settings
 
     if settings is not None:
         return settings
@@ -91,8 +88,6 @@ def _levers(root, settings, device: str) -> str:
     config = getattr(root, "config", None)
     if config is None or settings is None:
         return generic[0].upper() + generic[1:] + "."
-    from amplora.doctor.memory import estimate
-    from amplora.doctor.memory_plan import fixes, resolved
 
     try:
         s = resolved(settings, device)
@@ -102,8 +97,8 @@ def _levers(root, settings, device: str) -> str:
     options = fixes(s)
     halving = [f for f in options if f[0].startswith("--batch-size")]
     one_of_each = halving[:1] + [f for f in options if not f[0].startswith("--batch-size")]  # batch, then the rest
-    levers = [f"{label} (estimate {_gib(estimate(config, device=device, settings=alt).planned)})"
+    levers = [f"{label} (estimate {size_text(estimate(config, device=device, settings=alt).planned)})"
               for label, alt in one_of_each[:4]]
     return (f"The estimate for batch {s.batch_size} x {s.max_length} tokens ({s.method}, {s.precision}) is "
-            f"{_gib(est.planned)}; levers: " + "; ".join(levers) + " (`amplora doctor --model ...` prints the "
+            f"{size_text(est.planned)}; levers: " + "; ".join(levers) + " (`amplora doctor --model ...` prints the "
             "plan per device).")
