@@ -224,3 +224,11 @@ def test_atomic_directory_gives_files_the_umask_modes(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "ckpt" / "weights").stat().st_mode & 0o777 == 0o644
+
+
+def test_only_rank_0_probes_a_resumed_directory(tmp_path):
+    # under torchrun rank 0 may lock the directory before rank 1 reaches its probe: that lock is its own run's
+    with output_dir.claim(tmp_path, resuming=True, overwrite=False):
+        output_dir.refuse_if_in_use(tmp_path, rank=1)
+        with pytest.raises(AmploraError, match="in use by another run"):
+            output_dir.refuse_if_in_use(tmp_path, rank=0)

@@ -97,7 +97,8 @@ def cmd_train(args) -> int:
         from amplora.errors import AmploraError
         from amplora.train import checkpoint, output_dir
 
-        output_dir.refuse_if_in_use(overrides.get("resume") or file_values["resume"])  # before any pruning
+        output_dir.refuse_if_in_use(overrides.get("resume") or file_values["resume"],
+                                    rank=int(os.environ.get("RANK", "0")))
         ckpt_dir, run_dir = checkpoint.find_checkpoint(overrides.get("resume") or file_values["resume"],
                                                        allow_none=True)
         saved = load_yaml(run_dir / "config.yaml") if (run_dir / "config.yaml").is_file() else {}

@@ -165,9 +165,12 @@ def claim(path: Path, resuming: bool, overwrite: bool) -> RunLock:
     return lock
 
 
-def refuse_if_in_use(path: Path) -> None:
-    """--resume PATH (a run directory or one of its checkpoints): refuse before anything touches it (finding the
-    checkpoint prunes leftovers) while another run holds the directory. A shared-lock probe, released at once."""
+def refuse_if_in_use(path: Path, rank: int = 0) -> None:
+    """--resume PATH (a run directory or one of its checkpoints): refuse before reading its checkpoint while another
+    run holds the directory. A shared-lock probe, released at once. Only rank 0 probes: it alone takes the run's
+    lock, so under torchrun the other ranks could find their own rank 0's lock already there."""
+    if rank != 0:
+        return
     path = Path(path).expanduser()
     for run_dir in (path, path.parent.parent):
         lock = run_dir / LOCK_NAME
