@@ -1,4 +1,4 @@
-"""`amplora` command line: each part registers its own subcommands (train/, doctor/)."""
+"""`amplora` command line: each part registers its own subcommands (train/, app/, doctor/)."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from amplora.errors import AmploraError, TrainingDiverged
 
 
 # Set by the command line only, before torch loads its OpenMP runtime: idle OpenMP threads sleep instead of
-# spinning (on a shared CPU, spinning threads slowed training steps 5-10x). A library import sets nothing.
+# spinning (on a shared CPU, spinning threads slowed training steps several times over). A library import sets nothing.
 PROCESS_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 
@@ -27,10 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"amplora {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from amplora.train.cli import register as register_train
+    from amplora.app.cli import register as register_app
     from amplora.doctor.cli import register as register_doctor
+    from amplora.train.cli import register as register_train
 
     register_train(sub)
+    register_app(sub)
     register_doctor(sub)
     return parser
 

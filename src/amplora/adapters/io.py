@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 import struct
-import tempfile
 from pathlib import Path
 
 import torch
@@ -20,6 +18,7 @@ import torch.nn as nn
 from safetensors import safe_open
 from safetensors.torch import save_file
 
+from amplora import atomic
 from amplora.adapters import targets as targets_mod
 from amplora.adapters.apply import adapter_config, apply, lora_layers
 from amplora.errors import AmploraError
@@ -72,27 +71,6 @@ def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
     }
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def follow_umask(root: str | os.PathLike) -> None:
-    """Give `root` and everything under it the permissions a plain `open()`/`mkdir` would have: safetensors (and
-    so save_pretrained) writes 0600 files via a private temp file, mkdtemp makes 0700 directories."""
-    mask = _umask()
-    root = Path(root)
-    os.chmod(root, 0o777 & ~mask)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames:
-            os.chmod(os.path.join(dirpath, name), 0o777 & ~mask)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o666 & ~mask)
-
-
 def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
                  write: bool = True) -> Path | None:
     """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written.
@@ -107,22 +85,9 @@ def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name
     if not write:
         return None
     target = Path(directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
+    with atomic.directory(target) as tmp:
         save_file(state, str(tmp / WEIGHTS_NAME), metadata={"format": "pt"})
         (tmp / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
-        follow_umask(tmp)
-        if target.exists():  # replace: move the old one aside first so a crash never leaves neither
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            target.rename(old)
-            tmp.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return target
 
 

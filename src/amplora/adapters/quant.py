@@ -18,7 +18,7 @@ def _bnb():
 def _param_of(layer: nn.Module, name: str) -> torch.Tensor | None:
     """layer.<name>, read from the module's parameter dict where it is there: the adapter node reads the base's
     weight and bias for every layer in every forward and backward, and nn.Module.__getattr__ is a Python call per
-    lookup (about 1 µs)."""
+    lookup."""
     params = layer._parameters
     return params[name] if name in params else getattr(layer, name, None)
 

@@ -1,5 +1,6 @@
-"""The trainer: `amplora train` and its sibling commands (`generate`, `chat`, `merge`, `eval`).
+"""The trainer: `amplora train`. The commands that use its adapter (generate, chat, merge, eval) are amplora.app.
 
-config -> dataset / encoding / batches -> model_loader (embedded_model, tiny_model) -> amplora.apply ->
-loop (chunked_loss, optim, checkpoint) with generation for evals -> report. See docs/train.md.
+run.py reads top to bottom: config -> dataset / encoding / batches -> model_loader (embedded_model, tiny_model) ->
+amplora.apply -> distributed (FSDP2/DDP wiring) -> loop (chunked_loss, optim, checkpoint; generation for evals)
+-> outcome (summary.json, report.html). See docs/train.md.
 """

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import torch
 
+from amplora import atomic
 from amplora.errors import AmploraError
-from amplora.train import atomic
 from amplora.train.distributed import full_tensor, like_param
 
 STATE_FILE = "trainer_state.json"  # its presence marks a checkpoint directory

@@ -53,7 +53,7 @@ class TrainConfig:
     max_length: int = 512
     packing: bool = False
     loss_chunk_rows: int = 1024
-    activation_checkpointing: bool = False  # recompute each decoder layer in backward: less memory, ~1.3x time
+    activation_checkpointing: bool = False  # recompute each decoder layer in backward: less memory, more time
     init_loss_scale: float | None = None  # fp16-mixed only; default is GradScaler's 2**16
     # evaluation, logging, checkpoints
     eval_every: int = 20  # held-out loss + sample generations every N steps (0: only before/after)

@@ -14,8 +14,8 @@ import json
 import os
 from pathlib import Path
 
+from amplora import atomic
 from amplora.errors import AmploraError
-from amplora.train import atomic
 
 EMBEDDED_NAME = "smollm2-135m"
 EMBEDDED_ALIASES = {EMBEDDED_NAME, "smollm2-135m-instruct", "default", "embedded"}

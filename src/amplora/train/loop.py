@@ -9,10 +9,7 @@ size, and a run resumed on another number of processes (with G kept) continues o
 """
 from __future__ import annotations
 
-import contextlib
-import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,14 +18,14 @@ import torch
 
 from amplora.doctor.nonfinite import locate
 from amplora.errors import TrainingDiverged
-from amplora.train import atomic, checkpoint
+from amplora.train import checkpoint
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
-from amplora.train.chunked_loss import LossModel
 from amplora.train.config import TrainConfig
 from amplora.train.distributed import Dist
 from amplora.train.generation import eval_mode, generate
 from amplora.train.memory_meter import MemoryMeter, line as memory_line
+from amplora.train.metrics_log import MetricsLog
 
 # Divergence (docs/train.md): this many optimizer steps in a row with a non-finite loss or gradients stop the run.
 # One such step is skipped and training goes on (a bad batch); ten in a row is a model that no longer recovers.
@@ -39,59 +36,24 @@ def _num(x: float) -> str:
     return "NaN" if math.isnan(x) else "Inf" if x == math.inf else "-Inf" if x == -math.inf else f"{x:.4g}"
 
 
-class MetricsLog:
-    """metrics.jsonl: one JSON object per line, flushed per record (a killed run keeps what it logged). Every
-    record also goes to `tensorboard` (a tensorboard_log.TensorBoardLog) when one is set."""
+@dataclass
+class Optimization:
+    """The trainable parameters and what updates them; a checkpoint saves and restores all four."""
+    named_params: list
+    optimizer: object
+    scheduler: object
+    scaler: object  # GradScaler, enabled for fp16 only
 
-    def __init__(self, path: Path, enabled: bool = True, tensorboard=None):
-        self.path, self.enabled = path, enabled  # distributed: rank 0 writes, the others only compute
-        self.tensorboard = tensorboard
+    @property
+    def params(self) -> list:
+        return [p for _, p in self.named_params]
 
-    def write(self, record: dict) -> None:
-        if not self.enabled:
-            return
-        line = (json.dumps(record) + "\n").encode("utf-8")
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)  # umask applies
-        except OSError as e:
-            raise atomic.write_error(self.path, e) from None
-        try:
-            start = os.lseek(fd, 0, os.SEEK_END)
-            try:
-                view = memoryview(line)
-                while view:  # os.write may write less than asked (a file size limit, a signal)
-                    view = view[os.write(fd, view):]
-            except OSError as e:
-                # take back the part of the line that got written: the log stays whole lines (truncating frees
-                # space, so this works on a full disk too); a new file left empty goes altogether
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, start)
-                    if start == 0:
-                        os.unlink(self.path)
-                raise atomic.write_error(self.path, e) from None
-        finally:
-            os.close(fd)
-        if self.tensorboard is not None:
-            self.tensorboard.write(record)
 
-    def close(self) -> None:
-        if self.tensorboard is not None:
-            self.tensorboard.close()
-
-    def read(self) -> list[dict]:
-        out = []
-        if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break  # a line cut short by a kill: it and anything after it are not trusted
-        return out
-
-    def truncate_after(self, step: int) -> None:
-        """Resume: drop what a killed run logged after its last checkpoint; the resumed run logs it again."""
-        kept = [r for r in self.read() if r.get("step", 0) <= step and r.get("kind") != "after"]
-        atomic.write_text(self.path, "".join(json.dumps(r) + "\n" for r in kept))
+@dataclass
+class HeldOut:
+    """What the loop's periodic evals use: held-out rows for the loss, a few prompts to answer."""
+    rows: list = field(default_factory=list)  # encoded rows for the eval loss and the divergence probe
+    samples: list = field(default_factory=list)  # (prompt messages, its last user text) generated at each eval
 
 
 @dataclass
@@ -99,35 +61,22 @@ class Loop:
     cfg: TrainConfig
     model: object
     tokenizer: object
+    wrapped: object  # chunked_loss.LossModel, possibly FSDP2-sharded or DDP-wrapped: what the steps call
     plan: BatchPlan
-    named_params: list
-    optimizer: object
-    scheduler: object
-    scaler: object
+    opt: Optimization
+    held: HeldOut
     device: torch.device
-    output_dir: Path
-    base_name: str
+    dist: Dist
+    output_dir: Path  # checkpoints go under it
+    base_name: str  # recorded with each checkpoint's adapter
     metrics: MetricsLog
-    progress: object
-    eval_rows: list = field(default_factory=list)  # held-out rows for the periodic eval loss
-    sample_prompts: list = field(default_factory=list)
-    bookkeeping: dict = field(default_factory=dict)  # saved in checkpoints: skipped steps, before scores...
-    wrapped: object = None  # chunked_loss.LossModel, possibly FSDP2-sharded or DDP-wrapped
-    dist: Dist = field(default_factory=Dist)
-    memory: MemoryMeter | None = None  # run.py's meter (it also measures the scoring before and after)
-    origin: object = None  # where inf/NaN first appeared (amplora.doctor.nonfinite.NonFinite)
-
-    def __post_init__(self):
-        if self.wrapped is None:
-            self.wrapped = LossModel(self.model, self.cfg.loss_chunk_rows)
+    memory: MemoryMeter  # run.py's meter (it also measures the scoring before and after)
+    bookkeeping: dict  # saved in checkpoints: skipped steps, before scores...
+    origin: object = field(default=None, init=False)  # where inf/NaN first appeared (doctor.nonfinite.NonFinite)
 
     @property
     def micro_per_step(self) -> int:
         return self.cfg.grad_accum * self.dist.world
-
-    @property
-    def params(self):
-        return [p for _, p in self.named_params]
 
     def step_once(self, step: int) -> dict:
         """One optimizer step over grad_accum micro-batches per rank; the loss is normalized by the answer tokens
@@ -143,32 +92,33 @@ class Loop:
                 loss_sum, _ = self.wrapped("loss", **batch)
                 loss = loss_sum / n_answer
                 # DDP and FSDP2 average gradients over ranks; × world turns that into the sum over the step
-                self.scaler.scale(loss * d.world if d.enabled else loss).backward()
+                self.opt.scaler.scale(loss * d.world if d.enabled else loss).backward()
             loss_total += float(loss.detach())
         loss_total, tokens = dist_.all_sum([loss_total, tokens], d, self.device)
         tokens = int(tokens)
-        self.scaler.unscale_(self.optimizer)
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.max_grad_norm)
+        opt = self.opt
+        opt.scaler.unscale_(opt.optimizer)
+        grad_norm = torch.nn.utils.clip_grad_norm_(opt.params, self.cfg.max_grad_norm)
         finite = bool(torch.isfinite(grad_norm)) and math.isfinite(loss_total)
-        scale = self.scaler.get_scale() if self.scaler.is_enabled() else None
+        scale = opt.scaler.get_scale() if opt.scaler.is_enabled() else None
         # fp16 gradients overflowing at a loss scale above 1 are the scaler backing off (it halves the scale and
         # the next steps recover), not divergence; at a scale of 1 or less the gradients themselves overflow
         backing_off = scale is not None and scale > 1 and math.isfinite(loss_total)
-        if self.scaler.is_enabled():
-            self.scaler.step(self.optimizer)  # skips the update itself when unscale_ found inf/NaN
-            self.scaler.update()  # ...and then lowers the scale: the next steps recover
+        if opt.scaler.is_enabled():
+            opt.scaler.step(opt.optimizer)  # skips the update itself when unscale_ found inf/NaN
+            opt.scaler.update()  # ...and then lowers the scale: the next steps recover
         elif finite:
-            self.optimizer.step()
+            opt.optimizer.step()
         if finite:
-            self.scheduler.step()  # a skipped update does not use up the schedule (as transformers' Trainer)
+            opt.scheduler.step()  # a skipped update does not use up the schedule (as transformers' Trainer)
         else:
             self.bookkeeping["skipped_steps"] = self.bookkeeping.get("skipped_steps", 0) + 1
-        self.optimizer.zero_grad(set_to_none=True)
+        opt.optimizer.zero_grad(set_to_none=True)
         return {"loss": loss_total, "tokens": tokens, "grad_norm": float(grad_norm), "skipped": not finite,
                 "loss_scale": scale, "nonfinite": not finite and not backing_off,
                 "weights_finite": self.weights_finite() if finite else True}  # a skipped step changed nothing
 
-    def locate_nonfinite(self, step: int, done: int) -> None:
+    def locate_nonfinite(self, step: int, done: int, progress) -> None:
         """At the first non-finite step: re-run its first micro-batch op by op (the doctor) and say where inf/NaN
         first appeared. Single-process only: a sharded model's re-run would need every rank."""
         if self.dist.enabled:
@@ -177,13 +127,13 @@ class Loop:
         batch.pop("tokens")
         self.origin = locate(self.model, lambda: self.wrapped("loss", **batch)[0])  # the plain LossModel here
         if self.origin is not None:
-            self.progress.log(f"step {done}: {self.origin.summary()}")
+            progress.log(f"step {done}: {self.origin.summary()}")
             self.metrics.write({"kind": "nonfinite", "step": done, **self.origin.as_dict()})
 
     @torch.no_grad()
     def weights_finite(self) -> bool:
         """Whether every trainable tensor is finite, on every rank (each checks its own shards)."""
-        local = [p.to_local() if hasattr(p, "to_local") else p for p in self.params]
+        local = [p.to_local() if hasattr(p, "to_local") else p for p in self.opt.params]
         bad = float(torch.stack([(~torch.isfinite(p.detach())).sum() for p in local]).sum()) if local else 0.0
         return dist_.all_sum([bad], self.dist, self.device)[0] == 0
 
@@ -192,8 +142,8 @@ class Loop:
         """Mean loss of one held-out batch (a training batch when there is no held-out set) through the current
         adapter: finite but huge weights (1e18 and up on the tiny model) still give NaN logits, caught here. Every
         rank scores the same batch, so every rank reaches the same verdict."""
-        if self.eval_rows:
-            batch = collate(self.eval_rows[:self.cfg.batch_size], self.plan.pad_id, False, self.device)
+        if self.held.rows:
+            batch = collate(self.held.rows[:self.cfg.batch_size], self.plan.pad_id, False, self.device)
         else:
             batch = self.plan.batch(0, self.device)
         batch.pop("tokens")
@@ -207,16 +157,16 @@ class Loop:
         called before every checkpoint and before the final adapter is written."""
         loss = held_out if held_out is not None else self.probe_loss()
         if not math.isfinite(loss):
-            where = "held-out" if self.eval_rows else "training-batch"
+            where = "held-out" if self.held.rows else "training-batch"
             raise TrainingDiverged(step, f"{where} loss is {_num(loss)} (the adapter's forward is not finite)")
 
     @torch.no_grad()
     def eval_loss(self) -> float | None:
         """Mean held-out token loss; distributed, each rank scores its share (same batch count on every rank)."""
-        if not self.eval_rows:
+        if not self.held.rows:
             return None
         d, bs = self.dist, self.cfg.batch_size
-        mine, real = dist_.shard(self.eval_rows, d), len(self.eval_rows[d.rank::d.world])
+        mine, real = dist_.shard(self.held.rows, d), len(self.held.rows[d.rank::d.world])
         total, count = 0.0, 0
         with eval_mode(self.model):
             for i in range(0, len(mine), bs):
@@ -238,15 +188,16 @@ class Loop:
                         max_length, self.device, runner=runner)
         return dist_.gather(mine, d, len(prompts))
 
-    def periodic_eval(self, step: int) -> float | None:
+    def periodic_eval(self, step: int, progress) -> float | None:
         """Held-out loss, and a few generations through the very model being trained (no autocast here)."""
         eval_loss = self.eval_loss()
-        outputs = self.generate([p for p, _ in self.sample_prompts], self.cfg.max_new_tokens,
-                                self.cfg.eval_batch_size, self.cfg.max_length) if self.sample_prompts else []
-        samples = [{"prompt": text, "output": out} for (_, text), out in zip(self.sample_prompts, outputs)]
+        prompts = self.held.samples
+        outputs = self.generate([p for p, _ in prompts], self.cfg.max_new_tokens, self.cfg.eval_batch_size,
+                                self.cfg.max_length) if prompts else []
+        samples = [{"prompt": text, "output": out} for (_, text), out in zip(prompts, outputs)]
         self.metrics.write({"kind": "eval", "step": step, "eval_loss": eval_loss, "samples": samples})
         shown = f"held-out loss {eval_loss:.4f}" if eval_loss is not None else "eval"
-        self.progress.log(f"step {step}: {shown}" + (f"; sample: {outputs[0]!r}" if outputs else ""))
+        progress.log(f"step {step}: {shown}" + (f"; sample: {outputs[0]!r}" if outputs else ""))
         return eval_loss
 
     def save(self, step: int) -> None:
@@ -255,44 +206,44 @@ class Loop:
                                              "batch_in_epoch": index}  # order is a function of (seed, epoch)
         self.bookkeeping["micro_batches_per_step"] = self.micro_per_step  # kept when the world size changes
         rng = dist_.gather([checkpoint.rng_state()], self.dist, self.dist.world)  # one state per rank
-        checkpoint.save_checkpoint(self.output_dir, step, self.model, self.named_params, self.optimizer,
-                                   self.scheduler, self.scaler, self.bookkeeping, self.base_name,
+        opt = self.opt
+        checkpoint.save_checkpoint(self.output_dir, step, self.model, opt.named_params, opt.optimizer,
+                                   opt.scheduler, opt.scaler, self.bookkeeping, self.base_name,
                                    write=self.dist.is_main, rng=rng if self.dist.enabled else None)
 
-    def run(self, start_step: int, total_steps: int) -> dict:
-        """Train from `start_step` to `total_steps`; returns throughput facts for the report."""
+    def run(self, start_step: int, total_steps: int, progress) -> dict:
+        """Train from `start_step` to `total_steps`, showing it on `progress` (a progress.TrainProgress); returns
+        throughput facts for the report."""
         self.model.train()
         window, window_tokens, t_window = [], 0, time.perf_counter()
         t_start, tokens_all = time.perf_counter(), 0
         nonfinite_run = 0  # consecutive steps with a non-finite loss or gradients
-        if self.memory is None:
-            self.memory = MemoryMeter(self.device, self.dist)
         for step in range(start_step, total_steps):
             out = self.step_once(step)
             done = step + 1
             nonfinite_run = nonfinite_run + 1 if out["nonfinite"] else 0
             if (out["nonfinite"] or not out["weights_finite"]) and self.origin is None:
-                self.locate_nonfinite(step, done)
+                self.locate_nonfinite(step, done, progress)
             window.append(out["loss"])
             window_tokens += out["tokens"]
             tokens_all += out["tokens"]
             elapsed = time.perf_counter() - t_window
             tps = window_tokens / elapsed if elapsed > 0 else 0.0
-            self.progress.update(done, out["loss"], tps, self.memory.now())
+            progress.update(done, out["loss"], tps, self.memory.now())
             if out["skipped"]:
-                self.progress.log(f"step {done}: non-finite gradients, update skipped"
-                                  + (f" (loss scale {out['loss_scale']:g} -> {self.scaler.get_scale():g})"
-                                     if out["loss_scale"] is not None else ""))
+                progress.log(f"step {done}: non-finite gradients, update skipped"
+                             + (f" (loss scale {out['loss_scale']:g} -> {self.opt.scaler.get_scale():g})"
+                                if out["loss_scale"] is not None else ""))
             if done % self.cfg.log_every == 0 or done == total_steps:
                 mean = sum(window) / len(window)
                 mem_fields = self.memory.record()  # this window's peak; under torchrun a collective, every rank
                 self.metrics.write({"kind": "train", "step": done, "loss": mean,
-                                    "lr": self.scheduler.get_last_lr()[0], "grad_norm": out["grad_norm"],
+                                    "lr": self.opt.scheduler.get_last_lr()[0], "grad_norm": out["grad_norm"],
                                     "tokens_per_s": round(tps, 1), "loss_scale": out["loss_scale"],
                                     "skipped_steps": self.bookkeeping.get("skipped_steps", 0), **mem_fields})
-                lr = self.scheduler.get_last_lr()[0]
-                self.progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s  "
-                                  f"{memory_line(self.memory.now())}")
+                lr = self.opt.scheduler.get_last_lr()[0]
+                progress.log(f"step {done}/{total_steps}  loss {mean:.4f}  lr {lr:.2e}  {tps:.0f} tok/s  "
+                             f"{memory_line(self.memory.now())}")
                 window, window_tokens, t_window = [], 0, time.perf_counter()
             if not out["weights_finite"]:
                 raise TrainingDiverged(done, "the adapter weights became non-finite (Inf/NaN)")
@@ -300,7 +251,7 @@ class Loop:
                 raise TrainingDiverged(done, f"{nonfinite_run} steps in a row had a non-finite loss or gradients "
                                              f"(loss {_num(out['loss'])}, gradient norm {_num(out['grad_norm'])})")
             if self.cfg.eval_every and done % self.cfg.eval_every == 0 and done != total_steps:
-                eval_loss = self.periodic_eval(done)
+                eval_loss = self.periodic_eval(done, progress)
                 if eval_loss is not None and not math.isfinite(eval_loss):
                     raise TrainingDiverged(done, f"held-out loss is {_num(eval_loss)}")
                 self.model.train()

@@ -119,8 +119,8 @@ def load_model(spec: str, chat_template: str | None = None, need_template: bool 
     if name == TINY_NAME:
         from amplora.train.tiny_model import build_model, build_tokenizer
 
-        # a 64-wide model gains nothing from threads, and OpenMP threads spin-waiting on tiny ops collapse
-        # (10x and worse) when another job shares the cores: one thread keeps the smoke test seconds-long
+        # a 64-wide model gains nothing from threads, and OpenMP threads spin-waiting on tiny ops collapse when
+        # another job shares the cores: one thread keeps the smoke test seconds-long
         torch.set_num_threads(1)
         tokenizer = build_tokenizer()
         if chat_template is not None:

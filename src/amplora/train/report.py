@@ -6,7 +6,7 @@ import html
 import io
 import json
 
-from amplora.train import atomic
+from amplora import atomic
 from amplora.train.memory_meter import size
 from amplora.train.metric import first_line
 

@@ -183,7 +183,7 @@ class AdapterLinear(torch.autograd.Function):
                         row = _cast(row, params[3 * i].dtype)
                         grads[3 * i] = row if same else row.mul_(ctx.layers[i].scaling)
         if grad_x is not None:
-            grad_x = grad_x.view(*ctx.x_shape)  # unpacked: a torch.Size argument parses 2x slower
+            grad_x = grad_x.view(*ctx.x_shape)  # unpacked: a torch.Size argument parses slower
         return (grad_x, grad_xd, None, *grads)
 
 
@@ -250,7 +250,7 @@ def _columns(h: torch.Tensor, params) -> tuple[torch.Tensor, ...]:
 
 
 def wide_grad_b(t: torch.Tensor) -> bool:
-    """∂B's GEMM layout. On CPU the r × out result ((hᵀ·gz)ᵀ) is computed up to 1.3x faster than out × r for
+    """∂B's GEMM layout. On CPU the r × out result ((hᵀ·gz)ᵀ) is computed faster than out × r for
     SmolLM2's 1536-wide layers, which outweighs AccumulateGrad's copy of it into B's layout; elsewhere gzᵀ·h is
     in B's layout already, which saves that copy: one kernel launch per layer in a launch-bound GPU step."""
     return t.is_cpu  # (is_cpu: t.device builds a device object, for every node of every step)
@@ -273,7 +273,7 @@ def _cast(t: torch.Tensor, c: torch.dtype) -> torch.Tensor:
 
 def _bt(b: torch.Tensor, c: torch.dtype) -> torch.Tensor:
     """Bᵀ (r × out) in c. A half-precision copy is made contiguous in that layout: half-precision CPU GEMMs are
-    up to 3x slower with B's own layout (fp32 ones do not care, so fp32 takes the free transposed view)."""
+    several times slower with B's own layout (fp32 ones do not care, so fp32 takes the free transposed view)."""
     return b.t() if b.dtype == c else b.t().to(c, memory_format=torch.contiguous_format)
 
 

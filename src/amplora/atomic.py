@@ -14,17 +14,39 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from amplora.adapters.io import follow_umask
 from amplora.errors import AmploraError
 
 
 _NEARLY_FULL = 16 << 20  # bytes free below which a short write is taken for a full filesystem
 
 
+class WriteFailed(AmploraError):
+    """A failed write naming its destination; an enclosing `directory` names its own instead of a temporary path."""
+
+    def __init__(self, path, reason: str | None):
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def follow_umask(root: str | os.PathLike) -> None:
+    """Give `root` and everything under it the permissions a plain `open()`/`mkdir` would have: safetensors (and
+    so save_pretrained) writes 0600 files via a private temp file, mkdtemp makes 0700 directories."""
+    mask = _umask()
+    root = Path(root)
+    os.chmod(root, 0o777 & ~mask)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o777 & ~mask)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o666 & ~mask)
 
 
 def write_failure(e: BaseException, where: Path | None = None) -> str | None:
@@ -50,8 +72,8 @@ def write_failure(e: BaseException, where: Path | None = None) -> str | None:
     return None
 
 
-def write_error(path, e: BaseException, where: Path | None = None) -> AmploraError:
-    return AmploraError(f"cannot write {path}: {write_failure(e, where)}")
+def write_error(path, e: BaseException, where: Path | None = None) -> WriteFailed:
+    return WriteFailed(path, write_failure(e, where))
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
@@ -103,8 +125,8 @@ def directory(path: str | os.PathLike):
         else:
             os.rename(tmp, dest)
     except BaseException as e:
-        reason = write_failure(e, tmp)  # before the cleanup frees the space
+        reason = e.reason if isinstance(e, WriteFailed) else write_failure(e, tmp)  # before the cleanup frees space
         shutil.rmtree(tmp, ignore_errors=True)
         if reason is None:
             raise
-        raise AmploraError(f"cannot write {dest}: {reason}") from None
+        raise WriteFailed(dest, reason) from None

@@ -13,10 +13,10 @@ import torch
 import yaml
 
 import amplora
+from amplora import atomic
 from amplora.adapters.io import read_config
 from amplora.errors import AmploraError
 from amplora.precision import parse_dtype, resolve, resolve_device
-from amplora.train import atomic
 from amplora.train.dataset import BUNDLED_EVAL, EVAL_SPLITS, bundled_path, read_data
 from amplora.train.generation import evaluate, generate
 from amplora.train.metric import summary as score_line

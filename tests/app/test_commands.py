@@ -9,7 +9,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 import amplora
-from amplora.train.commands import load_for_inference
+from amplora.app.commands import load_for_inference
 from amplora.train.tiny_model import build_model, build_tokenizer
 
 from .conftest import alpaca_rows, run_cli, write_jsonl
