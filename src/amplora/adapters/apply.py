@@ -157,4 +157,7 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
     model._amplora_config = AdapterConfig(method=method, r=r, alpha=alpha, targets=sorted(chosen), dropout=dropout,
                                           quantize=quantize, init=init, rslora=rslora, precision=policy.name,
                                           path=path)
+    from amplora.adapters import pretrained  # it imports this module
+
+    pretrained.bind(model)  # save_pretrained (and so transformers.Trainer) writes the adapter, PEFT's way
     return model

@@ -93,25 +93,36 @@ def follow_umask(root: str | os.PathLike) -> None:
                 os.chmod(path, 0o666 & ~mask)
 
 
+def checked_state(model: nn.Module, state: dict[str, torch.Tensor] | None = None) -> dict[str, torch.Tensor]:
+    """`state` (default: the model's adapter_state_dict), refused with a one-line error if the model has no
+    adapters or a tensor holds NaN/Inf: a file that cannot be trained or served from is never written."""
+    if adapter_config(model) is None:
+        raise AmploraError("model has no amplora adapters to save (call amplora.apply first)")
+    state = adapter_state_dict(model) if state is None else state
+    for key, tensor in state.items():
+        if not torch.isfinite(tensor).all():
+            raise AmploraError(f"refusing to save a non-finite adapter: {key} has NaN/Inf values")
+    return state
+
+
+def _write_adapter(model: nn.Module, state: dict, directory: Path, base_model_name_or_path: str | None) -> None:
+    save_file(state, str(directory / WEIGHTS_NAME), metadata={"format": "pt"})
+    (directory / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
+
+
 def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
                  write: bool = True) -> Path | None:
     """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written.
     Files and the directory get the permissions the umask allows (0644/0755 under umask 022).
     Distributed: every rank calls it (shards are gathered), with write=True on one rank only."""
-    if adapter_config(model) is None:
-        raise AmploraError("model has no amplora adapters to save (call amplora.apply first)")
-    state = adapter_state_dict(model)
-    for key, tensor in state.items():
-        if not torch.isfinite(tensor).all():
-            raise AmploraError(f"refusing to save a non-finite adapter: {key} has NaN/Inf values")
+    state = checked_state(model)
     if not write:
         return None
     target = Path(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
-        save_file(state, str(tmp / WEIGHTS_NAME), metadata={"format": "pt"})
-        (tmp / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
+        _write_adapter(model, state, tmp, base_model_name_or_path)
         follow_umask(tmp)
         if target.exists():  # replace: move the old one aside first so a crash never leaves neither
             old = target.with_name(f".{target.name}.old-{os.getpid()}")
@@ -123,6 +134,27 @@ def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    return target
+
+
+def save_adapter_into(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
+                      extra: dict[str, dict[str, torch.Tensor]] | None = None) -> Path:
+    """The adapter files (and `extra`: file name -> tensors, as safetensors) written into `directory`, which may
+    hold other files: each one is written next to its place and renamed over it, the rest of the directory is left
+    alone (save_adapter replaces the whole directory, which would take a Trainer's checkpoints with it)."""
+    state = checked_state(model)
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".amplora.tmp-", dir=target))
+    try:
+        _write_adapter(model, state, tmp, base_model_name_or_path)
+        for name, tensors in (extra or {}).items():
+            save_file(tensors, str(tmp / name), metadata={"format": "pt"})
+        follow_umask(tmp)
+        for path in sorted(tmp.iterdir(), key=lambda p: p.name == CONFIG_NAME):  # the config last: it marks an adapter
+            os.replace(path, target / path.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 

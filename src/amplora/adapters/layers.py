@@ -10,7 +10,8 @@ precision policy the layer holds (amplora.precision):
   cast once to the compute dtype before it scales the output (failure S000).
 A layer on the fast path (`apply(path="fused")`, the default) carries `fast`, an amplora.adapters.fast.FastLayer:
 its forward runs the same layer as one fused autograd node and returns None for what the node does not cover
-(DoRA with dropout, an unfrozen base, a merged layer); this forward is then the one that runs.
+(DoRA with dropout, an unfrozen base, a merged layer); this forward is then the one that runs. A `disabled` layer
+(amplora.disable_adapters) skips both and runs its base layer only.
 Parameter names match PEFT's saved keys: `lora_A.weight`, `lora_B.weight`, `lora_magnitude_vector`.
 """
 from __future__ import annotations
@@ -43,6 +44,7 @@ class LoraLinear(nn.Module):
         self.scaling = alpha / math.sqrt(r) if rslora else alpha / r
         self.precision = precision
         self.merged = False
+        self.disabled = False  # amplora.disable_adapters: the layer is its base layer for a while
         device, master = quant.weight_device(base), precision.master
         self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=master)
         self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=master)
@@ -125,12 +127,12 @@ class LoraLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         fast = self.fast
-        if fast is not None:
+        if fast is not None and not self.disabled:
             y = fast.forward(x)
             if y is not None:
                 return y
         x = self.precision.to_compute(x)
-        if self.merged:
+        if self.merged or self.disabled:
             return self.base_forward(x)
         return self.autograd_forward(x)
 

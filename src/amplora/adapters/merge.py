@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters import boundary, pretrained, quant, targets as targets_mod
 from amplora.adapters.fast import lean
 from amplora.adapters.apply import lora_layers
 from amplora.errors import AmploraError
@@ -53,6 +53,7 @@ def _merge(model: nn.Module, layers: dict, keep_adapters: bool) -> nn.Module:
     _drop_quantization_flags(model)
     lean.restore(model)
     boundary.remove(model)
+    pretrained.unbind(model)  # save_pretrained writes the whole merged model again
     model.__dict__.pop("_amplora_config", None)
     return model
 
