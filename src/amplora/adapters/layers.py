@@ -125,7 +125,8 @@ class LoraLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         fast = self.fast
-        if fast is not None:
+        # under torch.compile the plain path: the fast nodes read autograd internals dynamo cannot trace
+        if fast is not None and not torch.compiler.is_compiling():
             y = fast.forward(x)
             if y is not None:
                 return y
