@@ -27,8 +27,19 @@ GENERAL_ADVICE = (
 )
 
 
+# typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones
+_PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+                               "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'"})
+
+
+def plain(text: str) -> str:
+    """`text` with typographic quotes replaced by ASCII ones."""
+    return text.translate(_PLAIN_QUOTES)
+
+
 def lookup(text: str) -> Entry | None:
     """The first entry that matches `text` (an error message or a whole traceback), or None."""
+    text = plain(text)
     for entry in ENTRIES:
         if entry.hits(text):
             return entry

@@ -57,8 +57,10 @@ BACKENDS = (
     _e("onnx-input-dtype", "onnx", "ONNX Runtime got an input of another dtype than the model was exported with",
        r"Unexpected input data type",
        "The ONNX model's inputs were exported in one dtype (float16 for a `--half` / fp16 export, float32 "
-       "otherwise) and the application feeds another: ONNX Runtime never casts inputs.",
-       "Feed the exported dtype (`x.astype(np.float16)` for an fp16 model, `np.float32` otherwise; check "
+       "otherwise, int64 or int32 for ids) and the application feeds another (NumPy arrays default to float64 / "
+       "double, and to int32 on Windows): ONNX Runtime never casts inputs.",
+       "Feed the exported dtype (`x.astype(np.float32)` for float64 data, `x.astype(np.float16)` for an fp16 "
+       "model; check "
        "`sess.get_inputs()[0].type`), or convert the model with fp32 inputs and outputs kept "
        "(`float16.convert_float_to_float16(model, keep_io_types=True)`)."),
     _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
@@ -106,6 +108,15 @@ CAPABILITY = (
        "device, and this run is on the CPU or MPS.",
        "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
        "(`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32."),
+    _e("bf16-only-component", "mismatch", "a bf16-only component got tensors of another dtype",
+       r"only bfloat ?16 (is |are )?supported|only supports? bfloat ?16|only bf16 (is |are )?supported",
+       "A component that works only in bf16 got fp32 (or fp16) tensors: most often a bf16-only optimizer (a "
+       "bf16 AdamW such as `adam_bfloat16` / AnyPrecisionAdamW with Kahan summation) given fp32 parameters or "
+       "gradients, sometimes a bf16-only kernel; the message does not say which.",
+       "Give it bf16: with a bf16-only optimizer keep the trained parameters and gradients bf16 (drop fp32 "
+       "master / gradient precision settings such as `--gradient_precision=fp32`), or switch to an optimizer "
+       "that takes fp32 parameters (`torch.optim.AdamW`); for a bf16-only kernel cast its inputs with "
+       "`.to(torch.bfloat16)`."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"(bf16|bfloat16).{0,80}(not supported|only supported|requires|is not available|doesn't support|"
        r"compute capability|Ampere)|does not support bfloat16|setup doesn'?t support bf16",

@@ -32,6 +32,16 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("device-index-spelling", "device", "the same device spelled with and without an index",
+       r"expected device (?P<a>cpu|cuda|mps|xpu):\d+ but got (?P=a)\b(?!:)|"
+       r"expected device (?P<b>cpu|cuda|mps|xpu) but got (?P=b):\d+",
+       "Both sides are on the same device, spelled once with an index and once without (cpu:0 and cpu, cuda:0 "
+       "and cuda): a tensor was created with an indexed device (`device='cpu:0'`, `torch.device('cuda', 0)`) "
+       "while the others use the plain name, and this (older) torch compares the two spellings as different "
+       "devices in autograd's gradient check.",
+       "Spell the device one way: create tensors with `device=x.device` of the tensors they meet, or use "
+       "`'cpu'` rather than `'cpu:0'` (and one form of `'cuda'` / `'cuda:0'`) everywhere; newer torch treats "
+       "cpu and cpu:0 as the same device."),
     _e("generator-device", "device", "a random generator on the wrong device",
        r"Expected a '\w+' device type for generator but found '\w+'",
        "A `torch.Generator` on one device was passed to an op running on another: DataLoader / RandomSampler "

@@ -59,12 +59,18 @@ FALLBACKS = (
        "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
        "two dtypes but not which tensor is off.",
        "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`),"
-       " or run that region under `torch.autocast`; `amplora doctor run` shows which operand is off."),
+       " or run that region under `torch.autocast`; if the op is a custom C++/CUDA extension (autocast never "
+       "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
+       "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
+       "is off."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN",
        r"cannot be converted to type (c10::)?(Half|at::Half|BFloat16)\w* without overflow|"
        r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
        r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
-       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan\b",
+       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan\b|"
+       r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
+       r"{0,2}\s*['\"]?(nan|inf)\b|"
+       r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b",
        "The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",

@@ -29,6 +29,27 @@ QUANTIZED = (
        "dequantize first (`bnb.functional.dequantize_4bit(w.data, w.quant_state)`, PEFT's "
        "`dequantize_module_weight`); set the compute dtype to the activations' dtype.",
        context=None),
+    _e("bnb-quantize-non-float", "quantized", "bitsandbytes asked to quantize a tensor that is not a float",
+       r"Blockwise quantization only supports 16/32-bit floats, but got \S+",
+       "bitsandbytes can only quantize fp16/bf16/fp32 weights, and the tensor it got is already integer: the "
+       "checkpoint or layer is already quantized (uint8/int8 packed storage), so it is being quantized a second "
+       "time, or an integer tensor was handed to a quantized layer.",
+       "Quantize from the original fp16/bf16/fp32 weights: load the unquantized checkpoint with "
+       "`quantization_config=BitsAndBytesConfig(...)` (or the tool's quantize option) once, do not quantize an "
+       "already-quantized model or checkpoint again (int8 then nf4), and keep integer tensors out of the layers "
+       "being quantized."),
+    _e("quant-matmul-unnamed", "quantized", "a matmul dtype mismatch in a quantized model (dtypes cut off)",
+       rf"({MATMUL})(?![^\n]{{0,40}}(float|half|bfloat|double|byte|char|int|long|bool))",
+       "The message is cut before it names the two dtypes; in a quantized model (the text mentions "
+       "quantization) the usual cause is a packed int8/uint8 quantized weight reaching a plain matmul with "
+       "fp16/bf16 activations (a LoRA or custom path using `layer.weight` directly, or a quantized checkpoint "
+       "loaded into plain layers), less often a float adapter of another dtype than the activations.",
+       "Get the full message (it names both dtypes); if one is int8/uint8, call the quantized module instead of "
+       "using its packed weight, dequantize it first (`bnb.functional.dequantize_4bit`, PEFT's "
+       "`dequantize_module_weight`), or load through the quantization backend with the compute dtype set to the "
+       "activations' dtype (`bnb_4bit_compute_dtype=torch.float16`); if both are floats, cast the adapter to "
+       "the activations' dtype or run under `torch.autocast`.",
+       context=QUANT_CONTEXT + r"|量化"),
     _e("quant-kernel-dtype", "quantized", "GPTQ/AWQ/Marlin/ExLlama kernels need fp16 (or bf16) activations",
        rf"{QUANT_KERNEL}.{{0,300}}{LOW}|{LOW}.{{0,300}}{QUANT_KERNEL}",
        "The quantized GEMM kernels compute in half precision only: GPTQ, AWQ and ExLlama kernels want float16 "

@@ -38,4 +38,14 @@ OVERFLOW = (
        "merged weights make it likelier).",
        "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, and "
        "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN."),
+    _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
+       r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
+       r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)",
+       "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
+       "step: a few skips while the scale calibrates are normal, but when it keeps skipping and the scale falls "
+       "to 1 or its minimum, the fp16 forward/backward itself overflows to inf/NaN (or the loss is already NaN), "
+       "which no loss scale can fix.",
+       "Find where the inf/NaN starts instead of tuning the scale: train in bf16 where the GPU has it "
+       "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
+       "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step."),
 )
