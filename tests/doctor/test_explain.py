@@ -187,6 +187,13 @@ SAMPLES = [
     ("quant-matmul-unnamed", "finetuning the 8bit quantized model: RuntimeError: mat1 and mat2 must have the same "
      "dtype", [], "matmul (mm/addmm)"),
     ("bf16-only-component", "AssertionError: only bfloat16 is supported", ["bf16"], None),
+    ("onnx-graph-double-float", "[ONNXRuntimeError] : 1 : FAIL : Load model failed: Type Error: Type parameter (T) "
+     "of Optype (Add) bound to different types (tensor(float) and tensor(double) in node (Add_7).", [], None),
+    ("tensorrt-fp16-range", "[TRT] [W] Weights [name=conv1.weight] had the following issues when converted to "
+     "FP16:\n[TRT] [W]  - Values exceed the FP16 range.", [], None),
+    ("bnb-int8-bf16", "model = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True, "
+     "torch_dtype=torch.bfloat16)\nRuntimeError: expected scalar type Float but found BFloat16", ["fp32", "bf16"],
+     None),
 ]
 
 

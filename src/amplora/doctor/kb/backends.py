@@ -63,9 +63,17 @@ BACKENDS = (
        "model; check "
        "`sess.get_inputs()[0].type`), or convert the model with fp32 inputs and outputs kept "
        "(`float16.convert_float_to_float16(model, keep_io_types=True)`)."),
+    _e("onnx-graph-double-float", "onnx", "an ONNX graph half in float64, half in float32",
+       r"bound to different types \(tensor\(double\) and tensor\(float\)|"
+       r"bound to different types \(tensor\(float\) and tensor\(double\)",
+       "One op of the ONNX graph gets a float64 (double) and a float32 tensor: the model was converted to "
+       "float64 only in part (some initializers or inputs stayed float32, or a float64 constant or cast came in "
+       "from NumPy data during export).",
+       "Export the graph in one dtype: `model.float()` and float32 example inputs before `torch.onnx.export` "
+       "(or cast every initializer when converting a graph to double), then feed inputs of that dtype."),
     _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
        r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
-       r"Type parameter \(\w+\) of Optype \(\w+\) bound to different types",
+       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types",
        "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "
        "reverse), typically around a norm or a Resize kept in fp32.",
        "Convert with `onnxconverter_common.float16.convert_float_to_float16(model, keep_io_types=True, "
@@ -91,6 +99,16 @@ BACKENDS = (
        "or newer, fast fp16/int8 need GPUs with those tensor cores, fp8 needs Ada/Hopper.",
        "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
        "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
+    _e("tensorrt-fp16-range", "backend", "weights or values that do not fit fp16 in a TensorRT FP16 engine",
+       r"outside (of )?(the )?fp16 range|Subnormal FP16 values|(weights|values).{0,60}(exceed|outside).{0,20}"
+       r"(FP16|half) range|FP16 (overflow|underflow)",
+       "An FP16 TensorRT engine stores weights (and computes) in fp16, and some do not fit: magnitudes above "
+       "65504 overflow (the build fails), tiny ones become subnormal and lose precision (outputs drift from "
+       "the fp32/ONNX model).",
+       "Keep the affected layers in fp32 (`trtexec --fp16 --precisionConstraints=obey "
+       "--layerPrecisions=<layer>:fp32`, or `layer.precision = trt.float32` with OBEY_PRECISION_CONSTRAINTS), "
+       "build in fp32 (or bf16 where supported), or bring the weights into range (retrain with weight decay).",
+       context=r"TensorRT|\bTRT\b|trtexec|engine"),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"(fp8e4nv|fp8e5|bf16|bfloat16)\w*.{0,120}(not supported|unsupported)",

@@ -67,9 +67,9 @@ FALLBACKS = (
        r"cannot be converted to type (c10::)?(Half|at::Half|BFloat16)\w* without overflow|"
        r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
        r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
-       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan\b|"
+       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
        r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
-       r"{0,2}\s*['\"]?(nan|inf)\b|"
+       r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
        r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b",
        "The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "

@@ -50,6 +50,14 @@ QUANTIZED = (
        "activations' dtype (`bnb_4bit_compute_dtype=torch.float16`); if both are floats, cast the adapter to "
        "the activations' dtype or run under `torch.autocast`.",
        context=QUANT_CONTEXT + r"|量化"),
+    _e("bnb-int8-bf16", "quantized", "a bitsandbytes 8-bit model with bf16",
+       r"expected scalar type BFloat16 but found (Float|Half)|expected scalar type (Float|Half) but found BFloat16",
+       "With bitsandbytes in use, the usual cause is bf16 tensors meeting an 8-bit (LLM.int8) layer, whose int8 "
+       "matmul computes in fp16/fp32 in older bitsandbytes releases (no bf16 path); the message itself names "
+       "only the two dtypes, so it may also be a part of the model or its inputs left uncast.",
+       "Upgrade bitsandbytes (newer releases handle bf16 in 8-bit layers), or run the 8-bit model in fp16 "
+       "(`torch_dtype=torch.float16`, `fp16=True`), or use 4-bit with `bnb_4bit_compute_dtype=torch.bfloat16`.",
+       context=r"bitsandbytes|load_in_8bit|Linear8bit|LLM\.int8|MatMul8bit"),
     _e("quant-kernel-dtype", "quantized", "GPTQ/AWQ/Marlin/ExLlama kernels need fp16 (or bf16) activations",
        rf"{QUANT_KERNEL}.{{0,300}}{LOW}|{LOW}.{{0,300}}{QUANT_KERNEL}",
        "The quantized GEMM kernels compute in half precision only: GPTQ, AWQ and ExLlama kernels want float16 "
