@@ -7,8 +7,10 @@ it is not recognised. A reject is *correctly rejected* when `explain(text).recog
 otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: rules may be tuned on `seen` = dev + heldout. `heldout2` is part of the second collection
-(w192 on), fixed by its own hash rule before any rule was changed; the rest of that collection is `dev`.
+it now counts as seen: the rules were written from `seen` = dev + heldout. `heldout2` is part of the second
+collection (w192 on), fixed by its own hash rule before any rule was changed (the rest of that collection is
+`dev`); it was scored once with the final rules and its misses were fixed afterwards, so a new measurement needs a
+third collection.
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev + heldout), the tuning set
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
