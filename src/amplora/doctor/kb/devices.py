@@ -32,7 +32,7 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
-    _e("device-index-spelling", "device", "the same device spelled with and without an index",
+    _e("device-index-spelling", "device-spelling", "the same device spelled with and without an index",
        r"expected device (?P<a>cpu|cuda|mps|xpu):\d+ but got (?P=a)\b(?!:)|"
        r"expected device (?P<b>cpu|cuda|mps|xpu) but got (?P=b):\d+",
        "Both sides are on the same device, spelled once with an index and once without (cpu:0 and cpu, cuda:0 "
