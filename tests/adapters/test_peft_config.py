@@ -231,3 +231,14 @@ def test_unknown_field_is_refused_and_bad_options_named(base, saved, tmp_path):
 def test_apply_refuses_bad_options(base, kwargs, needle):
     with pytest.raises(AmploraError, match=needle):
         amplora.apply(copy.deepcopy(base), **{"targets": ["q_proj"], **kwargs})
+
+
+def test_merge_gives_one_dtype_with_copies_and_biases(base, ids):
+    """The fp32 copies and biases become the storage dtype in the merged plain model, which then runs."""
+    model = amplora.apply(copy.deepcopy(base), r=2, targets=["q_proj"], precision="bf16-true",
+                          modules_to_save=["lm_head"], bias="all")
+    perturb(model)
+    adapted = logits(model, ids)
+    merged = amplora.merge(model)
+    assert {p.dtype for p in merged.parameters()} == {torch.bfloat16}
+    assert rel_err(logits(merged, ids), adapted) < 2e-2  # bf16 rounding of the folded weights
