@@ -227,6 +227,7 @@ def test_unknown_field_is_refused_and_bad_options_named(base, saved, tmp_path):
     (dict(targets="all-linear", layers_to_transform=[0]), "layers_to_transform"),
     (dict(exclude_modules="(", targets=["q_proj"]), "not a valid regex"),
     (dict(bias="some"), "bias must be"),
+    (dict(bias="lora_only", quantize="nf4"), "over an NF4 base"),  # bitsandbytes would halve the trained bias
 ])
 def test_apply_refuses_bad_options(base, kwargs, needle):
     with pytest.raises(AmploraError, match=needle):

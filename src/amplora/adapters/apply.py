@@ -244,6 +244,11 @@ def apply(model: nn.Module, method: str = "lora", r: int = 16, alpha: float = 32
     saved = _saved_names(model, options["modules_to_save"])
     if quantize is None and any(quant.is_nf4(m) for m in chosen.values()):
         quantize = "nf4"  # the model came in already quantized (transformers + BitsAndBytesConfig)
+    if quantize == "nf4" and bias != "none" and any(m.bias is not None
+                                                    for m in targets_mod.candidate_linears(model).values()):
+        # bitsandbytes casts a Linear4bit's bias to its compute dtype in place on every call
+        raise AmploraError(f"bias={bias!r} over an NF4 base: bitsandbytes would turn the trained biases into "
+                           "half precision; use quantize=None or bias='none'")
 
     model.requires_grad_(False)
     biases = _bias_values(model, chosen, bias)
