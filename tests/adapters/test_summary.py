@@ -21,7 +21,7 @@ def test_counts_match_requires_grad_and_peft(method):
                                                    use_dora=method == "dora"))
     assert (s.trainable, s.total) == peft.get_nb_trainable_parameters()
     assert s.percent == pytest.approx(100 * s.trainable / s.total)
-    assert set(s.modules) == set(amplora.adapter_config(model).targets)
+    assert set(s.modules) == set(amplora.adapter_config(model).adapted)
 
 
 def test_text_is_peft_line_then_modules_grouped_by_leaf():

@@ -52,7 +52,7 @@ def test_must_say(records):
 
 
 def test_size_projects_and_reject_share(records):
-    assert len(records) >= 170
+    assert len(records) >= 260
     assert len({r["project"] for r in records}) >= 12
     rejects = sum(r["kind"] == "reject" for r in records)
     assert rejects / len(records) >= 0.25
@@ -61,13 +61,25 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-def test_split_sizes(records):
-    held = [r for r in records if r["split"] == "heldout"]
+@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+def test_split_sizes(records, split):
+    held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
     kinds = Counter(r["kind"] for r in held)
     assert kinds["fault"] >= 20 and kinds["reject"] >= 10
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
+
+
+def test_second_collection_is_fresh(records):
+    second = [r for r in records if wc.batch(r) == 2]
+    assert len(second) >= 60
+    assert sum(r["kind"] == "reject" for r in second) / len(second) >= 0.25
+    assert {r["split"] for r in second} == {"dev", "heldout2"}
+    assert {r["split"] for r in records if wc.batch(r) == 1} == {"dev", "heldout"}
+    first_sources = {r["source"] for r in records if wc.batch(r) == 1}
+    assert [r["id"] for r in second if r["source"] in first_sources] == []
+    assert len({r["backend"] for r in second}) >= 8
 
 
 def test_split_follows_the_recorded_rule(records):
@@ -77,15 +89,16 @@ def test_split_follows_the_recorded_rule(records):
 def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
     splits, kinds = defaultdict(set), defaultdict(set)
     for r in records:
-        splits[r["group"]].add(r["split"])
+        splits[(wc.batch(r), r["group"])].add(r["split"])  # within one collection
         kinds[r["group"]].add(r["kind"])
     assert [g for g, s in splits.items() if len(s) > 1] == []
     assert [g for g, k in kinds.items() if len(k) > 1] == []
 
 
 def test_load_filters_by_split(records):
-    dev, held = wc.load("dev"), wc.load("heldout")
-    assert len(dev) + len(held) == len(records)
+    dev, held, held2 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2")
+    assert len(dev) + len(held) + len(held2) == len(records)
     assert {r["split"] for r in dev} == {"dev"}
+    assert len(wc.load("seen")) == len(dev) + len(held)
     with pytest.raises(ValueError):
         wc.load("test")

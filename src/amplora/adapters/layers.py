@@ -67,11 +67,15 @@ class LoraLinear(nn.Module):
                 nn.init.normal_(self.lora_A.weight, std=1.0 / self.r)
             else:  # "default": what nn.Linear and PEFT use
                 nn.init.kaiming_uniform_(self.lora_A.weight, a=math.sqrt(5))
-            nn.init.zeros_(self.lora_B.weight)
+            if init == "random":  # PEFT's init_lora_weights=False: B as nn.Linear initializes it, not zero
+                nn.init.kaiming_uniform_(self.lora_B.weight, a=math.sqrt(5))
+            else:
+                nn.init.zeros_(self.lora_B.weight)
         self.refresh_weight_norm()
         if self.dora:
-            with torch.no_grad():  # B = 0, so ‖W + s·BA‖ = ‖W‖ and the layer starts as the base layer
-                self.lora_magnitude_vector.copy_(self.weight_sq_norm.sqrt())
+            with torch.no_grad():  # ‖W + s·BA‖ (‖W‖ when B = 0): the layer starts as the base layer
+                norm = self.dora_norm() if init == "random" else self.weight_sq_norm.sqrt()
+                self.lora_magnitude_vector.copy_(norm)
 
     def refresh_weight_norm(self) -> None:
         """Recompute the cached ‖W_i‖² (after the base weight changed: PiSSA init, merge, load)."""
@@ -127,7 +131,8 @@ class LoraLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         fast = self.fast
-        if fast is not None and not self.disabled:
+        # under torch.compile the plain path: the fast nodes read autograd internals dynamo cannot trace
+        if fast is not None and not self.disabled and not torch.compiler.is_compiling():
             y = fast.forward(x)
             if y is not None:
                 return y

@@ -50,6 +50,9 @@ def _merge(model: nn.Module, layers: dict, keep_adapters: bool) -> nn.Module:
     for name, m in targets_mod.candidate_linears(model).items():  # untargeted NF4 layers too
         if quant.is_nf4(m):
             targets_mod.set_module(model, name, quant.dequantize(m, storage))
+    for p in model.parameters():  # fp32 masters PEFT's options trained (modules_to_save, biases): one storage dtype
+        if p.is_floating_point() and p.dtype != storage:
+            p.data = p.data.to(storage)
     _drop_quantization_flags(model)
     lean.restore(model)
     boundary.remove(model)

@@ -16,6 +16,11 @@ from amplora.errors import AmploraError
 _NAME = re.compile(r"[A-Za-z0-9_.]+")  # no regex syntax in it: read as a name suffix, not as a pattern
 
 
+def is_name(targets: str) -> bool:
+    """A single `targets` string read as a name suffix (not "all-linear", not a regex)."""
+    return targets != "all-linear" and _NAME.fullmatch(targets) is not None
+
+
 def candidate_linears(model: nn.Module) -> dict[str, nn.Linear]:
     """Every nn.Linear (bitsandbytes Linear4bit included) except the output head, by qualified name."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
@@ -53,13 +58,6 @@ def matching(names: Sequence[str], targets: str | Sequence[str]) -> list[str]:
         raise AmploraError(f"targets {targets!r} matched no Linear module; Linear modules here: "
                            f"{', '.join(leaves) or 'none'} (e.g. {example}); use 'all-linear', suffixes or a regex")
     return chosen
-
-
-def peft_target_modules(model: nn.Module, chosen: Sequence[str]) -> list[str]:
-    """The shortest PEFT `target_modules` list that selects exactly `chosen`: leaf names when they suffice."""
-    leaves = sorted({n.rsplit(".", 1)[-1] for n in chosen})
-    by_leaves = {n for n in candidate_linears(model) if n.rsplit(".", 1)[-1] in leaves}
-    return leaves if by_leaves == set(chosen) else sorted(chosen)
 
 
 def set_module(model: nn.Module, name: str, new: nn.Module) -> None:
