@@ -111,7 +111,7 @@ def test_trl_sft_trainer_saves_a_peft_adapter(tmp_path):
     data = Dataset.from_list([{"text": f"{a} plus {b} is {a + b}."} for a in range(4) for b in range(2)])
     args = trl.SFTConfig(output_dir=str(tmp_path / "out"), max_steps=2, save_steps=2, per_device_train_batch_size=2,
                          learning_rate=1e-2, max_length=32, use_cpu=True, report_to=[], logging_strategy="no",
-                         disable_tqdm=True, bf16=False)  # TRL defaults to bf16 autocast; this policy is fp32
+                         disable_tqdm=True)  # and TRL's bf16=True: accelerate's autocast must not touch the head
     trainer = trl.SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
     trainer.train()
     trainer.save_model(str(tmp_path / "final"))

@@ -4,8 +4,9 @@ A forward pre-hook on the root model (and on its decoder, for callers that run `
 states) opens the policy's autocast region; a forward hook with `always_call=True` closes it, even when forward
 raises. So `generate()` from a callback outside any autocast (failure S001) and a foreign autocast region of
 another dtype both end up under the policy. Logits leave the root in the policy's logits dtype.
-Under torch.compile the hooks stand aside and the root's forward opens the same region inside the traced frame
-(a region entered in one hook and left in another would split the compiled graph).
+The root's and the decoder's forward open the same region once more inside (the only one under torch.compile,
+where the hooks stand aside: a region entered in one hook and left in another would split the compiled graph),
+so a wrapper put around forward later (accelerate's autocast) does not decide what runs between them.
 The same pre-hook marks the start of a top-level call for the fast path's clock (adapters/fast/layer.py), which
 bounds what its layers keep between calls.
 """
@@ -101,14 +102,15 @@ def _cast_logits(module: nn.Module, output):
 
 @functools.cache
 def _scoped(cls: type):
-    """`cls.forward`, run under torch.compile inside the policy's region: dynamo cannot trace a region entered in
-    one hook and left in another (each would split the graph). Outside compile the hooks do it all."""
+    """`cls.forward`, run inside the policy's region. Under torch.compile this is the region: dynamo cannot trace
+    one entered in one hook and left in another (each would split the graph). Outside compile the hooks open it
+    too, but a wrapper another library puts around this forward after `apply` would open its own region inside
+    theirs: accelerate's autocast under `Trainer(bf16=True)` ran the output head, which no adapted module or
+    decoder hook covers, in bf16 under an fp32 policy."""
     forward = cls.forward
 
     @functools.wraps(forward)  # inspect.signature (generate, Trainer) sees the model's own parameters
     def scoped_forward(self, *args, **kwargs):
-        if not torch.compiler.is_compiling():
-            return forward(self, *args, **kwargs)
         with policy_autocast(policy_of(self), _device_type(self)):
             output = forward(self, *args, **kwargs)
         return _cast_logits(self, output)
