@@ -20,7 +20,7 @@ import torch.nn as nn
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from amplora.adapters import targets as targets_mod
+from amplora.adapters import quant, targets as targets_mod
 from amplora.adapters.apply import adapter_config, apply, lora_layers
 from amplora.errors import AmploraError
 from amplora.precision import Precision
@@ -67,9 +67,15 @@ def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
         "peft_type": "LORA", "task_type": "CAUSAL_LM", "r": r, "lora_alpha": alpha,
         "target_modules": targets_mod.peft_target_modules(model, cfg.targets),
         "use_dora": cfg.method == "dora", "use_rslora": cfg.rslora, "lora_dropout": cfg.dropout,
-        "bias": "none", "fan_in_fan_out": False, "init_lora_weights": True, "inference_mode": True,
+        "bias": "none", "fan_in_fan_out": _fan_in_fan_out(model), "init_lora_weights": True, "inference_mode": True,
         "base_model_name_or_path": name, "modules_to_save": None,
     }
+
+
+def _fan_in_fan_out(model: nn.Module) -> bool:
+    """PEFT's flag for bases storing W as (in, out): transformers Conv1D (GPT-2). PEFT corrects it per module on
+    load, so it only has to be right for the adapted layers."""
+    return any(quant.from_conv1d(layer.base_layer) for layer in lora_layers(model).values())
 
 
 def _umask() -> int:
@@ -169,6 +175,7 @@ def check_config(config, where: Path) -> dict:
     dropout = config.get("lora_dropout")
     if present("lora_dropout") and (not _is_number(dropout) or not 0.0 <= dropout < 1.0):
         bad("lora_dropout", "a number in [0, 1)")
+    # fan_in_fan_out is checked but not used: PEFT sets it per module from the base's type (Conv1D or not)
     for key in ("use_dora", "use_rslora", "fan_in_fan_out", "lora_bias"):
         if present(key) and not isinstance(config[key], bool):
             bad(key, "true or false")
@@ -316,17 +323,16 @@ def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str 
         if "lora_magnitude_vector" in parts and not dora:
             raise AmploraError(f"{where}: key {PREFIX}{path}.lora_magnitude_vector is a DoRA weight but "
                                f"{cfg_where} does not set use_dora")
-        lin, a, b = linears[path], parts["lora_A.weight"], parts["lora_B.weight"]
+        (n_in, n_out), a, b = quant.features(linears[path]), parts["lora_A.weight"], parts["lora_B.weight"]
         r = (a.shape[0] if a.dim() == 2 else 0) if r is None else r
         if r == 0:
-            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {lin.in_features})")
-        expect = {"lora_A.weight": (r, lin.in_features), "lora_B.weight": (lin.out_features, r),
-                  "lora_magnitude_vector": (lin.out_features,)}
+            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {n_in})")
+        expect = {"lora_A.weight": (r, n_in), "lora_B.weight": (n_out, r), "lora_magnitude_vector": (n_out,)}
         for suffix, tensor in parts.items():
             if tuple(tensor.shape) != expect[suffix]:
                 raise AmploraError(f"{where}: key {PREFIX}{path}.{suffix} has shape {tuple(tensor.shape)}, "
                                    f"this model needs {expect[suffix]} (adapter made for another base?)")
-        width = min(lin.in_features, lin.out_features)
+        width = min(n_in, n_out)
         if settings["r"] is not None and settings["r"] > width:  # would scale the update down to nothing
             raise AmploraError(f"{cfg_where}: key 'r' is {settings['r']}, larger than module {path!r} allows "
                                f"(min(in, out) = {width})")
