@@ -16,6 +16,7 @@ from transformers.pytorch_utils import Conv1D
 
 import amplora
 from amplora.adapters import quant
+from amplora.errors import AmploraError
 
 from .conftest import TOL, VOCAB, dense_fp32_twin, perturb_adapters, rel_err
 
@@ -61,6 +62,8 @@ def test_all_linear_adapts_every_conv1d_and_leaves_the_tied_head(gpt2):
     assert (layer.in_features, layer.out_features) == (32, 96)
     assert layer.lora_A.weight.shape == (4, 32) and layer.lora_B.weight.shape == (96, 4)
     assert type(model.lm_head) is torch.nn.Linear and model.lm_head.weight is model.transformer.wte.weight
+    with pytest.raises(AmploraError, match=r"matched no Linear module; Linear modules here: c_attn, c_fc, c_proj "):
+        amplora.apply(copy.deepcopy(gpt2), targets=["q_proj", "v_proj"])
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -163,21 +166,26 @@ def test_pissa_saves_a_delta_for_the_original_base(gpt2, ids, tmp_path):
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("quantize", [None, "nf4"])
-def test_bf16_true_dtypes_and_peft_reference(gpt2, ids, tmp_path, method, quantize):
-    model = adapted(gpt2, method, precision="bf16-true", quantize=quantize)
+@pytest.mark.parametrize("preset", ["bf16-true", "fp16-mixed"])
+def test_half_presets_dtypes_and_peft_reference(gpt2, ids, tmp_path, method, quantize, preset):
+    model = adapted(gpt2, method, precision=preset, quantize=quantize)
+    policy = amplora.policy_of(model)
     layers = amplora.lora_layers(model)
     assert all(quant.is_nf4(layer.base_layer) == (quantize == "nf4") for layer in layers.values())
     if quantize is None:
-        assert {layer.base_layer.weight.dtype for layer in layers.values()} == {torch.bfloat16}
+        assert {layer.base_layer.weight.dtype for layer in layers.values()} == {policy.storage}
+    seen = []
+    layers["transformer.h.0.mlp.c_fc"].register_forward_hook(lambda m, args, out: seen.append(out.dtype))
     amplora.save_adapter(model, tmp_path / "a")
     ref = PeftModel.from_pretrained(dense_fp32_twin(model, gpt2), tmp_path / "a").eval()
     out = model(ids, labels=ids)
+    assert seen == [policy.compute], "the Conv1D layer computes in the policy's compute dtype"
     assert out.logits.dtype == torch.float32 and torch.isfinite(out.loss)
     out.loss.backward()
     grads = [p.grad for _, p in amplora.trainable_parameters(model)]
     assert all(g is not None and g.dtype == torch.float32 and torch.isfinite(g).all() for g in grads)
     with torch.no_grad():
-        assert rel_err(out.logits, ref(ids).logits) < TOL[torch.bfloat16]
+        assert rel_err(out.logits, ref(ids).logits) < TOL[policy.compute]
     merged = amplora.merge(model)
     assert sorted(n for n, m in merged.named_modules() if isinstance(m, Conv1D)) == ADAPTED
-    assert {p.dtype for p in merged.parameters()} == {torch.bfloat16}
+    assert {p.dtype for p in merged.parameters()} == {policy.storage}
