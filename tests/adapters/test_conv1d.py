@@ -11,7 +11,7 @@ import json
 import pytest
 import torch
 from peft import LoraConfig, PeftModel, get_peft_model
-from transformers import GPT2Config, GPT2LMHeadModel
+from transformers import BitsAndBytesConfig, GPT2Config, GPT2LMHeadModel
 from transformers.pytorch_utils import Conv1D
 
 import amplora
@@ -28,7 +28,7 @@ ADAPTED = sorted(f"transformer.h.{k}.{m}" for k in range(2) for m in ("attn.c_at
 def tiny_gpt2(seed: int = 0) -> GPT2LMHeadModel:
     torch.manual_seed(seed)
     config = GPT2Config(vocab_size=VOCAB, n_positions=64, n_embd=32, n_layer=2, n_head=4, resid_pdrop=0.0,
-                        embd_pdrop=0.0, attn_pdrop=0.0)
+                        embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=1, eos_token_id=2)
     model = GPT2LMHeadModel(config).eval()
     with torch.no_grad():  # std-0.02 init gives near-flat logits: widen, as tiny_llama does
         for p in model.parameters():
@@ -66,9 +66,9 @@ def test_all_linear_adapts_every_conv1d_and_leaves_the_tied_head(gpt2):
         amplora.apply(copy.deepcopy(gpt2), targets=["q_proj", "v_proj"])
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_saved_adapter_loads_in_peft(gpt2, ids, tmp_path, method):
-    model = adapted(gpt2, method)
+@pytest.mark.parametrize("method, dropout", [("lora", 0.0), ("dora", 0.0), ("dora", 0.1)])  # DoRA + dropout: plain
+def test_saved_adapter_loads_in_peft(gpt2, ids, tmp_path, method, dropout):
+    model = adapted(gpt2, method, dropout=dropout).eval()
     amplora.save_adapter(model, tmp_path / "a")
     config = json.loads((tmp_path / "a" / "adapter_config.json").read_text())
     assert config["fan_in_fan_out"] is True and sorted(config["target_modules"]) == ADAPTED
@@ -189,3 +189,20 @@ def test_half_presets_dtypes_and_peft_reference(gpt2, ids, tmp_path, method, qua
     merged = amplora.merge(model)
     assert sorted(n for n, m in merged.named_modules() if isinstance(m, Conv1D)) == ADAPTED
     assert {p.dtype for p in merged.parameters()} == {policy.storage}
+
+
+def test_a_gpt2_quantized_by_transformers_merges_back_to_conv1d(gpt2, ids, tmp_path):
+    """transformers' bitsandbytes loading turns Conv1D into Linear4bit (W as (out, in)) and records `source_cls`:
+    merge must give back Conv1D layers holding W as (in, out), so the merged model saves as a GPT-2 again."""
+    gpt2.save_pretrained(tmp_path / "base")
+    bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.float32)
+    model = GPT2LMHeadModel.from_pretrained(tmp_path / "base", quantization_config=bnb, device_map="cpu").eval()
+    amplora.apply(model, r=4, alpha=8, precision="fp32")
+    perturb_adapters(model)
+    with torch.no_grad():
+        before = model(ids).logits
+    merged = amplora.merge(model)
+    convs = {n: m for n, m in merged.named_modules() if isinstance(m, Conv1D)}
+    assert sorted(convs) == ADAPTED and convs["transformer.h.0.attn.c_attn"].weight.shape == (32, 96)
+    with torch.no_grad():
+        assert rel_err(merged(ids).logits, before) < 1e-5

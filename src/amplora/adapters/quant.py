@@ -28,15 +28,23 @@ def _param_of(layer: nn.Module, name: str) -> torch.Tensor | None:
     return params[name] if name in params else getattr(layer, name, None)
 
 
-def is_conv1d(layer: nn.Module) -> bool:
-    """A transformers Conv1D (without importing transformers: if it is not loaded, no Conv1D exists)."""
+def _conv1d_class() -> type | None:
+    """transformers' Conv1D class, without importing transformers: if it is not loaded, no Conv1D exists."""
     utils = sys.modules.get("transformers.pytorch_utils")
-    return utils is not None and isinstance(layer, utils.Conv1D)
+    return None if utils is None else utils.Conv1D
+
+
+def is_conv1d(layer: nn.Module) -> bool:
+    conv1d = _conv1d_class()
+    return conv1d is not None and isinstance(layer, conv1d)
 
 
 def from_conv1d(layer: nn.Module) -> bool:
-    """A Conv1D, or an NF4 layer quantized from one (merge gives back a Conv1D: the model's code expects it)."""
-    return is_conv1d(layer) or getattr(layer, "amplora_from_conv1d", False)
+    """A Conv1D, or an NF4 layer quantized from one: its `source_cls`, as transformers' bitsandbytes integration
+    and quantize_nf4 record it (merge gives back a Conv1D: the model's code and checkpoints expect one)."""
+    conv1d = _conv1d_class()
+    source = getattr(layer, "source_cls", None)
+    return conv1d is not None and (isinstance(layer, conv1d) or isinstance(source, type) and issubclass(source, conv1d))
 
 
 def features(layer: nn.Module) -> tuple[int, int]:
@@ -100,15 +108,14 @@ def quantize_nf4(layer: nn.Module, compute_dtype: torch.dtype, storage_dtype: to
     (the bias stays in the storage dtype)."""
     bnb = _bnb()
     device = layer.weight.device
-    (n_in, n_out), conv1d = features(layer), is_conv1d(layer)
+    n_in, n_out = features(layer)
     q = bnb.nn.Linear4bit(n_in, n_out, bias=layer.bias is not None, compute_dtype=compute_dtype, quant_type="nf4",
                           quant_storage=torch.uint8, device="meta")
     q.weight = bnb.nn.Params4bit(weight_of(layer).detach().to("cpu", storage_dtype).contiguous(),
                                  requires_grad=False, quant_type="nf4", quant_storage=torch.uint8)
     if layer.bias is not None:
         q.bias = nn.Parameter(layer.bias.detach().to("cpu", storage_dtype), requires_grad=False)
-    if conv1d:
-        q.amplora_from_conv1d = True
+    q.source_cls = type(layer)  # what transformers records on the layers it quantizes
     return q.to(device)  # Params4bit quantizes on its first move to a device
 
 
@@ -118,7 +125,7 @@ def plain_layer(like: nn.Module, w: torch.Tensor, bias: torch.Tensor | None, dty
     n_out, n_in = w.shape
     if from_conv1d(like):
         with torch.device("meta"):  # no init of a weight about to be replaced
-            out = sys.modules["transformers.pytorch_utils"].Conv1D(n_out, n_in)
+            out = _conv1d_class()(n_out, n_in)
         out.weight = nn.Parameter(w.t().to(dtype).contiguous(), requires_grad=False)
         out.bias = None if bias is None else nn.Parameter(bias.detach().to(dtype, copy=True), requires_grad=False)
         return out
