@@ -323,7 +323,7 @@ def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str 
         if "lora_magnitude_vector" in parts and not dora:
             raise AmploraError(f"{where}: key {PREFIX}{path}.lora_magnitude_vector is a DoRA weight but "
                                f"{cfg_where} does not set use_dora")
-        (n_in, n_out), a, b = quant.features(linears[path]), parts["lora_A.weight"], parts["lora_B.weight"]
+        (n_in, n_out), a = quant.features(linears[path]), parts["lora_A.weight"]
         r = (a.shape[0] if a.dim() == 2 else 0) if r is None else r
         if r == 0:
             raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {n_in})")
