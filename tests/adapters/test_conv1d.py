@@ -206,3 +206,12 @@ def test_a_gpt2_quantized_by_transformers_merges_back_to_conv1d(gpt2, ids, tmp_p
     assert sorted(convs) == ADAPTED and convs["transformer.h.0.attn.c_attn"].weight.shape == (32, 96)
     with torch.no_grad():
         assert rel_err(merged(ids).logits, before) < 1e-5
+
+
+def test_an_adapter_for_another_gpt2_is_one_line_naming_the_key(gpt2, tmp_path):
+    amplora.save_adapter(adapted(gpt2), tmp_path / "a")
+    wider = GPT2LMHeadModel(GPT2Config(vocab_size=VOCAB, n_positions=64, n_embd=48, n_layer=2, n_head=4))
+    with pytest.raises(AmploraError, match=r"transformer\.h\.0\.attn\.c_attn\.lora_A\.weight has shape \(4, 32\), "
+                                           r"this model needs \(4, 48\) \(adapter made for another base\?\)"):
+        amplora.load_adapter(wider, tmp_path / "a")
+    assert not amplora.lora_layers(wider)
