@@ -71,7 +71,7 @@ def test_saved_adapter_loads_in_peft(gpt2, ids, tmp_path, method, dropout):
     model = adapted(gpt2, method, dropout=dropout).eval()
     amplora.save_adapter(model, tmp_path / "a")
     config = json.loads((tmp_path / "a" / "adapter_config.json").read_text())
-    assert config["fan_in_fan_out"] is True and sorted(config["target_modules"]) == ADAPTED
+    assert config["fan_in_fan_out"] is True and config["target_modules"] == "all-linear"  # as asked
     ref = PeftModel.from_pretrained(copy.deepcopy(gpt2), tmp_path / "a").eval()
     theirs = {k.replace(".default", "").replace("lora_magnitude_vector.weight", "lora_magnitude_vector"): v
               for k, v in ref.state_dict().items() if "lora_" in k}
