@@ -61,7 +61,7 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3"])
 def test_split_sizes(records, split):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
@@ -82,6 +82,21 @@ def test_second_collection_is_fresh(records):
     assert len({r["backend"] for r in second}) >= 8
 
 
+def test_third_collection_is_fresh_and_all_held_out(records):
+    third = [r for r in records if wc.batch(r) == 3]
+    assert len(third) >= 50
+    kinds = Counter(r["kind"] for r in third)
+    assert kinds["fault"] >= 36 and kinds["reject"] >= 14
+    assert kinds["reject"] / len(third) >= 0.25
+    assert {r["split"] for r in third} == {"heldout3"}
+    earlier = [r for r in records if wc.batch(r) < 3]
+    earlier_sources = {r["source"] for r in earlier}
+    assert [r["id"] for r in third if r["source"] in earlier_sources] == []
+    assert len({r["source"] for r in third}) == len(third)
+    assert len({r["project"] for r in third}) >= 12
+    assert len({r["backend"] for r in third}) >= 8
+
+
 def test_split_follows_the_recorded_rule(records):
     assert wc.assign_splits(records) == {r["id"]: r["split"] for r in records}
 
@@ -96,8 +111,8 @@ def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
 
 
 def test_load_filters_by_split(records):
-    dev, held, held2 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2")
-    assert len(dev) + len(held) + len(held2) == len(records)
+    dev, held, held2, held3 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2"), wc.load("heldout3")
+    assert len(dev) + len(held) + len(held2) + len(held3) == len(records)
     assert {r["split"] for r in dev} == {"dev"}
     assert len(wc.load("seen")) == len(dev) + len(held)
     with pytest.raises(ValueError):

@@ -8,15 +8,17 @@ otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
 it now counts as seen: the rules were written from `seen` = dev + heldout. `heldout2` is part of the second
-collection (w192 on), fixed by its own hash rule before any rule was changed (the rest of that collection is
-`dev`); it was scored once with the final rules and its misses were fixed afterwards, so a new measurement needs a
-third collection.
+collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
+`dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
+`heldout3` is the whole third collection (w284 on), gathered after the rules were written and committed before it
+was scored once: the only split that still measures the doctor.
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev + heldout), the tuning set
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, heldout2 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, heldout2, heldout3 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
-    PYTHONPATH=src python tests/doctor/world_corpus.py --heldout2  # fresh held-out split: only once the rules are final
+    PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split heldout3 --by-backend   # ... per backend and source kind
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
-SPLITS = ("dev", "heldout", "heldout2")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 SEEN = ("dev", "heldout")   # texts rules may be written from: the first held-out split has been read since it was scored
 BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "any")
 
@@ -45,11 +47,15 @@ HELDOUT_SHARE = 0.30
 BATCH2_FROM = 192
 SALT2 = "amplora-world-corpus-2"
 HELDOUT2_SHARE = 0.55
+# The third collection (ids from w284) was gathered after every rule had been written from the first two; all of it is
+# held out (split "heldout3"), so there is no hash rule: it was committed before it was scored once.
+BATCH3_FROM = 284
 
 
 def batch(record: dict) -> int:
-    """1 for the first collection (w001-w191), 2 for the second."""
-    return 2 if int(record["id"][1:]) >= BATCH2_FROM else 1
+    """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284 on)."""
+    n = int(record["id"][1:])
+    return 3 if n >= BATCH3_FROM else 2 if n >= BATCH2_FROM else 1
 
 
 def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -> dict[str, str]:
@@ -69,15 +75,16 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | 'heldout3' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
-            **_split_batch(second, SALT2, HELDOUT2_SHARE, "heldout2")}
+            **_split_batch(second, SALT2, HELDOUT2_SHARE, "heldout2"),
+            **{r["id"]: "heldout3" for r in records if batch(r) == 3}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
-    """All records, those of one split ('dev' / 'heldout' / 'heldout2'), or the seen ones ('seen')."""
+    """All records, those of one split ('dev' / 'heldout' / 'heldout2' / 'heldout3'), or the seen ones ('seen')."""
     if split is not None and split not in (*SPLITS, "seen"):
         raise ValueError(f"split must be one of {SPLITS}, 'seen' or None, not {split!r}")
     with open(path, encoding="utf-8") as f:
@@ -129,7 +136,7 @@ def counts_table(records: list[dict]) -> str:
         rs = [r for r in records if split is None or r["split"] == split]
         n_f = sum(r["kind"] == "fault" for r in rs)
         lines.append(f"| {split or 'all'} | {n_f} | {len(rs) - n_f} | {len(rs)} |")
-    lines += ["", "| backend | faults | rejects | dev | heldout | heldout2 |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += ["", "| backend | faults | rejects | " + " | ".join(SPLITS) + " |", "| --- " * (3 + len(SPLITS)) + "|"]
     by_backend = defaultdict(list)
     for r in records:
         by_backend[r["backend"]].append(r)
@@ -143,9 +150,33 @@ def counts_table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def source_kind(record: dict) -> str:
+    """'github' for an issue / PR reference (owner/repo#n), 'web' for a page URL (forum, Q&A, blog)."""
+    return "web" if record["source"].startswith("http") else "github"
+
+
+def breakdown_table(records: list[dict], results: list[dict]) -> str:
+    """Markdown table of verdicts per backend and per source kind."""
+    verdict = {x["id"]: x["verdict"] for x in results}
+    rows = [("backend", b, [r for r in records if r["backend"] == b]) for b in BACKENDS] + \
+           [("source", k, [r for r in records if source_kind(r) == k]) for k in ("github", "web")]
+    lines = ["| by | value | faults right | partly | unrecognised | rejects rejected | false diagnoses |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for by, value, rs in rows:
+        if not rs:
+            continue
+        c = Counter(verdict[r["id"]] for r in rs)
+        n_f = sum(r["kind"] == "fault" for r in rs)
+        lines.append(f"| {by} | {value} | {c['right']}/{n_f} | {c['partly']} | {c['wrong']} | "
+                     f"{c['rejected']}/{len(rs) - n_f} | {c['false_diagnosis']} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--heldout2", action="store_true", help="score the fresh held-out split (only once rules are final)")
+    ap.add_argument("--heldout2", action="store_true", help="score the second held-out split (seen since it was scored)")
+    ap.add_argument("--heldout3", action="store_true", help="score the third collection (held out; scored once)")
+    ap.add_argument("--by-backend", action="store_true", help="also break the score down per backend and source kind")
     ap.add_argument("--split", choices=(*SPLITS, "seen"), default="seen", help="the split to score (default: seen)")
     ap.add_argument("--counts", action="store_true", help="print the corpus make-up and exit (no scoring)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every miss")
@@ -153,11 +184,14 @@ def main(argv=None) -> int:
     if args.counts:
         print(counts_table(load()))
         return 0
-    split = "heldout2" if args.heldout2 else args.split
-    s = score(load(split))
+    split = "heldout3" if args.heldout3 else "heldout2" if args.heldout2 else args.split
+    records = load(split)
+    s = score(records)
     print(f"{split}: faults {s['right']}/{s['faults']} right, {s['partly']} partly (recognised, a must_say group "
           f"missing), {s['wrong']} unrecognised; rejects {s['rejected']}/{s['rejects']} rejected, "
           f"{s['false_diagnoses']} false diagnoses")
+    if args.by_backend:
+        print(breakdown_table(records, s["results"]))
     if args.verbose:
         misses = defaultdict(list)
         for x in s["results"]:

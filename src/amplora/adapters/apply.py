@@ -94,7 +94,7 @@ def cast_storage(model: nn.Module, dtype: torch.dtype) -> None:
                 mod._buffers[key] = buf.float()
 
 
-def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+def pissa_init(base: nn.Module, r: int, scaling: float, storage: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
     """PiSSA: top-r singular triplets go to the adapter, the residual stays in the base.
     The SVD runs in fp32 whatever the model dtype: CPU has no half-precision SVD kernels (failure S003)."""
     w = quant.dense_weight(base)
@@ -103,7 +103,7 @@ def pissa_init(base: nn.Linear, r: int, scaling: float, storage: torch.dtype) ->
         root = (s[:r] / scaling).sqrt()
         b = u[:, :r] * root
         a = root.unsqueeze(1) * vh[:r]
-        base.weight.data = (w - scaling * (b @ a)).to(storage)
+        quant.replace_weight(base, (w - scaling * (b @ a)).to(storage))
     return a, b
 
 

@@ -20,7 +20,7 @@ import torch.nn as nn
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from amplora.adapters import extras, peft_config, peft_rules, peft_spec, targets as targets_mod
+from amplora.adapters import extras, peft_config, peft_rules, peft_spec, quant, targets as targets_mod
 from amplora.adapters.apply import adapter_config, apply, lora_layers
 from amplora.errors import AmploraError
 from amplora.precision import Precision
@@ -67,7 +67,14 @@ def adapter_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
 
 def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
     shapes = {path: _saved_shape(layer) for path, layer in lora_layers(model).items()}
-    return peft_spec.written_config(model, adapter_config(model), shapes, base_model_name_or_path)
+    return {**peft_spec.written_config(model, adapter_config(model), shapes, base_model_name_or_path),
+            "fan_in_fan_out": _fan_in_fan_out(model)}
+
+
+def _fan_in_fan_out(model: nn.Module) -> bool:
+    """PEFT's flag for bases storing W as (in, out): transformers Conv1D (GPT-2). PEFT corrects it per module on
+    load, so it only has to be right for the adapted layers."""
+    return any(quant.from_conv1d(layer.base_layer) for layer in lora_layers(model).values())
 
 
 def _umask() -> int:
@@ -229,6 +236,7 @@ def check_config(config, where: Path) -> dict:
     dropout = config.get("lora_dropout")
     if present("lora_dropout") and (not _is_number(dropout) or not 0.0 <= dropout < 1.0):
         bad("lora_dropout", "a number in [0, 1)")
+    # fan_in_fan_out is checked but not used: PEFT sets it per module from the base's type (Conv1D or not)
     for key in ("use_dora", "use_rslora", "fan_in_fan_out", "lora_bias"):
         if present(key) and not isinstance(config[key], bool):
             bad(key, "true or false")
@@ -368,18 +376,17 @@ def _module_shapes(modules: dict, linears: dict, settings: dict, where: Path, cf
         if "lora_magnitude_vector" in parts and not settings["dora"]:
             raise AmploraError(f"{where}: key {PREFIX}{path}.lora_magnitude_vector is a DoRA weight but "
                                f"{cfg_where} does not set use_dora")
-        a = parts["lora_A.weight"]
+        (n_in, n_out), a = quant.features(lin), parts["lora_A.weight"]
         r = a.shape[0] if a.dim() == 2 else 0
         if r == 0:
-            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {lin.in_features})")
-        expect = {"lora_A.weight": (r, lin.in_features), "lora_B.weight": (lin.out_features, r),
-                  "lora_magnitude_vector": (lin.out_features,)}
+            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {n_in})")
+        expect = {"lora_A.weight": (r, n_in), "lora_B.weight": (n_out, r), "lora_magnitude_vector": (n_out,)}
         for suffix, tensor in parts.items():
             if tuple(tensor.shape) != expect[suffix]:
                 raise AmploraError(f"{where}: key {PREFIX}{path}.{suffix} has shape {tuple(tensor.shape)}, "
                                    f"this model needs {expect[suffix]} (adapter made for another base?)")
         cfg_r = peft_rules.per_module(path, settings["r"], options["rank_pattern"] or {})
-        width = min(lin.in_features, lin.out_features)
+        width = min(n_in, n_out)
         if cfg_r is not None and cfg_r > width:  # would scale the update down to nothing
             raise AmploraError(f"{cfg_where}: key 'r' is {cfg_r}, larger than module {path!r} allows "
                                f"(min(in, out) = {width})")

@@ -1,4 +1,5 @@
-"""LoraLinear: a frozen base Linear (plain or bitsandbytes NF4) plus a LoRA or DoRA adapter, as plain autograd.
+"""LoraLinear: a frozen base Linear (plain, bitsandbytes NF4 or transformers Conv1D) plus a LoRA or DoRA adapter,
+as plain autograd. The base weight is read through amplora.adapters.quant, always as (out, in).
 
 This file is the layer's reference: its math, top to bottom, over F.linear calls. Dtypes, all decided by the
 precision policy the layer holds (amplora.precision):
@@ -31,7 +32,7 @@ _NORM_BLOCK = 1 << 16  # elements of W per block of ‖W_i‖² (see refresh_wei
 
 
 class LoraLinear(nn.Module):
-    def __init__(self, base: nn.Linear, *, r: int, alpha: float, dropout: float = 0.0, dora: bool = False,
+    def __init__(self, base: nn.Module, *, r: int, alpha: float, dropout: float = 0.0, dora: bool = False,
                  rslora: bool = False, precision: Precision = PRESETS["fp32"], fast: bool = True):
         """precision: the model's policy (compute and master dtypes). fast: run on the fast path (a FastLayer of
         its own; `apply` gives the layers of one model one clock, or none for path="plain")."""
@@ -39,7 +40,7 @@ class LoraLinear(nn.Module):
         if r <= 0:
             raise ValueError(f"LoRA rank must be positive, got r={r}")
         self.base_layer = base
-        self.in_features, self.out_features = base.in_features, base.out_features
+        self.in_features, self.out_features = quant.features(base)
         self.r, self.alpha, self.dora, self.rslora = r, alpha, dora, rslora
         self.scaling = alpha / math.sqrt(r) if rslora else alpha / r
         self.precision = precision
@@ -87,7 +88,7 @@ class LoraLinear(nn.Module):
         # NF4 is dequantized whole (fp32, freed after this); a plain W is read in blocks of rows, not through one
         # W-sized fp32 temporary per layer: small allocations landed in the space each one freed, and the heap grew
         # (SmolLM2 fp32 DoRA: 1197 MB RSS after apply that way, 836 MB this way)
-        w = quant.dense_weight(base) if quant.is_nf4(base) else base.weight.detach()
+        w = quant.dense_weight(base) if quant.is_nf4(base) else quant.weight_of(base).detach()
         rows = max(1, _NORM_BLOCK // w.shape[1])
         self.weight_sq_norm = torch.cat([block.float().pow(2).sum(dim=1) for block in w.split(rows)])
 
@@ -98,7 +99,7 @@ class LoraLinear(nn.Module):
         if quant.is_nf4(base):
             return base(x)
         bias = None if base.bias is None else base.bias.to(x.dtype)
-        return F.linear(x, base.weight.to(x.dtype), bias)  # storage -> compute (no-op when they agree)
+        return F.linear(x, quant.weight_of(base).to(x.dtype), bias)  # storage -> compute (no-op when they agree)
 
     def lora_forward(self, x: torch.Tensor) -> torch.Tensor:
         c = x.dtype

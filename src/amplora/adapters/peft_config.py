@@ -11,7 +11,7 @@ HONORED = (
     "peft_type", "task_type", "base_model_name_or_path", "r", "lora_alpha", "lora_dropout", "use_dora", "use_rslora",
     "target_modules", "exclude_modules", "layers_to_transform", "layers_pattern", "rank_pattern", "alpha_pattern",
     "modules_to_save", "bias", "init_lora_weights",
-    "fan_in_fan_out",  # the layout flag of GPT-2-style Conv1D layers: checked with the Conv1D support
+    "fan_in_fan_out",  # the layout flag of GPT-2-style Conv1D layers: each module's type decides, as in PEFT
 )
 
 # without effect on the weights or the forward: why
