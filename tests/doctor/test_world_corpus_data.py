@@ -61,7 +61,7 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4"])
 def test_split_sizes(records, split):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
@@ -97,6 +97,24 @@ def test_third_collection_is_fresh_and_all_held_out(records):
     assert len({r["backend"] for r in third}) >= 8
 
 
+def test_fourth_collection_is_fresh_and_all_held_out(records):
+    fourth = [r for r in records if wc.batch(r) == 4]
+    assert [r["id"] for r in fourth][:1] == ["w344"]
+    assert len(fourth) >= 60
+    kinds = Counter(r["kind"] for r in fourth)
+    assert kinds["fault"] >= 42 and kinds["reject"] >= 18
+    assert kinds["reject"] / len(fourth) >= 0.30
+    assert {r["split"] for r in fourth} == {"heldout4"}
+    earlier = [r for r in records if wc.batch(r) < 4]
+    earlier_sources = {r["source"] for r in earlier}
+    assert [r["id"] for r in fourth if r["source"] in earlier_sources] == []
+    assert len({r["source"] for r in fourth}) == len(fourth)
+    earlier_texts = {r["text"].strip() for r in earlier}
+    assert [r["id"] for r in fourth if r["text"].strip() in earlier_texts] == []
+    assert len({r["project"] for r in fourth}) >= 30
+    assert len({r["backend"] for r in fourth}) >= 10
+
+
 def test_split_follows_the_recorded_rule(records):
     assert wc.assign_splits(records) == {r["id"]: r["split"] for r in records}
 
@@ -111,9 +129,12 @@ def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
 
 
 def test_load_filters_by_split(records):
-    dev, held, held2, held3 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2"), wc.load("heldout3")
-    assert len(dev) + len(held) + len(held2) + len(held3) == len(records)
+    dev, held, held2 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2")
+    held3, held4 = wc.load("heldout3"), wc.load("heldout4")
+    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) == len(records)
     assert {r["split"] for r in dev} == {"dev"}
-    assert len(wc.load("seen")) == len(dev) + len(held)
+    assert {r["split"] for r in held4} == {"heldout4"}
+    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3)
+    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held4}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -7,18 +7,21 @@ it is not recognised. A reject is *correctly rejected* when `explain(text).recog
 otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: the rules were written from `seen` = dev + heldout. `heldout2` is part of the second
+it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3. `heldout2` is part of the second
 collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
 `dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
-`heldout3` is the whole third collection (w284 on), gathered after the rules were written and committed before it
-was scored once: the only split that still measures the doctor.
+`heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once; its misses
+are being read for rules, so it counts as seen now. `heldout4` is the whole fourth collection (w344 on), gathered
+while the rules were being changed by someone who never saw it, committed before it was scored: the only split that
+still measures the doctor, to be scored once.
 
-    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev + heldout), the tuning set
+    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev + heldout + heldout3), tuning set
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, heldout2, heldout3 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout4 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split heldout3 --by-backend   # ... per backend and source kind
+    PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (held out; to be scored once)
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split heldout4 --by-backend   # ... per backend and source kind
 """
 from __future__ import annotations
 
@@ -32,9 +35,11 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
-SPLITS = ("dev", "heldout", "heldout2", "heldout3")
-SEEN = ("dev", "heldout")   # texts rules may be written from: the first held-out split has been read since it was scored
-BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "any")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+# texts rules may be written from: the first held-out split has been read since it was scored, and so is heldout3 (its
+# misses are read for rules after its one score)
+SEEN = ("dev", "heldout", "heldout3")
+BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "rocm", "openvino", "coreml", "any")
 
 # The split rule (fixed before any rule was written or any text scored): per kind, message groups are ordered by
 # sha256(SALT + ":" + group); groups go to held-out in that order until held-out holds >= HELDOUT_SHARE of that kind's
@@ -50,12 +55,16 @@ HELDOUT2_SHARE = 0.55
 # The third collection (ids from w284) was gathered after every rule had been written from the first two; all of it is
 # held out (split "heldout3"), so there is no hash rule: it was committed before it was scored once.
 BATCH3_FROM = 284
+# The fourth collection (ids from w344) was gathered while the rules were being changed from heldout3 by someone who
+# never saw it; all of it is held out (split "heldout4"), no hash rule: committed before it is scored once.
+BATCH4_FROM = 344
 
 
 def batch(record: dict) -> int:
-    """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284 on)."""
+    """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
+    fourth (w344 on)."""
     n = int(record["id"][1:])
-    return 3 if n >= BATCH3_FROM else 2 if n >= BATCH2_FROM else 1
+    return 4 if n >= BATCH4_FROM else 3 if n >= BATCH3_FROM else 2 if n >= BATCH2_FROM else 1
 
 
 def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -> dict[str, str]:
@@ -75,16 +84,18 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | 'heldout3' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | 'heldout3' | 'heldout4' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
             **_split_batch(second, SALT2, HELDOUT2_SHARE, "heldout2"),
-            **{r["id"]: "heldout3" for r in records if batch(r) == 3}}
+            **{r["id"]: "heldout3" for r in records if batch(r) == 3},
+            **{r["id"]: "heldout4" for r in records if batch(r) == 4}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
-    """All records, those of one split ('dev' / 'heldout' / 'heldout2' / 'heldout3'), or the seen ones ('seen')."""
+    """All records, those of one split ('dev' / 'heldout' / 'heldout2' / 'heldout3' / 'heldout4'), or the seen ones
+    ('seen')."""
     if split is not None and split not in (*SPLITS, "seen"):
         raise ValueError(f"split must be one of {SPLITS}, 'seen' or None, not {split!r}")
     with open(path, encoding="utf-8") as f:
@@ -175,7 +186,8 @@ def breakdown_table(records: list[dict], results: list[dict]) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--heldout2", action="store_true", help="score the second held-out split (seen since it was scored)")
-    ap.add_argument("--heldout3", action="store_true", help="score the third collection (held out; scored once)")
+    ap.add_argument("--heldout3", action="store_true", help="score the third collection (scored once, read since)")
+    ap.add_argument("--heldout4", action="store_true", help="score the fourth collection (held out; to be scored once)")
     ap.add_argument("--by-backend", action="store_true", help="also break the score down per backend and source kind")
     ap.add_argument("--split", choices=(*SPLITS, "seen"), default="seen", help="the split to score (default: seen)")
     ap.add_argument("--counts", action="store_true", help="print the corpus make-up and exit (no scoring)")
@@ -184,7 +196,8 @@ def main(argv=None) -> int:
     if args.counts:
         print(counts_table(load()))
         return 0
-    split = "heldout3" if args.heldout3 else "heldout2" if args.heldout2 else args.split
+    split = ("heldout4" if args.heldout4 else "heldout3" if args.heldout3 else "heldout2" if args.heldout2
+             else args.split)
     records = load(split)
     s = score(records)
     print(f"{split}: faults {s['right']}/{s['faults']} right, {s['partly']} partly (recognised, a must_say group "
