@@ -11,9 +11,10 @@ from amplora.errors import AmploraError
 __version__ = "0.1.0"
 
 _FROM = {
-    "amplora.adapters": ("AdapterConfig", "LoraLinear", "adapter_config", "adapter_state_dict", "apply",
-                         "load_adapter", "lora_layers", "merge", "policy_of", "precision_scope", "read_adapter",
-                         "save_adapter", "track_optimizer", "trainable_parameters", "unmerge"),
+    "amplora.adapters": ("AdapterConfig", "LoraLinear", "TrainableSummary", "adapter_config", "adapter_state_dict",
+                         "apply", "disable_adapters", "load_adapter", "lora_layers", "merge", "policy_of",
+                         "precision_scope", "read_adapter", "save_adapter", "track_optimizer", "trainable_parameters",
+                         "trainable_summary", "unmerge"),
     "amplora.precision": ("PRESETS", "Precision", "PrecisionError", "resolve"),
 }
 _WHERE = {name: module for module, names in _FROM.items() for name in names}

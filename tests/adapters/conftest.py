@@ -84,8 +84,9 @@ def dense_fp32_twin(model, template) -> LlamaForCausalLM:
             mod = adapted[path]
             if isinstance(mod, amplora.LoraLinear):
                 mod = mod.base_layer
-            if leaf == "weight" and quant.is_nf4(mod):
-                p.copy_(quant.dense_weight(mod))
+            if leaf == "weight" and quant.is_nf4(mod):  # (out, in); a Conv1D's twin stores it transposed
+                w = quant.dense_weight(mod)
+                p.copy_(w.t() if quant.from_conv1d(mod) else w)
             else:
                 p.copy_(getattr(mod, leaf).detach().float())
         for name, b in twin.named_buffers():  # e.g. rotary inv_freq, rounded if the user loaded in half

@@ -74,10 +74,12 @@ def load_error(base, d) -> str:
     (dict(target_modules=5), "'target_modules' must be a string or a list of strings"),
     (dict(target_modules=["q_proj", 3]), "'target_modules'"),
     (dict(base_model_name_or_path=["tiny"]), "'base_model_name_or_path' must be a string"),
-    (dict(alpha_pattern={"q_proj": 16}), "'alpha_pattern' is set"),
+    (dict(layer_replication=[[0, 1]]), "'layer_replication' is set"),
+    (dict(alpha_pattern={"q_proj": 0}), "'alpha_pattern' must be an object mapping"),
     (dict(rank_pattern=[]), "'rank_pattern' must be an object"),
-    (dict(modules_to_save=["lm_head"]), "'modules_to_save' is set"),
-    (dict(bias="all"), "bias='none'"),
+    (dict(modules_to_save=["lm_head"]), "lacks base_model.model.lm_head.weight"),
+    (dict(bias="every"), "'bias' must be one of"),
+    (dict(init_lora_weights="olora"), "'init_lora_weights' is 'olora'"),
     (dict(use_dora=False), "DoRA weight but"),
 ])
 def test_bad_config_fields(base_fp32, adapter, changes, needle):

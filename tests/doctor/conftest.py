@@ -58,7 +58,7 @@ def amplora_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, e
 # in-process only) and clean programs (with --report); tiny models run fastest on one thread each
 FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_init",
                 "fp16_trainable_gradscaler", "dora_fp32_magnitude", "meta_device_mismatch",
-                "meta_partial_load_backward",
+                "meta_partial_load_backward", "offload_state_dict_copy",
                 "peft_generate_outside_autocast", "peft_fp16_adapters_gradscaler"]
 CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora"]
 # programs whose values go inf/NaN while the script itself exits 0 (test_nonfinite.py)

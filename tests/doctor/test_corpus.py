@@ -46,6 +46,10 @@ CASES = {
         phase="backward", module="lm_head", op=None,
         culprit=["still on meta", "lm_head.weight"],
         fix=["missing_keys", "strict=True", "to_empty"], operands=set(), error="RuntimeError"),
+    "offload_state_dict_copy": dict(  # a device_map offload: weights on meta outside their module's forward
+        phase="step (outside any module)", module="model.layers.1", op="aten._to_copy",
+        culprit=["offloaded by device_map (model.layers.1 → disk)", "model.layers.1.self_attn.q_proj.weight"],
+        fix=["save_pretrained", "get_state_dict_offloaded_model"], operands={"fp32"}, error="NotImplementedError"),
     "peft_generate_outside_autocast": dict(  # S001 through PEFT
         phase="generate", module="base_model.model.model.layers.0.self_attn.q_proj.base_layer", op="aten.mm",
         culprit=["base_model.model.model.layers.0.input_layernorm", "fp32"],

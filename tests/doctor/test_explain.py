@@ -177,6 +177,23 @@ SAMPLES = [
     ("cuda-kernel-dtype", 'RuntimeError: "ms_deform_attn_forward_cuda" not implemented for \'BFloat16\'', ["bf16"],
      "ms_deform_attn_forward_cuda"),
     ("fp16-overflow", "steps: 100%|████| 3300/3300 [2:41:46<00:00,  2.94s/it, avr_loss=nan]", [], None),
+    ("fp16-overflow", "epoch 3 step 120 train loss nan", [], None),
+    ("loss-scale-skips", "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.", [],
+     None),
+    ("device-index-spelling", "RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - "
+     "expected device cuda but got cuda:0", [], None),
+    ("bnb-quantize-non-float", "ValueError: Blockwise quantization only supports 16/32-bit floats, but got "
+     "torch.int8", ["int8"], None),
+    ("quant-matmul-unnamed", "finetuning the 8bit quantized model: RuntimeError: mat1 and mat2 must have the same "
+     "dtype", [], "matmul (mm/addmm)"),
+    ("bf16-only-component", "AssertionError: only bfloat16 is supported", ["bf16"], None),
+    ("onnx-graph-double-float", "[ONNXRuntimeError] : 1 : FAIL : Load model failed: Type Error: Type parameter (T) "
+     "of Optype (Add) bound to different types (tensor(float) and tensor(double) in node (Add_7).", [], None),
+    ("tensorrt-fp16-range", "[TRT] [W] Weights [name=conv1.weight] had the following issues when converted to "
+     "FP16:\n[TRT] [W]  - Values exceed the FP16 range.", [], None),
+    ("bnb-int8-bf16", "model = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True, "
+     "torch_dtype=torch.bfloat16)\nRuntimeError: expected scalar type Float but found BFloat16", ["fp32", "bf16"],
+     None),
 ]
 
 
@@ -239,6 +256,16 @@ def test_a_generic_match_says_what_it_cannot_tell():
     assert e.key == "matmul-dtype" and "does not say which" in e.cause
     e = explain("RuntimeError: expected scalar type Half but found Float")
     assert e.key == "expected-scalar-type" and "not which tensor" in e.cause
+
+
+def test_typographic_quotes_read_as_plain_ones():
+    e = explain("RuntimeError: \u201cLayerNormKernelImpl\u201d not implemented for \u2018Half\u2019")
+    assert e.key == "cpu-half-kernel" and e.ops == ["LayerNormKernelImpl"]
+
+
+def test_a_nan_loss_needs_the_word_nan_or_inf():
+    assert not explain("loss information is logged to wandb every 10 steps").recognized
+    assert explain("loss went to inf at step 300").key == "fp16-overflow"
 
 
 def test_devices_are_extracted():

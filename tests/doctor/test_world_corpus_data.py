@@ -52,7 +52,7 @@ def test_must_say(records):
 
 
 def test_size_projects_and_reject_share(records):
-    assert len(records) >= 170
+    assert len(records) >= 260
     assert len({r["project"] for r in records}) >= 12
     rejects = sum(r["kind"] == "reject" for r in records)
     assert rejects / len(records) >= 0.25
@@ -61,13 +61,58 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-def test_split_sizes(records):
-    held = [r for r in records if r["split"] == "heldout"]
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4"])
+def test_split_sizes(records, split):
+    held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
     kinds = Counter(r["kind"] for r in held)
     assert kinds["fault"] >= 20 and kinds["reject"] >= 10
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
+
+
+def test_second_collection_is_fresh(records):
+    second = [r for r in records if wc.batch(r) == 2]
+    assert len(second) >= 60
+    assert sum(r["kind"] == "reject" for r in second) / len(second) >= 0.25
+    assert {r["split"] for r in second} == {"dev", "heldout2"}
+    assert {r["split"] for r in records if wc.batch(r) == 1} == {"dev", "heldout"}
+    first_sources = {r["source"] for r in records if wc.batch(r) == 1}
+    assert [r["id"] for r in second if r["source"] in first_sources] == []
+    assert len({r["backend"] for r in second}) >= 8
+
+
+def test_third_collection_is_fresh_and_all_held_out(records):
+    third = [r for r in records if wc.batch(r) == 3]
+    assert len(third) >= 50
+    kinds = Counter(r["kind"] for r in third)
+    assert kinds["fault"] >= 36 and kinds["reject"] >= 14
+    assert kinds["reject"] / len(third) >= 0.25
+    assert {r["split"] for r in third} == {"heldout3"}
+    earlier = [r for r in records if wc.batch(r) < 3]
+    earlier_sources = {r["source"] for r in earlier}
+    assert [r["id"] for r in third if r["source"] in earlier_sources] == []
+    assert len({r["source"] for r in third}) == len(third)
+    assert len({r["project"] for r in third}) >= 12
+    assert len({r["backend"] for r in third}) >= 8
+
+
+def test_fourth_collection_is_fresh_and_all_held_out(records):
+    fourth = [r for r in records if wc.batch(r) == 4]
+    assert [r["id"] for r in fourth][:1] == ["w344"]
+    assert len(fourth) >= 60
+    kinds = Counter(r["kind"] for r in fourth)
+    assert kinds["fault"] >= 42 and kinds["reject"] >= 18
+    assert kinds["reject"] / len(fourth) >= 0.30
+    assert {r["split"] for r in fourth} == {"heldout4"}
+    earlier = [r for r in records if wc.batch(r) < 4]
+    earlier_sources = {r["source"] for r in earlier}
+    assert [r["id"] for r in fourth if r["source"] in earlier_sources] == []
+    assert len({r["source"] for r in fourth}) == len(fourth)
+    earlier_texts = {r["text"].strip() for r in earlier}
+    assert [r["id"] for r in fourth if r["text"].strip() in earlier_texts] == []
+    assert len({r["project"] for r in fourth}) >= 30
+    assert len({r["backend"] for r in fourth}) >= 10
 
 
 def test_split_follows_the_recorded_rule(records):
@@ -77,15 +122,19 @@ def test_split_follows_the_recorded_rule(records):
 def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
     splits, kinds = defaultdict(set), defaultdict(set)
     for r in records:
-        splits[r["group"]].add(r["split"])
+        splits[(wc.batch(r), r["group"])].add(r["split"])  # within one collection
         kinds[r["group"]].add(r["kind"])
     assert [g for g, s in splits.items() if len(s) > 1] == []
     assert [g for g, k in kinds.items() if len(k) > 1] == []
 
 
 def test_load_filters_by_split(records):
-    dev, held = wc.load("dev"), wc.load("heldout")
-    assert len(dev) + len(held) == len(records)
+    dev, held, held2 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2")
+    held3, held4 = wc.load("heldout3"), wc.load("heldout4")
+    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) == len(records)
     assert {r["split"] for r in dev} == {"dev"}
+    assert {r["split"] for r in held4} == {"heldout4"}
+    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3)
+    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held4}
     with pytest.raises(ValueError):
         wc.load("test")

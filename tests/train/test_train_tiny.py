@@ -109,6 +109,13 @@ def test_adapter_loads_in_peft_with_identical_weights(tmp_path, alpaca_file):
         torch.testing.assert_close(state[key].float(), tensor, rtol=0, atol=0)
 
 
+def test_start_up_lines_hold_the_trainable_summary(tmp_path, alpaca_file, capsys):
+    assert run_cli("train", *FAST, "--max-steps", "1", "--eval-every", "0", "--no-exact-match", "--data", alpaca_file,
+                   "--output", tmp_path / "run") == 0
+    text = capsys.readouterr().out
+    assert "trainable params: " in text and "adapted modules: 14 (q_proj x2, k_proj x2," in text
+
+
 def test_existing_run_is_not_overwritten_without_flag(tmp_path, alpaca_file, capsys):
     out = tmp_path / "run"
     assert run_cli("train", *FAST, "--max-steps", "1", "--data", alpaca_file, "--output", out, "--quiet") == 0

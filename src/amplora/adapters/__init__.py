@@ -5,9 +5,11 @@ from amplora.adapters.fast import track_optimizer
 from amplora.adapters.io import adapter_state_dict, load_adapter, read_adapter, save_adapter
 from amplora.adapters.layers import LoraLinear
 from amplora.adapters.merge import merge, unmerge
+from amplora.adapters.summary import TrainableSummary, trainable_summary
+from amplora.adapters.toggle import disable_adapters
 
 __all__ = [
-    "AdapterConfig", "LoraLinear", "adapter_config", "adapter_state_dict", "apply", "load_adapter", "lora_layers",
-    "merge", "policy_of", "precision_scope", "read_adapter", "save_adapter", "track_optimizer", "trainable_parameters",
-    "unmerge",
+    "AdapterConfig", "LoraLinear", "TrainableSummary", "adapter_config", "adapter_state_dict", "apply",
+    "disable_adapters", "load_adapter", "lora_layers", "merge", "policy_of", "precision_scope", "read_adapter",
+    "save_adapter", "track_optimizer", "trainable_parameters", "trainable_summary", "unmerge",
 ]

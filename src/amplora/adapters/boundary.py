@@ -4,12 +4,17 @@ A forward pre-hook on the root model (and on its decoder, for callers that run `
 states) opens the policy's autocast region; a forward hook with `always_call=True` closes it, even when forward
 raises. So `generate()` from a callback outside any autocast (failure S001) and a foreign autocast region of
 another dtype both end up under the policy. Logits leave the root in the policy's logits dtype.
+The root's and the decoder's forward open the same region once more inside (the only one under torch.compile,
+where the hooks stand aside: a region entered in one hook and left in another would split the compiled graph),
+so a wrapper put around forward later (accelerate's autocast) does not decide what runs between them.
 The same pre-hook marks the start of a top-level call for the fast path's clock (adapters/fast/layer.py), which
 bounds what its layers keep between calls.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
+import types
 import warnings
 
 import torch
@@ -68,6 +73,8 @@ def precision_scope(model: nn.Module):
 
 
 def _enter(module: nn.Module, args):
+    if torch.compiler.is_compiling():
+        return  # the region opens inside the traced forward instead (_scoped)
     clock = module.__dict__.get("_amplora_clock")
     if clock is not None:
         clock.call()
@@ -77,13 +84,39 @@ def _enter(module: nn.Module, args):
 
 
 def _exit(module: nn.Module, args, output):
+    if torch.compiler.is_compiling():
+        return output
     stack = module.__dict__.get(_STACK)
     if stack:
         stack.pop().__exit__(None, None, None)
+    return _cast_logits(module, output)
+
+
+def _cast_logits(module: nn.Module, output):
     policy = policy_of(module)
-    if policy is not None and getattr(output, "logits", None) is not None:
-        output.logits = output.logits.to(policy.logits)  # logits/loss dtype is part of the policy
+    logits = getattr(output, "logits", None)
+    if policy is not None and logits is not None and logits.dtype != policy.logits:
+        output["logits"] = logits.to(policy.logits)  # logits/loss dtype is part of the policy
     return output
+
+
+@functools.cache
+def _scoped(cls: type):
+    """`cls.forward`, run inside the policy's region. Under torch.compile this is the region: dynamo cannot trace
+    one entered in one hook and left in another (each would split the graph). Outside compile the hooks open it
+    too, but a wrapper another library puts around this forward after `apply` would open its own region inside
+    theirs: accelerate's autocast under `Trainer(bf16=True)` ran the output head, which no adapted module or
+    decoder hook covers, in bf16 under an fp32 policy."""
+    forward = cls.forward
+
+    @functools.wraps(forward)  # inspect.signature (generate, Trainer) sees the model's own parameters
+    def scoped_forward(self, *args, **kwargs):
+        with policy_autocast(policy_of(self), _device_type(self)):
+            output = forward(self, *args, **kwargs)
+        return _cast_logits(self, output)
+
+    scoped_forward.amplora_scoped = True  # what remove() takes off again
+    return scoped_forward
 
 
 def install(model: nn.Module, policy: Precision, clock=None) -> None:
@@ -101,6 +134,8 @@ def install(model: nn.Module, policy: Precision, clock=None) -> None:
             m._amplora_clock = clock
         handles.append(m.register_forward_pre_hook(_enter))
         handles.append(m.register_forward_hook(_exit, always_call=True))
+        if "forward" not in m.__dict__:  # one set by another library (accelerate's offloading hooks) stays
+            m.forward = types.MethodType(_scoped(type(m)), m)  # an instance attribute: deepcopy rebinds it
     model.__dict__[_HANDLES] = handles
 
 
@@ -110,6 +145,9 @@ def remove(model: nn.Module) -> None:
         h.remove()
     decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
     for m in (model, decoder):
+        if not isinstance(m, nn.Module):
+            continue
+        if getattr(getattr(m.__dict__.get("forward"), "__func__", None), "amplora_scoped", False):
+            del m.forward
         for attr in ("_amplora_policy", "_amplora_clock", "_amplora_in_scope", "_amplora_warned_foreign", _STACK):
-            if isinstance(m, nn.Module):
-                m.__dict__.pop(attr, None)
+            m.__dict__.pop(attr, None)

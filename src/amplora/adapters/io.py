@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import struct
+import tempfile
 from pathlib import Path
 
 import torch
@@ -19,7 +21,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from amplora import atomic
-from amplora.adapters import targets as targets_mod
+from amplora.adapters import extras, peft_config, peft_rules, peft_spec, quant, targets as targets_mod
 from amplora.adapters.apply import adapter_config, apply, lora_layers
 from amplora.errors import AmploraError
 from amplora.precision import Precision
@@ -40,6 +42,13 @@ def _full(t: torch.Tensor) -> torch.Tensor:
     return (t.full_tensor() if hasattr(t, "full_tensor") else t).detach().float()
 
 
+def _saved_shape(layer) -> tuple[int, float]:
+    """A layer's (rank, alpha) as saved: PiSSA's at rank 2r with the same scaling."""
+    if getattr(layer, "pissa_A0", None) is None:
+        return layer.r, layer.alpha
+    return 2 * layer.r, layer.alpha * (math.sqrt(2) if layer.rslora else 2)
+
+
 def adapter_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     """The adapter weights in PEFT key form, fp32 on CPU. PiSSA adapters are saved as the equivalent plain-LoRA
     delta against the original base (rank 2r), as PEFT does, so they apply to the unmodified model.
@@ -53,22 +62,37 @@ def adapter_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
         state[f"{PREFIX}{path}.lora_B.weight"] = b
         if layer.dora:
             state[f"{PREFIX}{path}.lora_magnitude_vector"] = _full(layer.lora_magnitude_vector)
+    state.update(extras.state(model, _full))
     return {k: v.cpu().contiguous() for k, v in state.items()}
 
 
 def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
-    cfg = adapter_config(model)
-    r, alpha = cfg.r, cfg.alpha
-    if cfg.init == "pissa":  # saved as rank 2r: keep the same scaling
-        r, alpha = 2 * r, alpha * (math.sqrt(2) if cfg.rslora else 2)
-    name = base_model_name_or_path or getattr(getattr(model, "config", None), "_name_or_path", None) or None
-    return {
-        "peft_type": "LORA", "task_type": "CAUSAL_LM", "r": r, "lora_alpha": alpha,
-        "target_modules": targets_mod.peft_target_modules(model, cfg.targets),
-        "use_dora": cfg.method == "dora", "use_rslora": cfg.rslora, "lora_dropout": cfg.dropout,
-        "bias": "none", "fan_in_fan_out": False, "init_lora_weights": True, "inference_mode": True,
-        "base_model_name_or_path": name, "modules_to_save": None,
-    }
+    shapes = {path: _saved_shape(layer) for path, layer in lora_layers(model).items()}
+    return {**peft_spec.written_config(model, adapter_config(model), shapes, base_model_name_or_path),
+            "fan_in_fan_out": _fan_in_fan_out(model)}
+
+
+def _fan_in_fan_out(model: nn.Module) -> bool:
+    """PEFT's flag for bases storing W as (in, out): transformers Conv1D (GPT-2). PEFT corrects it per module on
+    load, so it only has to be right for the adapted layers."""
+    return any(quant.from_conv1d(layer.base_layer) for layer in lora_layers(model).values())
+
+
+def checked_state(model: nn.Module, state: dict[str, torch.Tensor] | None = None) -> dict[str, torch.Tensor]:
+    """`state` (default: the model's adapter_state_dict), refused with a one-line error if the model has no
+    adapters or a tensor holds NaN/Inf: a file that cannot be trained or served from is never written."""
+    if adapter_config(model) is None:
+        raise AmploraError("model has no amplora adapters to save (call amplora.apply first)")
+    state = adapter_state_dict(model) if state is None else state
+    for key, tensor in state.items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise AmploraError(f"refusing to save a non-finite adapter: {key} has NaN/Inf values")
+    return state
+
+
+def _write_adapter(model: nn.Module, state: dict, directory: Path, base_model_name_or_path: str | None) -> None:
+    save_file(state, str(directory / WEIGHTS_NAME), metadata={"format": "pt"})
+    (directory / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
 
 
 def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
@@ -76,18 +100,33 @@ def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name
     """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written.
     Files and the directory get the permissions the umask allows (0644/0755 under umask 022).
     Distributed: every rank calls it (shards are gathered), with write=True on one rank only."""
-    if adapter_config(model) is None:
-        raise AmploraError("model has no amplora adapters to save (call amplora.apply first)")
-    state = adapter_state_dict(model)
-    for key, tensor in state.items():
-        if not torch.isfinite(tensor).all():
-            raise AmploraError(f"refusing to save a non-finite adapter: {key} has NaN/Inf values")
+    state = checked_state(model)
     if not write:
         return None
     target = Path(directory)
     with atomic.directory(target) as tmp:
-        save_file(state, str(tmp / WEIGHTS_NAME), metadata={"format": "pt"})
-        (tmp / CONFIG_NAME).write_text(json.dumps(_peft_config(model, base_model_name_or_path), indent=2) + "\n")
+        _write_adapter(model, state, tmp, base_model_name_or_path)
+    return target
+
+
+def save_adapter_into(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
+                      extra: dict[str, dict[str, torch.Tensor]] | None = None) -> Path:
+    """The adapter files (and `extra`: file name -> tensors, as safetensors) written into `directory`, which may
+    hold other files: each one is written next to its place and renamed over it, the rest of the directory is left
+    alone (save_adapter replaces the whole directory, which would take a Trainer's checkpoints with it)."""
+    state = checked_state(model)
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".amplora.tmp-", dir=target))
+    try:
+        _write_adapter(model, state, tmp, base_model_name_or_path)
+        for name, tensors in (extra or {}).items():
+            save_file(tensors, str(tmp / name), metadata={"format": "pt"})
+        atomic.follow_umask(tmp)
+        for path in sorted(tmp.iterdir(), key=lambda p: p.name == CONFIG_NAME):  # the config last: it marks an adapter
+            os.replace(path, target / path.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
@@ -110,9 +149,39 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _refuse_unsupported(config: dict, where: Path) -> None:
+    """PEFT fields that would give another model than PEFT's if dropped: refused by name when set."""
+    known = set(peft_config.HONORED) | set(peft_config.IGNORED) | set(peft_config.REFUSED)
+    for key, value in config.items():
+        if key in peft_config.REFUSED and not peft_config.is_default(value):
+            raise AmploraError(f"{where}: key {key!r} is set ({_show(value)}); amplora does not load adapters "
+                               f"that use it ({peft_config.REFUSED[key]})")
+        if key not in known and not peft_config.is_default(value):
+            raise AmploraError(f"{where}: key {_show(key)} is set ({_show(value)}) but is no LoraConfig field "
+                               "amplora knows; refusing rather than ignoring it")
+    init = config.get("init_lora_weights", True)
+    why = peft_config.refused_init(init)
+    if why is not None:
+        raise AmploraError(f"{where}: key 'init_lora_weights' is {_show(init)}; amplora does not load it ({why})")
+
+
+def _check_options(config: dict, where: Path, bad) -> dict:
+    """The per-module options (rank_pattern ... bias), checked; returns them with None for unset."""
+    options = {k: config.get(k) for k in ("rank_pattern", "alpha_pattern", "exclude_modules", "layers_to_transform",
+                                          "layers_pattern", "modules_to_save", "bias")}
+    peft_config.check_shapes(options, bad)
+    target = config.get("target_modules")
+    peft_rules.check_regexes(f"{where}: key ", {**options, "target_modules": target})
+    if isinstance(target, str) and options["layers_to_transform"] is not None:
+        bad("layers_to_transform", "null when 'target_modules' is a string (PEFT refuses the pair)")
+    options["bias"] = options["bias"] or "none"
+    return options
+
+
 def check_config(config, where: Path) -> dict:
-    """Validate the fields amplora reads from an adapter_config.json and refuse the PEFT features it would silently
-    drop; returns the normalized settings. PEFT's many other fields are ignored."""
+    """Validate an adapter_config.json: the fields amplora reads, and every other LoraConfig field is either one
+    that does not change the model or is refused by name when set (adapters/peft_config.py); returns the
+    normalized settings."""
     if not isinstance(config, dict):
         raise AmploraError(f"{where}: must hold a JSON object, not {_json_type(config)}")
 
@@ -134,30 +203,23 @@ def check_config(config, where: Path) -> dict:
     dropout = config.get("lora_dropout")
     if present("lora_dropout") and (not _is_number(dropout) or not 0.0 <= dropout < 1.0):
         bad("lora_dropout", "a number in [0, 1)")
+    # fan_in_fan_out is checked but not used: PEFT sets it per module from the base's type (Conv1D or not)
     for key in ("use_dora", "use_rslora", "fan_in_fan_out", "lora_bias"):
         if present(key) and not isinstance(config[key], bool):
             bad(key, "true or false")
-    for key in ("base_model_name_or_path", "bias"):
+    for key in ("base_model_name_or_path", "task_type"):
         if present(key) and not isinstance(config[key], str):
             bad(key, "a string")
     target = config.get("target_modules")
     if present("target_modules") and not (isinstance(target, str) or (
             isinstance(target, list) and all(isinstance(t, str) for t in target))):
         bad("target_modules", "a string or a list of strings")
-    # features amplora does not implement: loading would drop them and give a different model than PEFT's
-    for key, kind in (("rank_pattern", dict), ("alpha_pattern", dict), ("modules_to_save", list),
-                      ("layer_replication", list)):
-        if present(key) and not isinstance(config[key], kind):
-            bad(key, f"{'an object' if kind is dict else 'a list'} or null")
-        if config.get(key):
-            raise AmploraError(f"{where}: key {key!r} is set ({_show(config[key])}); amplora does not load adapters "
-                               "that use it")
-    if config.get("bias", "none") not in ("none", None):
-        raise AmploraError(f"{where}: key 'bias' is {_show(config['bias'])}; amplora loads bias='none' adapters only")
-    if config.get("lora_bias"):
-        raise AmploraError(f"{where}: key 'lora_bias' is true; amplora does not load adapters with a LoRA bias")
+    options = _check_options(config, where, bad)
+    _refuse_unsupported(config, where)
     return {"r": r, "alpha": alpha, "dropout": float(dropout or 0.0), "dora": bool(config.get("use_dora")),
-            "rslora": bool(config.get("use_rslora")), "base": config.get("base_model_name_or_path")}
+            "rslora": bool(config.get("use_rslora")), "base": config.get("base_model_name_or_path"),
+            "target_modules": target, "init": config.get("init_lora_weights", True),
+            "task_type": config.get("task_type"), "options": options}
 
 
 def _absent(path: Path) -> str:
@@ -254,54 +316,63 @@ def _group_by_module(tensors: dict[str, torch.Tensor], where: Path) -> dict[str,
     return modules
 
 
-def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str | Precision = "auto",
-                 quantize: str | None = None, trainable: bool = False) -> nn.Module:
-    """Apply a PEFT- or amplora-made adapter to a plain model, in place. The config and every tensor are checked
-    first (a bad one is a one-line error naming the file and the key; the model is left untouched), as is every
-    module's fit with this model (a file made for another base names the first bad key)."""
-    where = Path(directory) / WEIGHTS_NAME
-    cfg_where = Path(directory) / CONFIG_NAME
-    config, tensors = read_adapter(directory)
-    settings = check_config(config, cfg_where)
-    modules = _group_by_module(tensors, where)
-    if not modules:
-        raise AmploraError(f"{where}: holds no adapter weights")
-    linears = targets_mod.candidate_linears(model)
-    dora = settings["dora"]
-    r = None
+def _check_selected(model: nn.Module, modules: dict, settings: dict, where: Path, cfg_where: Path) -> None:
+    """Every adapted module in the file is one the config selects (PEFT would drop the others' weights)."""
+    if settings["target_modules"] is None:
+        return
+    spec = {"target_modules": settings["target_modules"], **settings["options"]}
+    linears = set(targets_mod.candidate_linears(model))
+    for path in modules:
+        if not peft_rules.targeted(path, spec, linears):
+            raise AmploraError(f"{where}: key {PREFIX}{path}.lora_A.weight: module {path!r} is not one the "
+                               f"target_modules / exclude_modules / layers_to_transform of {cfg_where} select")
+
+
+def _module_shapes(modules: dict, linears: dict, settings: dict, where: Path, cfg_where: Path) -> dict:
+    """Each module's (rank, alpha) for amplora: the tensors' rank, and the alpha that keeps PEFT's scaling
+    (alpha / r from the config, rank_pattern and alpha_pattern included)."""
+    options, rslora = settings["options"], settings["rslora"]
+    shapes = {}
     for path, parts in modules.items():
         key = f"{PREFIX}{path}.lora_A.weight"
-        if path not in linears:
-            raise AmploraError(f"{where}: key {_show(key)}: this model has no Linear module {_show(path)} "
-                               "(adapter made for another base?)")
-        missing = [s for s in ("lora_A.weight", "lora_B.weight") + (("lora_magnitude_vector",) if dora else ())
-                   if s not in parts]
+        lin = linears[path]
+        missing = [s for s in ("lora_A.weight", "lora_B.weight") + (("lora_magnitude_vector",)
+                                                                     if settings["dora"] else ()) if s not in parts]
         if missing:
             raise AmploraError(f"{where}: module {path!r} lacks {PREFIX}{path}.{missing[0]}")
-        if "lora_magnitude_vector" in parts and not dora:
+        if "lora_magnitude_vector" in parts and not settings["dora"]:
             raise AmploraError(f"{where}: key {PREFIX}{path}.lora_magnitude_vector is a DoRA weight but "
                                f"{cfg_where} does not set use_dora")
-        lin, a, b = linears[path], parts["lora_A.weight"], parts["lora_B.weight"]
-        r = (a.shape[0] if a.dim() == 2 else 0) if r is None else r
+        (n_in, n_out), a = quant.features(lin), parts["lora_A.weight"]
+        r = a.shape[0] if a.dim() == 2 else 0
         if r == 0:
-            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {lin.in_features})")
-        expect = {"lora_A.weight": (r, lin.in_features), "lora_B.weight": (lin.out_features, r),
-                  "lora_magnitude_vector": (lin.out_features,)}
+            raise AmploraError(f"{where}: key {key} has shape {tuple(a.shape)}, not (rank >= 1, {n_in})")
+        expect = {"lora_A.weight": (r, n_in), "lora_B.weight": (n_out, r), "lora_magnitude_vector": (n_out,)}
         for suffix, tensor in parts.items():
             if tuple(tensor.shape) != expect[suffix]:
                 raise AmploraError(f"{where}: key {PREFIX}{path}.{suffix} has shape {tuple(tensor.shape)}, "
                                    f"this model needs {expect[suffix]} (adapter made for another base?)")
-        width = min(lin.in_features, lin.out_features)
-        if settings["r"] is not None and settings["r"] > width:  # would scale the update down to nothing
-            raise AmploraError(f"{cfg_where}: key 'r' is {settings['r']}, larger than module {path!r} allows "
+        cfg_r = peft_rules.per_module(path, settings["r"], options["rank_pattern"] or {})
+        width = min(n_in, n_out)
+        if cfg_r is not None and cfg_r > width:  # would scale the update down to nothing
+            raise AmploraError(f"{cfg_where}: key 'r' is {cfg_r}, larger than module {path!r} allows "
                                f"(min(in, out) = {width})")
-    cfg_r = settings["r"] if settings["r"] is not None else r
-    alpha = float(settings["alpha"] if settings["alpha"] is not None else cfg_r)
-    if cfg_r != r:  # keep PEFT's scaling (alpha / config r) when the tensors' rank differs from the config's
-        alpha = alpha * r / cfg_r if not settings["rslora"] else alpha * math.sqrt(r / cfg_r)
-    scaling = alpha / math.sqrt(r) if settings["rslora"] else alpha / r
+        cfg_r = r if cfg_r is None else cfg_r
+        alpha = float(peft_rules.per_module(path, settings["alpha"] if settings["alpha"] is not None else cfg_r,
+                                            options["alpha_pattern"] or {}))
+        if settings["init"] == "pissa" and r != cfg_r:
+            raise AmploraError(f"{where}: key {key} has rank {r}; a PiSSA adapter needs the config's rank {cfg_r}")
+        if cfg_r != r:  # keep PEFT's scaling (alpha / config r) when the tensors' rank differs from the config's
+            alpha = alpha * r / cfg_r if not rslora else alpha * math.sqrt(r / cfg_r)
+        shapes[path] = (r, alpha)
+    return shapes
+
+
+def _check_range(modules: dict, shapes: dict, rslora: bool, where: Path) -> None:
     fp32_max = torch.finfo(torch.float32).max
     for path, parts in modules.items():
+        r, alpha = shapes[path]
+        scaling = alpha / math.sqrt(r) if rslora else alpha / r
         peak = {suffix: float(t.abs().max()) for suffix, t in parts.items()}
         for suffix, value in peak.items():  # float64 values past fp32's range would become Inf in the fp32 adapter
             if not value <= fp32_max:
@@ -311,8 +382,55 @@ def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str 
         if not bound < fp32_max:
             raise AmploraError(f"{where}: module {path!r}: lora_A/lora_B values so large that the update "
                                "overflows float32")
-    apply(model, method="dora" if dora else "lora", r=r, alpha=alpha, targets=sorted(modules),
-          dropout=settings["dropout"], quantize=quantize, precision=precision, rslora=settings["rslora"])
+
+
+def _record(model: nn.Module, settings: dict, shapes: dict) -> None:
+    """The adapter's config as the file states it, for save_adapter to write back (apply recorded exact
+    per-module patterns)."""
+    cfg, options = adapter_config(model), settings["options"]
+    first_r = next(iter(shapes.values()))[0]
+    cfg.r = settings["r"] if settings["r"] is not None else first_r
+    cfg.alpha = settings["alpha"] if settings["alpha"] is not None else cfg.r
+    target = settings["target_modules"]
+    cfg.targets = target if target is not None else cfg.adapted
+    cfg.rank_pattern, cfg.alpha_pattern = dict(options["rank_pattern"] or {}), dict(options["alpha_pattern"] or {})
+    cfg.exclude_modules, cfg.layers_to_transform = options["exclude_modules"], options["layers_to_transform"]
+    cfg.layers_pattern, cfg.modules_to_save = options["layers_pattern"], options["modules_to_save"]
+    cfg.task_type = settings["task_type"]
+
+
+def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str | Precision = "auto",
+                 quantize: str | None = None, trainable: bool = False) -> nn.Module:
+    """Apply a PEFT- or amplora-made adapter to a plain model, in place: the adapters with their per-module
+    ranks and alphas, modules_to_save copies and trained biases, PiSSA's base residual. The config and every
+    tensor are checked first (a bad one is a one-line error naming the file and the key; the model is left
+    untouched), as is every module's fit with this model (a file made for another base names the first bad key)."""
+    where = Path(directory) / WEIGHTS_NAME
+    cfg_where = Path(directory) / CONFIG_NAME
+    config, tensors = read_adapter(directory)
+    settings = check_config(config, cfg_where)
+    options = settings["options"]
+    tensors, copies, biases = extras.split(tensors, model, options)
+    modules = _group_by_module(tensors, where)
+    if not modules:
+        raise AmploraError(f"{where}: holds no adapter weights")
+    linears = targets_mod.candidate_linears(model)
+    for path in modules:
+        if path not in linears or peft_rules.inside_saved(path, options["modules_to_save"]):
+            raise AmploraError(f"{where}: key {_show(f'{PREFIX}{path}.lora_A.weight')}: this model has no Linear "
+                               f"module {_show(path)} to adapt (adapter made for another base?)")
+    _check_selected(model, modules, settings, where, cfg_where)
+    shapes = _module_shapes(modules, linears, settings, where, cfg_where)
+    _check_range(modules, shapes, settings["rslora"], where)
+    extras.check(model, copies, biases, set(modules), options["bias"], where, cfg_where)
+    dora = settings["dora"]
+    apply(model, method="dora" if dora else "lora", r=next(iter(shapes.values()))[0], targets=sorted(modules),
+          dropout=settings["dropout"], quantize=quantize, precision=precision, rslora=settings["rslora"],
+          init="pissa" if settings["init"] == "pissa" else "default",
+          rank_pattern={peft_spec.exact_key(p): r for p, (r, _) in shapes.items()},
+          alpha_pattern={peft_spec.exact_key(p): a for p, (_, a) in shapes.items()},
+          modules_to_save=[e for e in options["modules_to_save"] or () if any(p.endswith(e) for p in copies)] or None,
+          bias=options["bias"])
     layers = lora_layers(model)
     with torch.no_grad():
         for path, parts in modules.items():
@@ -321,6 +439,8 @@ def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str 
             layer.lora_B.weight.copy_(parts["lora_B.weight"])
             if dora:
                 layer.lora_magnitude_vector.copy_(parts["lora_magnitude_vector"])
+    extras.assign(model, copies, biases)
+    _record(model, settings, shapes)
     for _, p in model.named_parameters():
         if p.requires_grad:
             p.requires_grad_(trainable)

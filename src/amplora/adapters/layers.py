@@ -1,4 +1,5 @@
-"""LoraLinear: a frozen base Linear (plain or bitsandbytes NF4) plus a LoRA or DoRA adapter, as plain autograd.
+"""LoraLinear: a frozen base Linear (plain, bitsandbytes NF4 or transformers Conv1D) plus a LoRA or DoRA adapter,
+as plain autograd. The base weight is read through amplora.adapters.quant, always as (out, in).
 
 This file is the layer's reference: its math, top to bottom, over F.linear calls. Dtypes, all decided by the
 precision policy the layer holds (amplora.precision):
@@ -10,7 +11,8 @@ precision policy the layer holds (amplora.precision):
   cast once to the compute dtype before it scales the output (failure S000).
 A layer on the fast path (`apply(path="fused")`, the default) carries `fast`, an amplora.adapters.fast.FastLayer:
 its forward runs the same layer as one fused autograd node and returns None for what the node does not cover
-(DoRA with dropout, an unfrozen base, a merged layer); this forward is then the one that runs.
+(DoRA with dropout, an unfrozen base, a merged layer); this forward is then the one that runs. A `disabled` layer
+(amplora.disable_adapters) skips both and runs its base layer only.
 Parameter names match PEFT's saved keys: `lora_A.weight`, `lora_B.weight`, `lora_magnitude_vector`.
 """
 from __future__ import annotations
@@ -30,7 +32,7 @@ _NORM_BLOCK = 1 << 16  # elements of W per block of ‖W_i‖² (see refresh_wei
 
 
 class LoraLinear(nn.Module):
-    def __init__(self, base: nn.Linear, *, r: int, alpha: float, dropout: float = 0.0, dora: bool = False,
+    def __init__(self, base: nn.Module, *, r: int, alpha: float, dropout: float = 0.0, dora: bool = False,
                  rslora: bool = False, precision: Precision = PRESETS["fp32"], fast: bool = True):
         """precision: the model's policy (compute and master dtypes). fast: run on the fast path (a FastLayer of
         its own; `apply` gives the layers of one model one clock, or none for path="plain")."""
@@ -38,11 +40,12 @@ class LoraLinear(nn.Module):
         if r <= 0:
             raise ValueError(f"LoRA rank must be positive, got r={r}")
         self.base_layer = base
-        self.in_features, self.out_features = base.in_features, base.out_features
+        self.in_features, self.out_features = quant.features(base)
         self.r, self.alpha, self.dora, self.rslora = r, alpha, dora, rslora
         self.scaling = alpha / math.sqrt(r) if rslora else alpha / r
         self.precision = precision
         self.merged = False
+        self.disabled = False  # amplora.disable_adapters: the layer is its base layer for a while
         device, master = quant.weight_device(base), precision.master
         self.lora_A = nn.Linear(self.in_features, r, bias=False, device=device, dtype=master)
         self.lora_B = nn.Linear(r, self.out_features, bias=False, device=device, dtype=master)
@@ -65,11 +68,15 @@ class LoraLinear(nn.Module):
                 nn.init.normal_(self.lora_A.weight, std=1.0 / self.r)
             else:  # "default": what nn.Linear and PEFT use
                 nn.init.kaiming_uniform_(self.lora_A.weight, a=math.sqrt(5))
-            nn.init.zeros_(self.lora_B.weight)
+            if init == "random":  # PEFT's init_lora_weights=False: B as nn.Linear initializes it, not zero
+                nn.init.kaiming_uniform_(self.lora_B.weight, a=math.sqrt(5))
+            else:
+                nn.init.zeros_(self.lora_B.weight)
         self.refresh_weight_norm()
         if self.dora:
-            with torch.no_grad():  # B = 0, so ‖W + s·BA‖ = ‖W‖ and the layer starts as the base layer
-                self.lora_magnitude_vector.copy_(self.weight_sq_norm.sqrt())
+            with torch.no_grad():  # ‖W + s·BA‖ (‖W‖ when B = 0): the layer starts as the base layer
+                norm = self.dora_norm() if init == "random" else self.weight_sq_norm.sqrt()
+                self.lora_magnitude_vector.copy_(norm)
 
     def refresh_weight_norm(self) -> None:
         """Recompute the cached ‖W_i‖² (after the base weight changed: PiSSA init, merge, load)."""
@@ -80,7 +87,7 @@ class LoraLinear(nn.Module):
         base = self.base_layer
         # NF4 is dequantized whole (fp32, freed after this); a plain W is read in blocks of rows, not through one
         # W-sized fp32 temporary per layer: small allocations landed in the space each one freed, and the heap grew
-        w = quant.dense_weight(base) if quant.is_nf4(base) else base.weight.detach()
+        w = quant.dense_weight(base) if quant.is_nf4(base) else quant.weight_of(base).detach()
         rows = max(1, _NORM_BLOCK // w.shape[1])
         self.weight_sq_norm = torch.cat([block.float().pow(2).sum(dim=1) for block in w.split(rows)])
 
@@ -91,7 +98,7 @@ class LoraLinear(nn.Module):
         if quant.is_nf4(base):
             return base(x)
         bias = None if base.bias is None else base.bias.to(x.dtype)
-        return F.linear(x, base.weight.to(x.dtype), bias)  # storage -> compute (no-op when they agree)
+        return F.linear(x, quant.weight_of(base).to(x.dtype), bias)  # storage -> compute (no-op when they agree)
 
     def lora_forward(self, x: torch.Tensor) -> torch.Tensor:
         c = x.dtype
@@ -124,12 +131,13 @@ class LoraLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         fast = self.fast
-        if fast is not None:
+        # under torch.compile the plain path: the fast nodes read autograd internals dynamo cannot trace
+        if fast is not None and not self.disabled and not torch.compiler.is_compiling():
             y = fast.forward(x)
             if y is not None:
                 return y
         x = self.precision.to_compute(x)
-        if self.merged:
+        if self.merged or self.disabled:
             return self.base_forward(x)
         return self.autograd_forward(x)
 

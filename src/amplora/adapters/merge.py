@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from amplora.adapters import boundary, quant, targets as targets_mod
+from amplora.adapters import boundary, pretrained, quant, targets as targets_mod
 from amplora.adapters.fast import lean
 from amplora.adapters.apply import lora_layers
 from amplora.errors import AmploraError
@@ -13,8 +13,8 @@ from amplora.errors import AmploraError
 def merge(model: nn.Module, keep_adapters: bool = False) -> nn.Module:
     """Return `model` with every adapter folded in.
 
-    keep_adapters=False (default): a plain transformers model — LoraLinear layers become nn.Linear, NF4 layers are
-    dequantized (never re-quantized), the precision hooks are removed.
+    keep_adapters=False (default): a plain transformers model — LoraLinear layers become nn.Linear (or Conv1D where
+    the model had one), NF4 layers are dequantized (never re-quantized), the precision hooks are removed.
     keep_adapters=True: the merged weight replaces the base weight inside each adapter layer, which then skips its
     adapter path until `unmerge`. Only for an fp32-stored, non-quantized base, where unmerge is exact to rounding.
     """
@@ -39,20 +39,18 @@ def _merge(model: nn.Module, layers: dict, keep_adapters: bool) -> nn.Module:
         return model
     for name, layer in layers.items():
         base = layer.base_layer
-        merged = nn.Linear(layer.in_features, layer.out_features, bias=base.bias is not None,
-                           device=quant.weight_device(base), dtype=storage)
-        with torch.no_grad():
-            merged.weight.copy_(layer.merged_weight() if not layer.merged else quant.dense_weight(base))
-            if base.bias is not None:
-                merged.bias.copy_(base.bias.float())
-        merged.requires_grad_(False)
-        targets_mod.set_module(model, name, merged)
+        w = layer.merged_weight() if not layer.merged else quant.dense_weight(base)
+        targets_mod.set_module(model, name, quant.plain_layer(base, w, base.bias, storage))
     for name, m in targets_mod.candidate_linears(model).items():  # untargeted NF4 layers too
         if quant.is_nf4(m):
             targets_mod.set_module(model, name, quant.dequantize(m, storage))
+    for p in model.parameters():  # fp32 masters PEFT's options trained (modules_to_save, biases): one storage dtype
+        if p.is_floating_point() and p.dtype != storage:
+            p.data = p.data.to(storage)
     _drop_quantization_flags(model)
     lean.restore(model)
     boundary.remove(model)
+    pretrained.unbind(model)  # save_pretrained writes the whole merged model again
     model.__dict__.pop("_amplora_config", None)
     return model
 
@@ -72,7 +70,7 @@ def _merge_in_place(layers: dict, storage: torch.dtype) -> None:
         delta = layer.scaling * (layer.lora_B.weight.detach() @ layer.lora_A.weight.detach())
         # DoRA: remember ‖W + s·BA‖ so unmerge can undo the magnitude scaling exactly
         layer._merge_norm = (w + delta).norm(dim=1).clamp_min(1e-6) if layer.dora else None
-        layer.base_layer.weight.data.copy_(layer.merged_weight())
+        quant.copy_weight_(layer.base_layer, layer.merged_weight())
         layer.merged = True
 
 
@@ -94,7 +92,7 @@ def _unmerge(layers: dict) -> None:
         if layer.dora:
             w = w * (layer._merge_norm / layer.lora_magnitude_vector.detach().float()).unsqueeze(1)
         w = w - layer.scaling * (layer.lora_B.weight.detach() @ layer.lora_A.weight.detach())
-        layer.base_layer.weight.data.copy_(w)
+        quant.copy_weight_(layer.base_layer, w)
         layer.merged = False
         layer.refresh_weight_norm()
 

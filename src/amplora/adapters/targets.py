@@ -1,5 +1,8 @@
 r"""Which Linear modules get an adapter: "all-linear", a list of name suffixes, or a regex.
 
+A Linear module is an nn.Linear (bitsandbytes Linear4bit included) or a transformers Conv1D (GPT-2's c_attn,
+c_proj, c_fc): PEFT's "all-linear" takes both.
+
 A single string made of name characters only (letters, digits, `_` and `.`, e.g. `q_proj` or
 `layers.0.self_attn.q_proj`) is a name suffix, as if it were a one-element list; any other string is a regex that
 must match a module's whole qualified name (e.g. `.*\.(q|v)_proj`).
@@ -11,16 +14,26 @@ from collections.abc import Sequence
 
 import torch.nn as nn
 
+from amplora.adapters import quant
 from amplora.errors import AmploraError
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")  # no regex syntax in it: read as a name suffix, not as a pattern
 
 
-def candidate_linears(model: nn.Module) -> dict[str, nn.Linear]:
-    """Every nn.Linear (bitsandbytes Linear4bit included) except the output head, by qualified name."""
+def is_name(targets: str) -> bool:
+    """A single `targets` string read as a name suffix (not "all-linear", not a regex)."""
+    return targets != "all-linear" and _NAME.fullmatch(targets) is not None
+
+
+def is_linear(m: nn.Module) -> bool:
+    return isinstance(m, nn.Linear) or quant.is_conv1d(m)
+
+
+def candidate_linears(model: nn.Module) -> dict[str, nn.Module]:
+    """Every Linear module (module docstring) except the output head, by qualified name."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     return {name: m for name, m in model.named_modules()
-            if isinstance(m, nn.Linear) and m is not head and name and not _inside_adapter(name)}
+            if is_linear(m) and m is not head and name and not _inside_adapter(name)}
 
 
 def _inside_adapter(name: str) -> bool:
@@ -28,7 +41,7 @@ def _inside_adapter(name: str) -> bool:
     return "lora_A" in parts or "lora_B" in parts or "base_layer" in parts
 
 
-def select(model: nn.Module, targets: str | Sequence[str]) -> dict[str, nn.Linear]:
+def select(model: nn.Module, targets: str | Sequence[str]) -> dict[str, nn.Module]:
     """The Linear modules `targets` names. Nothing matched -> one-line error listing what exists."""
     candidates = candidate_linears(model)
     return {name: candidates[name] for name in matching(list(candidates), targets)}
@@ -53,13 +66,6 @@ def matching(names: Sequence[str], targets: str | Sequence[str]) -> list[str]:
         raise AmploraError(f"targets {targets!r} matched no Linear module; Linear modules here: "
                            f"{', '.join(leaves) or 'none'} (e.g. {example}); use 'all-linear', suffixes or a regex")
     return chosen
-
-
-def peft_target_modules(model: nn.Module, chosen: Sequence[str]) -> list[str]:
-    """The shortest PEFT `target_modules` list that selects exactly `chosen`: leaf names when they suffice."""
-    leaves = sorted({n.rsplit(".", 1)[-1] for n in chosen})
-    by_leaves = {n for n in candidate_linears(model) if n.rsplit(".", 1)[-1] in leaves}
-    return leaves if by_leaves == set(chosen) else sorted(chosen)
 
 
 def set_module(model: nn.Module, name: str, new: nn.Module) -> None:

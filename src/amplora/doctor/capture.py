@@ -79,7 +79,8 @@ def scan_frames(frames) -> FrameFacts:
             fwd = getattr(ctx, "_forward_cls", None)
             if fwd is not None:
                 facts.backward_function = fwd.__name__
-        if isinstance(owner, nn.Module) and name not in ("forward", "_call_impl", "_wrapped_call_impl", "inner"):
+        if isinstance(owner, nn.Module) and name not in ("forward", "scoped_forward", "_call_impl", "_wrapped_call_impl",
+                                                     "inner"):
             if facts.method_owner is None and not facts.modules:
                 facts.method_owner = owner
         if "init" in name.lower() or name == "reset_parameters":

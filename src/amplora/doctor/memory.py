@@ -163,12 +163,15 @@ def _meta_shape(c: dict) -> Shape:
     except Exception as e:  # noqa: BLE001 - any failure means: not a causal LM transformers can build here
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise AmploraError(f"cannot plan memory for model type {c.get('model_type')!r}: {first}") from None
+    from amplora.adapters import quant
+    from amplora.adapters.targets import is_linear  # nn.Linear or GPT-2's Conv1D
+
     head = model.get_output_embeddings()
     emb = model.get_input_embeddings()
-    linears = tuple(Linear(n, m.in_features, m.out_features, m.bias is not None)
-                    for n, m in model.named_modules() if isinstance(m, torch.nn.Linear) and m is not head)
+    linears = tuple(Linear(n, *quant.features(m), m.bias is not None)
+                    for n, m in model.named_modules() if is_linear(m) and m is not head)
     seen = {id(p) for m in (head, emb) for p in m.parameters()}
-    seen |= {id(p) for n, m in model.named_modules() if isinstance(m, torch.nn.Linear) for p in m.parameters()}
+    seen |= {id(p) for n, m in model.named_modules() if is_linear(m) for p in m.parameters()}
     other = sum(p.numel() for p in model.parameters() if id(p) not in seen)
     h = hf.get_text_config().hidden_size
     heads = getattr(hf, "num_attention_heads", 1)

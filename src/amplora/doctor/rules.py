@@ -7,6 +7,7 @@ from collections import Counter
 
 import torch
 
+from amplora.doctor import offload
 from amplora.doctor.scene import Scene
 from amplora.doctor.naming import (adapted_layer, dominant_dtype, float_params, leaf_params, owner_path,
                                    param_dtypes)
@@ -291,7 +292,19 @@ def _left_on_meta(s: Scene):
     return culprit, cause, fix
 
 
+def _offloaded(s: Scene):
+    """A fault on weights a device_map offloaded (they sit on meta outside their module's forward); None if not."""
+    keys, names = offload.offloaded(s.namer.roots())
+    if not names or not (any(t.device.type == "meta" for _, t in s.tensors) or "meta" in s.message):
+        return None
+    s.module_path = s.module_path or next(iter(keys)) or None  # the offloaded module, not a guess inside it
+    return offload.explain(keys, names, _names(names))
+
+
 def _device(s: Scene):
+    found = _offloaded(s)
+    if found:
+        return found
     devices = Counter(str(t.device) for _, t in s.tensors)
     if len(devices) < 2:
         return _left_on_meta(s) if s.entry.key == "meta-device" else _generic(s)

@@ -161,6 +161,7 @@ def _build_model(s: Setting, inputs: Inputs):
     model = lm.model.to(s.device)
     amplora.apply(model, method=cfg.method, r=cfg.r, alpha=cfg.alpha, targets=cfg.targets, dropout=cfg.dropout,
                   quantize=None if cfg.quantize == "none" else cfg.quantize, precision=s.policy)
+    s.console.print(str(amplora.trainable_summary(model)), markup=False)
     if cfg.activation_checkpointing:  # non-reentrant: works with a frozen embedding, FSDP2 and the fused node
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     wrapped = dist_.wrap(model, d, cfg.loss_chunk_rows, s.device)

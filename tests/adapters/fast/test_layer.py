@@ -65,6 +65,31 @@ def test_fused_adamw_with_generate_between_steps_never_reads_a_stale_cache(ids, 
         check()  # and after they are dropped
 
 
+def test_untracked_steps_with_no_call_between_backward_and_the_next_forward_are_seen(ids):
+    """transformers.Trainer's order: forward, backward, fused step, zero_grad, and the next forward is the model's
+    next call, with no gradient held at either call. DoRA's kept terms must not outlive the step: the losses and
+    the logits after training equal those of a twin whose optimizer is tracked."""
+    model = amplora.apply(tiny_llama(), method="dora", r=4, precision="fp32")
+    perturb_adapters(model)
+    twin = copy.deepcopy(model)
+    runs = []
+    for m, tracked in ((model, False), (twin, True)):
+        opt = torch.optim.AdamW([p for _, p in amplora.trainable_parameters(m)], lr=0.05, fused=True)
+        if tracked:
+            amplora.track_optimizer(opt, m)
+        losses = []
+        for _ in range(3):
+            loss = m(ids, labels=ids).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            losses.append(loss.item())
+        with torch.no_grad():
+            runs.append((losses, m(ids).logits))
+    assert runs[0][0] == runs[1][0]
+    assert torch.equal(runs[0][1], runs[1][1])
+
+
 def test_a_tracked_optimizer_lets_the_micro_batches_share_doras_terms(ids, monkeypatch):
     model = amplora.apply(tiny_llama(), method="dora", r=4, precision="fp32")
     calls = []

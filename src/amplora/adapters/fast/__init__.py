@@ -11,11 +11,12 @@ default, recorded in AdapterConfig.path; "plain" leaves it out). Modules:
     lean.py           RMSNorm / SwiGLU stand-ins that keep less for backward (install / restore)
     torch_private.py  the only reads of torch internals, each behind one function; `available()` checks them
 
-What a layer must provide (LoraLinear does): `base_layer` (a frozen nn.Linear or bnb Linear4bit), `scaling`,
-`dora`, `merged`, `lora_dropout`, `precision` (the policy: `precision.compute`, `precision.to_compute(x)`),
-`adapter_tensors()` -> (A, B, magnitude or None) and, for DoRA, `dora_norm()` -> the detached fp32 row norm of
-W + s·BA. What the fast path returns: `layer.fast.forward(x)` is the layer's output, or None when the node does
-not cover the call (a merged layer, an unfrozen base, DoRA with dropout) and the plain forward must run.
+What a layer must provide (LoraLinear does): `base_layer` (a frozen nn.Linear, bnb Linear4bit or transformers
+Conv1D; its weight is read through quant.weight_of, as (out, in)), `scaling`, `dora`, `merged`, `lora_dropout`,
+`precision` (the policy: `precision.compute`, `precision.to_compute(x)`), `adapter_tensors()` -> (A, B, magnitude
+or None) and, for DoRA, `dora_norm()` -> the detached fp32 row norm of W + s·BA. What the fast path returns:
+`layer.fast.forward(x)` is the layer's output, or None when the node does not cover the call (a merged layer, an
+unfrozen base, DoRA with dropout) and the plain forward must run.
 
 The protocol between the nodes, instead of reading each other's autograd internals: a node whose output can be
 given back in backward from what it keeps answers `can_replay_output(ctx, k)` and `replay_output(ctx, k)`

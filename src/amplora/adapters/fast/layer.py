@@ -15,8 +15,9 @@ and the tick of the model's `Clock`.
 Why a clock. A fused optimizer (AdamW(fused=True)) writes parameters in place without bumping their version
 counters, so versions alone miss its steps. The clock ticks after every step of an optimizer given to
 `track_optimizer`; a model with no tracked optimizer ticks at every top-level call (the model or its decoder,
-called by the user or by generate) while an adapter parameter holds a gradient, and at the first such call after
-the gradients were dropped. A torch optimizer only writes a parameter that has a gradient, so nothing cached can
+called by the user or by generate) while an adapter parameter holds a gradient, at the first such call after
+the gradients were dropped, and at the first call after one made with grad enabled (its backward, the step and
+zero_grad can all come before the next call, as in transformers.Trainer). A torch optimizer only writes a parameter that has a gradient, so nothing cached can
 outlive a step; what it costs is that untracked, the micro-batches of an accumulated step recompute DoRA's terms.
 A layer built alone (no model) makes each of its own calls a top-level call.
 """
@@ -40,6 +41,7 @@ class Clock:
         self.tracked = 0  # optimizers whose steps tick it (track_optimizer)
         self.layers: list = []  # the FastLayers it keys (their adapter gradients are what `call` looks at)
         self._had_grads = False
+        self._had_graph = False  # the last call ran with grad enabled
 
     def __deepcopy__(self, memo):
         """A copied model gets a clock of its own: no layers yet (each copied FastLayer joins it), no optimizer."""
@@ -54,9 +56,11 @@ class Clock:
         if self.tracked:
             return
         grads = any(p is not None and p.grad is not None for f in self.layers for p in f.layer.adapter_tensors())
-        if grads or self._had_grads:
+        # after a call with grad enabled, a step may come before any call sees its gradients (transformers.Trainer:
+        # backward, step, zero_grad, then the next forward)
+        if grads or self._had_grads or self._had_graph:
             self.ticks += 1
-        self._had_grads = grads
+        self._had_grads, self._had_graph = grads, torch.is_grad_enabled()
 
 
 class _Tracked:

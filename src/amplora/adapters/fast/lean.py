@@ -134,7 +134,8 @@ class LeanRMSNorm(nn.Module):
         self.__dict__["original"] = norm  # not a submodule: given back by `restore`
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and x.requires_grad and not self.weight.requires_grad:
+        if (torch.is_grad_enabled() and x.requires_grad and not self.weight.requires_grad
+                and not torch.compiler.is_compiling()):  # a compiled graph plans its own saves
             global _last_norm
             y = _RMSNormFn.apply(x, self)
             _last_norm = weakref.ref(y.grad_fn)
@@ -187,7 +188,7 @@ class LeanSwiGLU(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         gate, up = self.gate_proj(x), self.up_proj(x)
-        if torch.is_grad_enabled() and (gate.requires_grad or up.requires_grad):
+        if torch.is_grad_enabled() and (gate.requires_grad or up.requires_grad) and not torch.compiler.is_compiling():
             return self.down_proj(_SwiGLUFn.apply(gate, up))
         return self.down_proj(F.silu(gate) * up)
 

@@ -57,8 +57,8 @@ def base_grad_input(g2: torch.Tensor, base: nn.Module, into: torch.Tensor | None
 
 
 class Layer(NamedTuple):
-    """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear or bnb
-    Linear4bit), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA), whether
+    """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear, bnb
+    Linear4bit or Conv1D), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA), whether
     g = m / norm in the compute dtype is free of zeros (None: the node checks, which synchronizes a GPU), and that
     g if the caller has it already (None: the node computes it)."""
     base: nn.Module

@@ -1,0 +1,53 @@
+"""Knowledge base of precision/device error messages: what each means and how to fix it.
+
+Entries are tried in order; the first whose `match` regex hits the text (and whose `context` regex, when given,
+hits it too) wins. Backend- and context-specific entries come before the generic ones they refine; a
+context-specific story needs evidence in the text (a `context`), otherwise the generic entry answers and says
+what the message alone cannot tell. `kind` groups entries for the live diagnosis in diagnose.py, which refines
+cause and fix with real names. Causes are one sentence (the live diagnosis prints them as such).
+
+The entries live in topic modules (scaling, quantized, backends, devices, dtypes, generic); ENTRIES below
+fixes the order in which their blocks are tried.
+"""
+from __future__ import annotations
+
+from amplora.doctor.kb import backends, devices, dtypes, generic, quantized, scaling
+from amplora.doctor.kb.entry import Entry
+
+ENTRIES: tuple[Entry, ...] = (
+    *scaling.SCALING, *quantized.QUANTIZED, *backends.BACKENDS, *scaling.OVERFLOW, *devices.DEVICES,
+    *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS, *dtypes.STORIES, *generic.FALLBACKS,
+)
+
+GENERAL_ADVICE = (
+    "Not a message the doctor knows. General advice: run the script under `amplora doctor run script.py` to get "
+    "the module, op and operand dtypes; run `amplora doctor` to see what your device supports; keep trainable "
+    "params fp32, run forward/backward/generate under one autocast region, and cast at module boundaries with "
+    "`.to(x.dtype)`."
+)
+
+
+# typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones
+_PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+                               "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'"})
+
+
+def plain(text: str) -> str:
+    """`text` with typographic quotes replaced by ASCII ones."""
+    return text.translate(_PLAIN_QUOTES)
+
+
+def lookup(text: str) -> Entry | None:
+    """The first entry that matches `text` (an error message or a whole traceback), or None."""
+    text = plain(text)
+    for entry in ENTRIES:
+        if entry.hits(text):
+            return entry
+    return None
+
+
+def by_key(key: str) -> Entry:
+    for entry in ENTRIES:
+        if entry.key == key:
+            return entry
+    raise KeyError(key)

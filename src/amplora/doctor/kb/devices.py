@@ -1,0 +1,77 @@
+"""Tensors on the wrong device: meta tensors, generators, NumPy, CUDA checkpoints, legacy type names."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
+
+# meta tensors, then other placement errors with a specific message
+DEVICES = (
+    _e("meta-state-dict", "device", "a state dict of meta tensors (no data)",
+       r"Cannot copy out of meta tensor", context=r"state_dict|While copying the parameter",
+       cause="The tensors being loaded are themselves on the meta device (a state dict taken from a model "
+       "built with `init_empty_weights` / `device='meta'` that was never materialized), so there is no data to "
+       "copy into the parameters.",
+       fix="Load real weights: take the state dict from a materialized model or the checkpoint file; to load "
+       "real tensors into a model built on meta use `model.load_state_dict(sd, assign=True)`."),
+    _e("meta-copy", "device", "a model with weights still on meta was moved",
+       r"Cannot copy out of meta tensor",
+       "A module whose weights are still on the meta device (no data) was moved or cast with `.to()`: a model "
+       "loaded with `device_map` / offloading keeps offloaded weights on meta until its hooks load them, and "
+       "`init_empty_weights` models have no data until loaded.",
+       "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory or drop "
+       "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
+       "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`)."),
+    _e("meta-device", "device", "parameters left on the meta device",
+       r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
+       r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
+       r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors",
+       "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
+       "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
+       "or weights offloaded by `device_map='auto'`.",
+       "Check what was not loaded (`missing = model.load_state_dict(sd, strict=False, assign=True).missing_keys`) "
+       "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
+       "memory or an `offload_folder` so every weight is materialized."),
+    # ---- devices -----------------------------------------------------------------------------------------------
+    _e("device-index-spelling", "device-spelling", "the same device spelled with and without an index",
+       r"expected device (?P<a>cpu|cuda|mps|xpu):\d+ but got (?P=a)\b(?!:)|"
+       r"expected device (?P<b>cpu|cuda|mps|xpu) but got (?P=b):\d+",
+       "Both sides are on the same device, spelled once with an index and once without (cpu:0 and cpu, cuda:0 "
+       "and cuda): a tensor was created with an indexed device (`device='cpu:0'`, `torch.device('cuda', 0)`) "
+       "while the others use the plain name, and this (older) torch compares the two spellings as different "
+       "devices in autograd's gradient check.",
+       "Spell the device one way: create tensors with `device=x.device` of the tensors they meet, or use "
+       "`'cpu'` rather than `'cpu:0'` (and one form of `'cuda'` / `'cuda:0'`) everywhere; newer torch treats "
+       "cpu and cpu:0 as the same device."),
+    _e("generator-device", "device", "a random generator on the wrong device",
+       r"Expected a '\w+' device type for generator but found '\w+'",
+       "A `torch.Generator` on one device was passed to an op running on another: DataLoader / RandomSampler "
+       "draw `randperm` on the CPU, so a cuda generator (or `torch.set_default_device('cuda')`) breaks them, "
+       "and a CPU generator cannot drive `torch.randn(..., device='cuda')`.",
+       "Create the generator on the device of the op it drives: `torch.Generator(device='cpu')` for "
+       "DataLoader / samplers (`DataLoader(..., generator=torch.Generator(device='cpu'))`), "
+       "`torch.Generator(device='cuda')` for GPU sampling; do not set cuda as the default device for data "
+       "loading."),
+    _e("numpy-device", "device", "`.numpy()` of a GPU tensor",
+       r"can'?t convert \S+ device type tensor to numpy|can'?t convert (CUDA|MPS|XPU) tensor to numpy",
+       "NumPy can only read host memory, and the tensor lives on a GPU (or MPS) device, so `.numpy()` / "
+       "`np.asarray` / a NumPy function on it fails.",
+       "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),
+    _e("deserialize-cuda", "device", "a CUDA checkpoint loaded where CUDA is not available",
+       r"Attempting to deserialize object on (a )?CUDA device",
+       "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
+       "driver, or fewer GPUs than when saved).",
+       "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
+       "of torch if the GPU should be visible."),
+    _e("type-device-mismatch", "device", "a GPU tensor and a CPU tensor of the same kind",
+       rf"{GPU_TYPE}[^\n]{{0,120}}{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}{GPU_TYPE}",
+       "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "
+       "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS), and one side, usually the weights "
+       "of a module left on the CPU, offloaded, or created after `model.to(device)`, is on the cpu while the "
+       "other is on cuda (or mps).",
+       "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
+       "`x = x.to(next(model.parameters()).device)`; with offloading, let the pipeline place the module."),
+    _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
+       r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy",
+       "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype.",
+       "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`)."),
+)

@@ -1,0 +1,128 @@
+"""Dtype mismatches with a specific message or a known story: norms, out= buffers, custom kernels, integers, float64, generate/DoRA/backward stories."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import MATMUL, PACKED, QUANT_CONTEXT
+
+# norms, in-place, out=
+BUFFERS = (
+    _e("cpu-mixed-norm", "mismatch", "CPU norm with input and parameters of different dtypes",
+       r"mixed dtype \(CPU\)",
+       "On the CPU, layer_norm / group_norm / batch_norm accept a bf16/fp16 input only with float32 (Float) "
+       "weight and bias, or all in one dtype; here the norm's parameters and its input disagree, often a norm "
+       "module left on the CPU in half precision while the rest of the model moved.",
+       "Give the norm and its input one dtype (`x.to(norm.weight.dtype)`, or `norm.float()` with a float32 "
+       "input), or run the region under `torch.autocast('cpu', dtype=torch.bfloat16)`; if the model should "
+       "run on the GPU, move it there (`model.to('cuda')`)."),
+    _e("inplace-int", "out-buffer", "a float result written into an integer tensor",
+       r"result type \w+ can'?t be cast to the desired output type (Long|long int|long|Int|int|Byte|Char|Short|"
+       r"Bool|unsigned char)\b",
+       "An in-place op (`add_`, `clamp_`, `mul_`, `+=`, `/=`) or an `out=` would store a floating-point result in "
+       "an integer (Long / int64) tensor, which torch refuses to do implicitly, such as averaging a state dict "
+       "that contains BatchNorm's `num_batches_tracked` or clamping int64 indices with float bounds.",
+       "Compute out of place and convert explicitly (`x = (x + y).long()`), use integer arguments "
+       "(`idx.clamp_(0, int(hi))`), and skip integer buffers when averaging or scaling weights "
+       "(`if v.is_floating_point(): ...`)."),
+    _e("out-dtype", "out-buffer", "an out= / in-place buffer has another dtype than the result",
+       r"Expected out tensor to have dtype|result type \w+ can'?t be cast to the desired output type",
+       "An op wrote its result into a preallocated `out=` buffer or in place into a tensor of another dtype; "
+       "autocast never casts `out=` arguments or in-place ops, so fused kernels and custom backward passes hit "
+       "this.",
+       "Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype=result_dtype)`) or compute "
+       "out-of-place and cast once (`buf.copy_(result)` / `return grad.to(x.dtype)`)."),
+)
+
+# custom kernels, cudnn backward, integers, float64
+KERNELS = (
+    _e("custom-ext-dtype", "mismatch", "a custom C++/CUDA extension got another dtype than it was written for",
+       r"data_ptr<\w+>|\bdata<\w+>\(\)|expected scalar type (Float|Half|BFloat16|Double) but found "
+       r"(Float|Half|BFloat16|Double)",
+       "A custom C++/CUDA extension op is written for one dtype (usually float32) and received fp16/bf16 tensors "
+       "from autocast or a half model; autocast does not cast the inputs of custom ops.",
+       "Make the extension's autograd.Function cast its inputs: `@torch.amp.custom_fwd(device_type='cuda', "
+       "cast_inputs=torch.float32)` on forward and `@torch.amp.custom_bwd(device_type='cuda')` on backward; or "
+       "call it with `.float()` inputs inside `torch.autocast('cuda', enabled=False)` and cast the result back.",
+       context=r"data_ptr|\bdata<|\w_ext\b|_ext\.|_cuda\.|\.cu:\d|csrc|(?<!torch)\._C\.|\bops/|"
+       r"custom (cuda |c\+\+ )?(op|kernel|extension)"),
+    _e("grad-output-type", "backward-dtype", "a convolution's backward got a gradient of another dtype",
+       r"'grad_output' to have the same type as tensor for argument #\d+ '(weight|input)'",
+       "In the backward of a convolution, the incoming gradient (grad_output) and the weight have different "
+       "dtypes: part of the graph was cast to half with `.half()` outside autocast while the conv weights stayed "
+       "fp32 (or the reverse).",
+       "Keep a module's weights and activations in one dtype: use `torch.autocast` instead of manual `.half()` "
+       "casts of activations or losses, or cast the whole module consistently (`model.half()` with fp16 "
+       "inputs)."),
+    _e("long-indices", "index", "indices/targets must be Long (int64)",
+       r"'indices' to have one of the following scalar types: Long|tensors used as indices must be long|"
+       r"expected scalar type Long but found|scalar type Long but got|"
+       r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
+       r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
+       r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'",
+       "An index, embedding input or class-index loss target is a float or an int32 (Int) tensor where int64 "
+       "(Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
+       "embedding / gather indices must be Long.",
+       "Make token ids, labels and indices `torch.long`: `target = target.long()` (or `dtype=torch.int64` when "
+       "building them); never cast the whole batch dict with `.to(dtype)`, cast only floating tensors."),
+    _e("packed-quant-context", "quantized", "packed quantized weights used as plain weights",
+       rf"({MATMUL}|expected scalar type|same dtype|same scalar type|should be the same).{{0,120}}{PACKED}|"
+       rf"{PACKED}.{{0,120}}({MATMUL}|same dtype|should be the same)",
+       "A quantized layer's packed integer weight (uint8/int8 storage) met float activations: the quantized "
+       "model was cast or used outside its quantization backend, or a quantized checkpoint was loaded into plain "
+       "layers.",
+       "Do not cast the packed weight: load the model through its quantization backend (bitsandbytes / GPTQ "
+       "with `quantization_config` and the compute dtype set to the activations' dtype), call the quantized "
+       "module, or dequantize the weight first.", context=QUANT_CONTEXT),
+    _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
+       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)'|could not infer output dtype\. Input dtype must be "
+       r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
+       r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type",
+       "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
+       "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
+       "Convert the input to the model's float dtype: `x = x.float()` (uint8 images: `x.float() / 255`), or "
+       "`x.to(model.dtype)`; keep only indices and labels integer."),
+    _e("index-dtype", "index", "index/scatter source and destination dtypes differ",
+       r"scatter\w*\(\): Expected self\.dtype to be equal to src\.dtype|"
+       r"Index put requires the source and destination dtypes match|"
+       r"index_(add|copy|put|fill)_?\(\).{0,80}(same (scalar )?type|dtype)|"
+       r"masked_(scatter|fill)\w*.{0,60}(same dtype|dtype)|Expected self\.dtype to be equal to src\.dtype",
+       "An index_put / scatter / index_add wrote values of one dtype into a tensor of another (these ops never "
+       "promote), such as fp32 updates into a bf16 cache or buffer.",
+       "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
+       "`scatter_(dim, idx, src.to(dest.dtype))`."),
+    _e("found-dtype-backward", "backward-dtype", "a gradient of another dtype in backward",
+       r"Found dtype (\w+) but expected (\w+)",
+       "In backward, a gradient came out in another dtype than its forward tensor: typically a loss between "
+       "tensors of different dtypes (an fp32/fp64 target with a bf16/fp16 prediction) or a custom "
+       "`autograd.Function.backward` returning a gradient of the wrong dtype.",
+       "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`), and in custom backward passes "
+       "return `grad.to(input.dtype)` for each input."),
+    _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
+       r"(?=[^\n]*(Double|double|float64))(?=[^\n]*\b(Float|float|float32)\b)"
+       r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b",
+       "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
+       "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
+       "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
+       "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout."),
+)
+
+# dtype mismatches with a known story (needs evidence in the text)
+STORIES = (
+    _e("s001-generate-outside-autocast", "mismatch", "generate() outside the training autocast",
+       MATMUL, "Training runs inside autocast but `generate()` (for example from a callback) runs outside it, "
+       "so fp32 activations from upcast norms or adapters meet bf16/fp16 weights.",
+       "Run generation under the training precision: `with torch.autocast(device_type, dtype=...): "
+       "model.generate(...)`, or let amplora enforce the policy at the model boundary (`amplora.apply`).",
+       context=r"generate|callback"),
+    _e("s000-dora-magnitude", "mismatch", "DoRA magnitude / weight norm in fp32 fed to a bf16 matmul",
+       MATMUL, "The DoRA magnitude / weight-norm path is computed in fp32 and its result is fed back into a "
+       "bf16/fp16 matmul.",
+       "Compute the norm in fp32 if you like, then `.to(x.dtype)` the rescaled weight before the matmul; "
+       "amplora's DoRA does exactly this.", context=r"dora|magnitude|weight_norm|lora_magnitude"),
+    _e("s004-backward-mixed-amp", "mismatch", "autocast and non-autocast tensors mixed in backward",
+       MATMUL + r"|c10::Half != float|float != c10::Half",
+       "In backward, half-precision tensors saved inside an autocast region meet fp32 tensors from outside it (an "
+       "fp32 adapter or a tensor computed outside autocast, or a custom kernel's backward).",
+       "Run forward and backward of a module in one autocast region, keep trainable params fp32 and cast them at "
+       "use (`w.to(x.dtype)`); custom autograd Functions need `torch.amp.custom_fwd` / `custom_bwd`.",
+       context=r"backward|autograd"),
+)

@@ -1,0 +1,25 @@
+"""The knowledge-base entry: a message regex (plus an optional context regex), its cause and its fix."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_I = re.IGNORECASE | re.DOTALL
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    kind: str
+    title: str
+    match: re.Pattern
+    cause: str
+    fix: str
+    context: re.Pattern | None = None
+
+    def hits(self, text: str) -> bool:
+        return bool(self.match.search(text)) and (self.context is None or bool(self.context.search(text)))
+
+
+def make(key, kind, title, match, cause, fix, context=None) -> Entry:
+    return Entry(key, kind, title, re.compile(match, _I), cause, fix, re.compile(context, _I) if context else None)

@@ -1,0 +1,94 @@
+"""Generic entries, tried last: they answer when no specific entry matched, and say what the message alone cannot tell."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import MATMUL
+
+# generic
+FALLBACKS = (
+    _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",
+       MATMUL, "A matmul/linear got operands of two dtypes outside autocast; the message does not say which "
+       "operand is off, most often an fp32 tensor (an upcast norm output, an fp32 adapter, a buffer) meeting "
+       "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
+       "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul (or load the model in one "
+       "`torch_dtype`), or run the forward under `torch.autocast(device_type, dtype=...)`; "
+       "`amplora doctor run` names the tensor and the module."),
+    _e("device-mismatch", "device", "tensors on different devices",
+       r"Expected all tensors to be on the same device|is not on the expected device|"
+       r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
+       r"indices should be either on cpu or on the same device|to have the same device as tensor|"
+       r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
+       r"Placeholder storage has not been allocated on MPS device|"
+       r"invalid gradient.{0,300}device=(?P<dev>\w+).{0,300}but got.{0,300}device=(?!(?P=dev)\b)\w+",
+       "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
+       "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
+       "or kept on the CPU); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
+       "on the wrong GPU or a module was placed by hand.",
+       "Move the model and every input to one device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
+       "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
+       "`device=x.device`; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
+    _e("conv-type", "mismatch", "conv input and weight/bias types differ",
+       r"Input type \(.*?\) and (weight|bias) type \(.*?\) should be the same|"
+       r"Input and (weight|bias) (type|dtype)s? (should|must) be the same|"
+       r"to have the same type as tensor for argument #\d+ '(weight|bias)'",
+       "A convolution got an input of another dtype than its weight or bias: the model was cast (`model.half()`, "
+       "`torch_dtype`) but the input was not, or the input was cast and a layer was not.",
+       "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
+       "`torch.autocast`, which casts both."),
+    _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
+       r"\"\w*(cuda|cudnn|gpu)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)'",
+       "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
+       "are missing in older torch and in many custom CUDA ops).",
+       "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
+       "result back; a custom op can do it with `@torch.amp.custom_fwd(device_type='cuda', "
+       "cast_inputs=torch.float32)`; or upgrade torch."),
+    _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
+       r"not implemented for '(Half|BFloat16)'|Low precision dtypes not supported|"
+       r"(Half|BFloat16) (is )?not supported on CPU",
+       "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
+       "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
+       "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
+       "Run fp16 models on the GPU (check that CUDA is visible) or keep the model fp32 on the CPU "
+       "(`model.float()`, `torch_dtype=torch.float32`; `precision='auto'` picks it), or bf16 where the CPU "
+       "supports it; for a single op compute it in fp32 and cast back (`torch.linalg.svd(W.float())` then "
+       "`.to(W.dtype)`); torch >= 2.2 has Half CPU GEMM; if the op ran on a GPU, it lacks that dtype in this "
+       "torch version: compute it in fp32 or upgrade."),
+    _e("expected-scalar-type", "mismatch", "an op expected another dtype",
+       r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)",
+       "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "
+       "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
+       "two dtypes but not which tensor is off.",
+       "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`),"
+       " or run that region under `torch.autocast`; if the op is a custom C++/CUDA extension (autocast never "
+       "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
+       "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
+       "is off."),
+    _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN",
+       r"cannot be converted to type (c10::)?(Half|at::Half|BFloat16)\w* without overflow|"
+       r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
+       r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
+       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
+       r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
+       r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+       r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b",
+       "The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
+       "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
+       "cannot rule out a too high learning rate or bad data.",
+       "Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
+       "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
+       "(`GradScaler`) with fp16."),
+    _e("cpu-autocast-dtype", "autocast", "CPU autocast with an unsupported dtype",
+       r"In CPU autocast, but the target dtype is not supported|"
+       r"CPU Autocast only supports dtype|Current CUDA Device does not support bfloat16",
+       "Autocast was asked for a dtype the device does not support, so it silently disabled itself and the region "
+       "ran in fp32 (mismatches follow).",
+       "Use `torch.autocast('cpu', dtype=torch.bfloat16)` (or float16) on CPU, and on CUDA the dtype "
+       "`amplora doctor` says the GPU supports."),
+    _e("generic-dtype", "mismatch", "two dtypes met in one op",
+       r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
+       r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b",
+       "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
+       "kernel for); the message alone does not say which tensor is off or why.",
+       "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
+       "with `.to(x.dtype)`, or run the region under `torch.autocast`."),
+)

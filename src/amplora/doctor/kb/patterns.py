@@ -1,0 +1,16 @@
+"""Regex fragments shared by several knowledge-base topics."""
+from __future__ import annotations
+
+MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
+          r"a and b) (must )?(to )?have the same dtype|expected (m1|mat1) and (m2|mat2)|"
+          r"expected both vectors to have same dtype")
+# integer storage of packed quantized weights (bitsandbytes uint8/int8, int8 GEMM); case-sensitive so the English
+# "byte" / "char" of other messages does not count
+PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
+QUANT_CONTEXT = r"bitsandbytes|\bbnb\b|4bit|8bit|Linear4bit|Linear8bit|Params4bit|quantiz|qweight|gptq|awq|int8"
+QUANT_KERNEL = (r"\b(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method|"
+                r"gemm_forward_cuda|gemv_forward_cuda|q4_matmul)")
+LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
+# legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
+GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU)\w+Type\b)"
+CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"

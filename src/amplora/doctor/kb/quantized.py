@@ -1,0 +1,69 @@
+"""Quantized weights (bitsandbytes, GPTQ, AWQ, Marlin, ExLlama) and their kernels."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import LOW, MATMUL, PACKED, QUANT_CONTEXT, QUANT_KERNEL
+
+# quantized weights and their kernels
+QUANTIZED = (
+    _e("bnb-compute-dtype", "quantized", "bitsandbytes 4-bit layer computes in another dtype than its input",
+       r"Input type into Linear\w*bit\w* is torch\.\w+, but bnb_4bit_compute_d?type",
+       "A bitsandbytes 4-bit layer dequantizes its weights to `bnb_4bit_compute_dtype` (float32 by default) while "
+       "the activations arrive in fp16/bf16, so every matmul runs in fp32 after a cast: slow, not wrong.",
+       "Set the compute dtype to the activations' dtype: `BitsAndBytesConfig(load_in_4bit=True, "
+       "bnb_4bit_compute_dtype=torch.bfloat16)` (or `torch.float16` on GPUs without bf16), matching the model's "
+       "`torch_dtype`."),
+    _e("packed-quant-weight", "quantized", "packed quantized weights used as plain weights",
+       rf"({MATMUL}).{{0,80}}{PACKED}|expected scalar type (Half|BFloat16) but found (?-i:Char|Byte)|"
+       r"\"(addmm|mm|bmm|matmul|baddbmm|addmv|linear)\w*\" not implemented for '(Byte|Char)'|"
+       r"weight type \((c10::)?(signed char|unsigned char|Char|Byte|torch\.\w*(Byte|Char)Tensor)\)|"
+       rf"not implemented for '(Byte|Char)'.{{0,200}}({QUANT_CONTEXT})|({QUANT_CONTEXT}).{{0,400}}"
+       rf"not implemented for '(Byte|Char)'",
+       "A quantized layer's packed integer weight (bitsandbytes packs 4-/8-bit weights into uint8/int8 storage) "
+       "reached a float matmul as if it were a plain weight: the model was cast or moved around its quantization "
+       "backend (`model.half()`, `.to(dtype)`), custom code used `layer.weight` directly, or a quantized "
+       "checkpoint was loaded into plain `nn.Linear` layers.",
+       "Do not cast the packed weight: load the model through its quantization backend "
+       "(`from_pretrained(..., quantization_config=BitsAndBytesConfig(..., bnb_4bit_compute_dtype=torch.bfloat16))`"
+       " with bitsandbytes installed), call the quantized module instead of `F.linear(x, layer.weight)`, or "
+       "dequantize first (`bnb.functional.dequantize_4bit(w.data, w.quant_state)`, PEFT's "
+       "`dequantize_module_weight`); set the compute dtype to the activations' dtype.",
+       context=None),
+    _e("bnb-quantize-non-float", "quantized", "bitsandbytes asked to quantize a tensor that is not a float",
+       r"Blockwise quantization only supports 16/32-bit floats, but got \S+",
+       "bitsandbytes can only quantize fp16/bf16/fp32 weights, and the tensor it got is already integer: the "
+       "checkpoint or layer is already quantized (uint8/int8 packed storage), so it is being quantized a second "
+       "time, or an integer tensor was handed to a quantized layer.",
+       "Quantize from the original fp16/bf16/fp32 weights: load the unquantized checkpoint with "
+       "`quantization_config=BitsAndBytesConfig(...)` (or the tool's quantize option) once, do not quantize an "
+       "already-quantized model or checkpoint again (int8 then nf4), and keep integer tensors out of the layers "
+       "being quantized."),
+    _e("quant-matmul-unnamed", "quantized", "a matmul dtype mismatch in a quantized model (dtypes cut off)",
+       rf"({MATMUL})(?![^\n]{{0,40}}(float|half|bfloat|double|byte|char|int|long|bool))",
+       "The message is cut before it names the two dtypes; in a quantized model (the text mentions "
+       "quantization) the usual cause is a packed int8/uint8 quantized weight reaching a plain matmul with "
+       "fp16/bf16 activations (a LoRA or custom path using `layer.weight` directly, or a quantized checkpoint "
+       "loaded into plain layers), less often a float adapter of another dtype than the activations.",
+       "Get the full message (it names both dtypes); if one is int8/uint8, call the quantized module instead of "
+       "using its packed weight, dequantize it first (`bnb.functional.dequantize_4bit`, PEFT's "
+       "`dequantize_module_weight`), or load through the quantization backend with the compute dtype set to the "
+       "activations' dtype (`bnb_4bit_compute_dtype=torch.float16`); if both are floats, cast the adapter to "
+       "the activations' dtype or run under `torch.autocast`.",
+       context=QUANT_CONTEXT + r"|量化"),
+    _e("bnb-int8-bf16", "quantized", "a bitsandbytes 8-bit model with bf16",
+       r"expected scalar type BFloat16 but found (Float|Half)|expected scalar type (Float|Half) but found BFloat16",
+       "With bitsandbytes in use, the usual cause is bf16 tensors meeting an 8-bit (LLM.int8) layer, whose int8 "
+       "matmul computes in fp16/fp32 in older bitsandbytes releases (no bf16 path); the message itself names "
+       "only the two dtypes, so it may also be a part of the model or its inputs left uncast.",
+       "Upgrade bitsandbytes (newer releases handle bf16 in 8-bit layers), or run the 8-bit model in fp16 "
+       "(`torch_dtype=torch.float16`, `fp16=True`), or use 4-bit with `bnb_4bit_compute_dtype=torch.bfloat16`.",
+       context=r"bitsandbytes|load_in_8bit|Linear8bit|LLM\.int8|MatMul8bit"),
+    _e("quant-kernel-dtype", "quantized", "GPTQ/AWQ/Marlin/ExLlama kernels need fp16 (or bf16) activations",
+       rf"{QUANT_KERNEL}.{{0,300}}{LOW}|{LOW}.{{0,300}}{QUANT_KERNEL}",
+       "The quantized GEMM kernels compute in half precision only: GPTQ, AWQ and ExLlama kernels want float16 "
+       "activations, Marlin float16 or bfloat16, so a float32 model (the default dtype) or bf16 (vLLM's default "
+       "for bf16 checkpoints) on an fp16-only kernel is refused.",
+       "Load the model in the kernel's dtype: `torch_dtype=torch.float16` in `from_pretrained` (AWQ, GPTQ, "
+       "ExLlama), or `dtype='float16'` / `--dtype half` in vLLM; Marlin accepts float16 or bfloat16 but never "
+       "float32."),
+)

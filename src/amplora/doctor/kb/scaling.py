@@ -1,0 +1,51 @@
+"""Loss scaling (GradScaler) and NaN/overflow messages."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+# GradScaler misuse: what it may unscale, what it needs to check
+SCALING = (
+    _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
+       r"_amp_\w+\"? not implemented for '?BFloat16",
+       "GradScaler (fp16 loss scaling, switched on by fp16 mixed-precision settings) got bf16 gradients: bf16 "
+       "parameters (a model cast with `.to(torch.bfloat16)`) trained with fp16 AMP settings, while bf16 has fp32's "
+       "range and does not need a scaler.",
+       "Remove the GradScaler for bf16 (`GradScaler(enabled=False)`, or call `loss.backward()` and "
+       "`optimizer.step()` directly); with HF Trainer / Accelerate use `bf16=True, fp16=False` "
+       "(`mixed_precision='bf16'`); if you do want fp16 AMP, keep the trainable parameters fp32 instead of casting "
+       "the model to bf16."),
+    _e("unscale-fp16", "scaler", "GradScaler cannot unscale fp16 gradients",
+       r"\bAt+e?m?p?t*ing to unscale\s+(FP16|half)\s*grad",
+       "The trainable parameters themselves are fp16, so their gradients are fp16 and the GradScaler refuses to "
+       "unscale them (loss scaling needs fp32 master weights).",
+       "Keep trainable parameters (adapters) in fp32 and let autocast run the matmuls in fp16: e.g. "
+       "`for p in trainable: p.data = p.data.float()`, PEFT's default `autocast_adapter_dtype=True`, or "
+       "`amplora.apply(model, precision='fp16-mixed')`; do not cast the model you train with `.half()`."),
+    _e("no-inf-checks", "scaler", "GradScaler found no gradients to check",
+       r"No inf checks were recorded for this optimizer",
+       "`scaler.step(optimizer)` found no parameter with a gradient: nothing trainable received a gradient "
+       "(all frozen, or the loss did not depend on the trainable parameters).",
+       "Make sure the adapters are trainable (`requires_grad=True`), are in the optimizer, and that the loss was "
+       "computed through them; call `scaler.scale(loss).backward()` before `scaler.step(optimizer)`."),
+)
+
+# NaN / inf with a specific story (the generic overflow entry is in generic.py)
+OVERFLOW = (
+    _e("multinomial-nan", "overflow", "sampling from NaN/inf probabilities",
+       r"probability tensor contains either .?inf.?, .?nan.? or",
+       "`torch.multinomial` (sampling in `generate()`) got probabilities with inf/NaN: the logits became NaN "
+       "upstream, almost always an fp16 overflow in the forward pass (fp16 tops out at 65504; fine-tuned or "
+       "merged weights make it likelier).",
+       "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, and "
+       "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN."),
+    _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
+       r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
+       r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)",
+       "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
+       "step: a few skips while the scale calibrates are normal, but when it keeps skipping and the scale falls "
+       "to 1 or its minimum, the fp16 forward/backward itself overflows to inf/NaN (or the loss is already NaN), "
+       "which no loss scale can fix.",
+       "Find where the inf/NaN starts instead of tuning the scale: train in bf16 where the GPU has it "
+       "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
+       "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step."),
+)
