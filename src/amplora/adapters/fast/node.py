@@ -200,20 +200,21 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
     ys, doras, bts = [], [], []
     for i, (layer, h_i) in enumerate(zip(layers, _columns(h, params))):
         b, magnitude = params[3 * i + 1], params[3 * i + 2]
-        z = base_matmul(x2, layer.base)
+        # z in x's shape, so that no output is a view: a model may add into one in place (Falcon: mlp_output +=)
+        z = base_matmul(x, layer.base)
         bts.append(_bt(b, c))
-        z.addmm_(h_i, bts[-1], alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        z.view(-1, z.shape[-1]).addmm_(h_i, bts[-1], alpha=layer.scaling)
         bias = quant.bias_of(layer.base)
         bias_c = None if bias is None else _cast(bias, c)
-        shape = (*x.shape[:-1], z.shape[-1])
         if magnitude is None:
-            ys.append((z if bias_c is None else z.add_(bias_c)).view(*shape))
+            ys.append(z if bias_c is None else z.add_(bias_c))
             doras.append(None)
             continue
         norm = layer.norm
         g_c = dora_scale(magnitude, norm, c) if layer.g is None else layer.g
         if not for_backward:  # generate / eval: just the output
-            ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
+            ys.append(z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c))
             continue
         # z = y / g is recoverable without a bias and with no zero in g (the fast layer checks that once per
         # state of its weights; checked here otherwise)
@@ -221,10 +222,10 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if bias_c is None and zero_free is None:
             zero_free = not bool((g_c == 0).any())
         if bias_c is None and zero_free:
-            ys.append(z.mul_(g_c).view(*shape))
+            ys.append(z.mul_(g_c))
             doras.append((g_c, None, 1 / (g_c.float() * norm)))
         else:
-            ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
+            ys.append(z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c))
             doras.append((g_c, z, 1 / norm))
     return ys, xd2, h, doras, (a_all, bts)
 
