@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
+from amplora.adapters import quant
 from amplora.errors import AmploraError
 
 _NAME = re.compile(r"[A-Za-z0-9_.]+")  # no regex syntax in it: read as a name suffix, not as a pattern
@@ -19,8 +22,35 @@ _NAME = re.compile(r"[A-Za-z0-9_.]+")  # no regex syntax in it: read as a name s
 def candidate_linears(model: nn.Module) -> dict[str, nn.Linear]:
     """Every nn.Linear (bitsandbytes Linear4bit included) except the output head, by qualified name."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    return {name: m for name, m in model.named_modules()
-            if isinstance(m, nn.Linear) and m is not head and name and not _inside_adapter(name)}
+    parents = dict(model.named_modules())
+    return {name: m for name, m in parents.items()
+            if _linear(m) and m is not head and name and not _inside_adapter(name)
+            and not _read_by_kernel(name, parents)}
+
+
+def _linear(m: nn.Module) -> bool:
+    """An nn.Linear that computes x·Wᵀ + b, or an NF4 one. A subclass with its own forward is checked on a probe
+    input: FalconLinear is the same layer, Llama 4's router returns (scores, logits), and an adapter in its place
+    would change what it returns."""
+    if not isinstance(m, nn.Linear):
+        return False
+    if type(m).forward is nn.Linear.forward or quant.is_nf4(m):
+        return True
+    w = m.weight
+    probe = torch.randn(2, m.in_features, generator=torch.Generator().manual_seed(0)).to(w.device, w.dtype)
+    try:
+        with torch.no_grad(), torch.autocast(w.device.type, enabled=False):
+            out = m(probe)
+            return isinstance(out, torch.Tensor) and torch.allclose(out, F.linear(probe, w, m.bias), 1e-2, 1e-3)
+    except Exception:  # a forward that does not take a plain tensor is not a linear layer
+        return False
+
+
+def _read_by_kernel(name: str, modules: dict) -> bool:
+    """A Mamba mixer's out_proj: its fused kernels read out_proj.weight directly and would skip an adapter there
+    (PEFT refuses it too)."""
+    parent, _, leaf = name.rpartition(".")
+    return leaf == "out_proj" and hasattr(modules.get(parent), "conv1d")
 
 
 def _inside_adapter(name: str) -> bool:
