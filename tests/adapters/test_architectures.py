@@ -97,7 +97,11 @@ def test_adapter_lifecycle(family, method, preset, ids, tmp_path):
 
 @pytest.mark.parametrize("family", ["falcon", "llama4_text"])
 def test_in_place_dora_on_the_plain_path(family, ids):
-    """Models that add into an adapted layer's output in place train DoRA on the plain path (XFAIL: fused)."""
+    """Models that add into an adapted layer's output in place train DoRA on the plain path; the fused path says
+    so in one line (XFAIL above until it handles them)."""
+    fused = amplora.apply(tiny(family), method="dora", r=4, alpha=8, precision="fp32")
+    with pytest.raises(amplora.AmploraError, match=r"modified .* in place.*path='plain'"):
+        fused(ids, labels=ids).loss.backward()
     model = amplora.apply(tiny(family), method="dora", r=4, alpha=8, precision="fp32", path="plain")
     perturb_adapters(model)
     train(model, ids, amplora.policy_of(model))
@@ -112,3 +116,14 @@ def test_targets_only_what_computes_a_linear_layer():
     assert not any(n.endswith("router") for n in chosen) and "model.layers.0.self_attn.q_proj" in chosen
     chosen = amplora.adapter_config(amplora.apply(tiny("nemotron_h"), precision="fp32")).targets
     assert "model.layers.0.mixer.in_proj" in chosen and "model.layers.0.mixer.out_proj" not in chosen
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="RWKV with rescale_every > 0 (its default; the table sets 0) rescales attention.output.weight "
+                          "and feed_forward.value.weight in place in eval mode; LoraLinear has no .weight (PEFT's "
+                          "layer forwards it, and then RWKV rescales the base without the adapter)")
+def test_rwkv_rescaled_layers(ids):
+    model = tiny("rwkv")
+    model.config.rescale_every = 6
+    amplora.apply(model, r=4, alpha=8, precision="fp32")
+    generate(model, ids)

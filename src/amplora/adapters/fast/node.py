@@ -38,6 +38,7 @@ from amplora.adapters import quant
 from amplora.adapters.fast import lean
 from amplora.adapters.fast.torch_private import (no_autocast, once_differentiable, product_operands,
                                                   saved_tensor_hooks_active, version)
+from amplora.errors import AmploraError
 from amplora.precision import grad_gemm_dtype
 
 
@@ -121,7 +122,7 @@ class AdapterLinear(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, *gys):
         n = len(ctx.layers)
-        xd2, h, *rest = ctx.saved_tensors
+        xd2, h, *rest = _saved(ctx)
         params, kept = rest[:3 * n], rest[3 * n:]
         if ctx.producer is not None:  # x again, from the operands its product nodes keep
             xd2 = _replay(ctx.producer).reshape(-1, ctx.x_shape[-1])
@@ -185,6 +186,18 @@ class AdapterLinear(torch.autograd.Function):
         if grad_x is not None:
             grad_x = grad_x.view(*ctx.x_shape)  # unpacked: a torch.Size argument parses 2x slower
         return (grad_x, grad_xd, None, *grads)
+
+
+def _saved(ctx) -> tuple:
+    """ctx.saved_tensors, or one clear line when the model changed one of them in place after the forward."""
+    try:
+        return ctx.saved_tensors
+    except RuntimeError as e:
+        if "modified by an inplace operation" not in str(e):
+            raise
+        raise AmploraError("the model modified an adapted layer's input or output in place after using it (e.g. "
+                           "Falcon's `mlp_output += attention_output`), and the fused adapter node keeps it for "
+                           "backward (DoRA keeps its output); apply(..., path='plain') trains this model") from None
 
 
 def _forward(x, xd, layers, params, for_backward: bool = True):
