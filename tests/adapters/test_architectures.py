@@ -127,3 +127,10 @@ def test_rwkv_rescaled_layers(ids):
     model.config.rescale_every = 6
     amplora.apply(model, r=4, alpha=8, precision="fp32")
     generate(model, ids)
+
+
+def test_falcon_loaded_in_bf16_is_targeted_whole():
+    """The probe that admits FalconLinear holds in the dtype the user loaded the model in, too."""
+    fp32 = amplora.adapter_config(amplora.apply(tiny("falcon"), precision="fp32")).targets
+    bf16 = amplora.adapter_config(amplora.apply(tiny("falcon").to(torch.bfloat16), precision="bf16-true")).targets
+    assert bf16 == fp32 and len(fp32) == 2 * 4

@@ -40,8 +40,10 @@ def _linear(m: nn.Module) -> bool:
     probe = torch.randn(2, m.in_features, generator=torch.Generator().manual_seed(0)).to(w.device, w.dtype)
     try:
         with torch.no_grad(), torch.autocast(w.device.type, enabled=False):
-            out = m(probe)
-            return isinstance(out, torch.Tensor) and torch.allclose(out, F.linear(probe, w, m.bias), 1e-2, 1e-3)
+            out, ref = m(probe), F.linear(probe, w, m.bias)
+            # a loose bound: a half-precision layer may round its bias add apart; something else differs grossly
+            return (isinstance(out, torch.Tensor) and out.shape == ref.shape
+                    and bool((out.float() - ref.float()).abs().max() <= 0.05 * ref.float().abs().max()))
     except Exception:  # a forward that does not take a plain tensor is not a linear layer
         return False
 
