@@ -65,13 +65,12 @@ FAMILIES: dict[str, tuple[str, dict]] = {
 }
 
 # "family" or "family-method": why it cannot pass yet
-_IN_PLACE = ("amplora's fused DoRA node keeps its output for the magnitude gradient and {} adds into it in place "
-             "(path='plain' works: test_in_place_dora_on_the_plain_path)")
 XFAIL = {
     "gpt2": "Conv1D base layers: issue 20 §2",
-    "falcon-dora": _IN_PLACE.format("Falcon (mlp_output += attention_output)"),
-    "llama4_text-dora": _IN_PLACE.format("Llama 4's MoE (out.add_(routed_out) on shared_expert's down_proj)"),
 }
+# models that add into an adapted layer's output in place (Falcon: mlp_output += attention_output; Llama 4's MoE:
+# out.add_(routed_out) into shared_expert's down_proj), which the fused DoRA node keeps for the magnitude gradient
+IN_PLACE = ["falcon", "llama4_text"]
 # bf16 tolerance where the family alone, without amplora, is further than TOL[bf16] from its fp32 twin
 BF16_TOL = {"gemma4_text": 1e-1}  # plain transformers Gemma 4 in bf16: 5.2e-2 from the same bf16 weights in fp32
 
