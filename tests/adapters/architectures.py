@@ -21,6 +21,8 @@ _GPT = dict(_IDS, n_embd=64, n_layer=2, n_head=4, n_positions=64)  # GPT-2-style
 FAMILIES: dict[str, tuple[str, dict]] = {
     "llama": ("LlamaConfig", _LLAMA),
     "mistral": ("MistralConfig", _LLAMA),
+    # MoE: the experts are 3-D parameters, not Linear modules; all-linear adapts attention and shared experts (and
+    # the Mamba mixer's in_proj in Nemotron-H), as PEFT's all-linear does
     "mixtral": ("MixtralConfig", dict(_LLAMA, num_local_experts=4, num_experts_per_tok=2)),
     "qwen2": ("Qwen2Config", _LLAMA),
     "qwen3": ("Qwen3Config", dict(_LLAMA, head_dim=16)),
@@ -57,11 +59,12 @@ FAMILIES: dict[str, tuple[str, dict]] = {
     "nemotron_h": ("NemotronHConfig", dict(_IDS, hidden_size=64, layers_block_type=["mamba", "moe", "attention", "mlp"],
                                            num_attention_heads=4, num_key_value_heads=2, head_dim=16,
                                            intermediate_size=128, mamba_num_heads=8, mamba_head_dim=16,
-                                           ssm_state_size=16, n_groups=1, chunk_size=8, use_mamba_kernels=False,
+                                           ssm_state_size=16, n_groups=1, chunk_size=8,
                                            n_routed_experts=4, moe_intermediate_size=64,
                                            moe_shared_expert_intermediate_size=64, max_position_embeddings=64)),
     "rwkv": ("RwkvConfig", dict(_IDS, hidden_size=64, attention_hidden_size=64, intermediate_size=128,
-                                num_hidden_layers=2, context_length=64, rescale_every=0)),
+                                num_hidden_layers=2, context_length=64,
+                                rescale_every=0)),  # see test_rwkv_rescaled_layers
 }
 
 # "family" or "family-method": why it cannot pass yet
