@@ -41,11 +41,16 @@ def tiny_config(**kw) -> LlamaConfig:
 def tiny_llama(seed: int = 0, **kw) -> LlamaForCausalLM:
     torch.manual_seed(seed)
     model = LlamaForCausalLM(tiny_config(**kw)).eval()
-    with torch.no_grad():  # random-init Llama weights are tiny (std 0.02): widen them so logits are not flat
-        for name, p in model.named_parameters():
+    widen_weights(model)
+    return model
+
+
+def widen_weights(model: torch.nn.Module) -> None:
+    """Random-init weights are tiny (std 0.02): widen the matrices so logits are not flat."""
+    with torch.no_grad():
+        for p in model.parameters():
             if p.dim() == 2:
                 p.normal_(0, 0.08)
-    return model
 
 
 @pytest.fixture(scope="session")

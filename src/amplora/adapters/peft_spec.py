@@ -25,6 +25,11 @@ def module_names(model: nn.Module) -> tuple[list[str], set[str]]:
     return names, set(layers) | set(targets_mod.candidate_linears(model))
 
 
+def _fused_experts(model: nn.Module) -> bool:
+    """Whether the model keeps MoE experts as 3-D parameters (transformers 5's fused experts)."""
+    return any(p.dim() == 3 for n, p in model.named_parameters() if "experts" in n)
+
+
 def _as_peft(targets):
     """amplora's `targets` in PEFT's terms: a single name is a one-element list (PEFT reads a string as a regex)."""
     return [targets] if isinstance(targets, str) and targets_mod.is_name(targets) else targets
@@ -39,7 +44,10 @@ def target_spec(model: nn.Module, cfg: AdapterConfig) -> dict:
             "modules_to_save": cfg.modules_to_save}
     adapted = set(lora_layers(model))
     leaves = sorted({n.rsplit(".", 1)[-1] for n in adapted})
-    for fallback in (None, leaves, sorted(adapted)):
+    # PEFT turns a string or a short name on a fused-experts MoE model (transformers 5) into expert parameters
+    # amplora does not adapt (peft/utils/transformers_weight_conversion.py): only full paths say the same there
+    fallbacks = (sorted(adapted),) if _fused_experts(model) else (None, leaves, sorted(adapted))
+    for fallback in fallbacks:
         if fallback is not None:
             spec.update(target_modules=fallback, exclude_modules=None, layers_to_transform=None, layers_pattern=None)
         if {n for n in names if peft_rules.targeted(n, spec, linears)} == adapted:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from amplora.adapters import quant
 from amplora.errors import AmploraError
@@ -26,14 +28,45 @@ def is_name(targets: str) -> bool:
 
 
 def is_linear(m: nn.Module) -> bool:
-    return isinstance(m, nn.Linear) or quant.is_conv1d(m)
+    return quant.is_conv1d(m) or _linear(m)
 
 
 def candidate_linears(model: nn.Module) -> dict[str, nn.Module]:
     """Every Linear module (module docstring) except the output head, by qualified name."""
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    return {name: m for name, m in model.named_modules()
-            if is_linear(m) and m is not head and name and not _inside_adapter(name)}
+    parents = dict(model.named_modules())
+    return {name: m for name, m in parents.items()
+            if is_linear(m) and m is not head and name and not _inside_adapter(name)
+            and not _read_by_kernel(name, parents)}
+
+
+def _linear(m: nn.Module) -> bool:
+    """An nn.Linear that computes x·Wᵀ + b, or an NF4 one. A subclass with its own forward is checked on a probe
+    input: FalconLinear is the same layer, Llama 4's router returns (scores, logits), and an adapter in its place
+    would change what it returns."""
+    if not isinstance(m, nn.Linear):
+        return False
+    if type(m).forward is nn.Linear.forward or quant.is_nf4(m):
+        return True
+    # no answer (weights not materialized, a forward that wants more) counts as a Linear, as it did before the
+    # probe: an adapter in its place then fails loudly rather than being left out silently
+    try:
+        w = m.weight
+        probe = torch.randn(2, m.in_features, generator=torch.Generator().manual_seed(0)).to(w.device, w.dtype)
+        with torch.no_grad(), torch.autocast(w.device.type, enabled=False):
+            out, ref = m(probe), F.linear(probe, w, m.bias)
+    except Exception:
+        return True
+    # a loose bound: a half-precision layer may round its bias add apart; something else differs grossly
+    return (isinstance(out, torch.Tensor) and out.shape == ref.shape
+            and bool((out.float() - ref.float()).abs().max() <= 0.05 * ref.float().abs().max()))
+
+
+def _read_by_kernel(name: str, modules: dict) -> bool:
+    """A Mamba mixer's out_proj: its fused kernels read out_proj.weight directly and would skip an adapter there
+    (PEFT refuses it too)."""
+    parent, _, leaf = name.rpartition(".")
+    return leaf == "out_proj" and hasattr(modules.get(parent), "conv1d")
 
 
 def _inside_adapter(name: str) -> bool:

@@ -60,6 +60,25 @@ def test_version_counts_in_place_writes():
     assert tp.version(t) == v + 1
 
 
+def test_graph_kept_says_retain_graph_inside_a_backward():
+    seen = []
+
+    class Probe(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(tp.graph_kept())
+            return g
+
+    y = Probe.apply(torch.ones(2, requires_grad=True)).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert seen == [True, False]
+
+
 def test_apply_falls_back_to_the_plain_path_when_an_internal_changed(monkeypatch, ids):
     monkeypatch.setattr(tp, "available", lambda: False)
     monkeypatch.setattr(amplora.adapters.fast, "available", lambda: False)

@@ -22,9 +22,10 @@ DoRA (no dropout): y = g ⊙ (x·Wᵀ + s·h·Bᵀ) + bias with g = m / ‖W + s
 The magnitude gradient needs z = x·Wᵀ + s·h·Bᵀ per token. Without a bias and with no zero in g, it is recovered from
 the saved output as y / g (the output is often saved downstream anyway, e.g. by SiLU for the gate/up projections), so
 no second tokens × out tensor is kept; otherwise z itself is saved. The fast layer (layer.py) makes the zero check
-once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. A saved output means a
-caller must not modify it in place (autograd reports it if one does). The output, kept or recomputed as g·z
-(`replay_output`), also lets a lean RMSNorm behind a residual sum replay that sum (lean.py).
+once per state of its weights, on the CPU only: on a GPU it would synchronize, and z is kept. The output is kept as
+an alias, not saved, because a model may add into it in place (Falcon, Llama 4's MoE): backward then recomputes z
+(one GEMM) instead of failing. The output, kept or recomputed as g·z (`replay_output`), also lets a lean RMSNorm
+behind a residual sum replay that sum (lean.py).
 """
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ import torch.nn.functional as F
 
 from amplora.adapters import quant
 from amplora.adapters.fast import lean
-from amplora.adapters.fast.torch_private import (no_autocast, once_differentiable, product_operands,
+from amplora.adapters.fast.torch_private import (graph_kept, no_autocast, once_differentiable, product_operands,
                                                   saved_tensor_hooks_active, version)
+from amplora.errors import AmploraError
 from amplora.precision import grad_gemm_dtype
 
 
@@ -89,9 +91,15 @@ class AdapterLinear(torch.autograd.Function):
         hooked = saved_tensor_hooks_active()  # kept tensors go through hooks (see _recomputable_product)
         ctx.producer = _recomputable_product(x, hooked) if xd is None else None
         ctx.set_materialize_grads(False)  # an output nobody used contributes nothing
-        ctx.dora, kept, ctx.outputs = [], [], []
-        for layer, y, dora in zip(layers, ys, doras):  # DoRA: (g in c, the tensor whose Σ_t gy·(·) gives ∂L/∂m up
-            ctx.dora.append(None if dora is None else (dora[0], dora[2]))  # to m_scale)
+        ctx.dora, kept, ctx.outputs, ctx.aliases = [], [], [], {}
+        for i, (layer, y, dora) in enumerate(zip(layers, ys, doras)):
+            # DoRA: (g in c, the factor m_scale that turns Σ_t gy·kept into ∂L/∂m)
+            ctx.dora.append(None if dora is None else (dora[0], dora[2]))
+            if dora is not None and dora[1] is None and not hooked:
+                # y itself, held as an alias (same storage and version counter, no graph edge) rather than saved:
+                # a model may add into y in place (Falcon, Llama 4's MoE); backward then recomputes z (_kept)
+                ctx.aliases[i] = (y.detach(), version(y))
+                y = None
             kept.append(None if dora is None else y if dora[1] is None else dora[1])
             # how replay_output gives y back: kept itself, g·z from a kept z (no bias), or not at all (LoRA; or
             # under saved-tensor hooks, where reading what this node keeps would recompute it)
@@ -110,9 +118,13 @@ class AdapterLinear(torch.autograd.Function):
     def replay_output(ctx, k: int) -> torch.Tensor:
         """Output k again, the same bits: the kept y itself, or g·z as the forward computed it."""
         n = len(ctx.layers)
-        kept = ctx.saved_tensors[2 + 3 * n + k]
         if ctx.outputs[k] == "y":
-            return kept
+            y, v = ctx.aliases[k]
+            if version(y) != v:
+                raise AmploraError("the model modified an adapted layer's output in place after a residual sum "
+                                   "read it; apply(..., path='plain') trains this model")
+            return y
+        kept = ctx.saved_tensors[2 + 3 * n + k]
         with no_autocast(kept):
             y = kept * ctx.dora[k][0]
         return y.view(*ctx.x_shape[:-1], y.shape[-1])
@@ -136,6 +148,7 @@ class AdapterLinear(torch.autograd.Function):
         live, ghs = [], []
         hs = _columns(h, params)
         with no_autocast(xd2):
+            kept, dora = _kept(ctx, kept, xd2, hs, bts)
             for i, gy in enumerate(gys):
                 if gy is None:
                     continue
@@ -143,7 +156,7 @@ class AdapterLinear(torch.autograd.Function):
                 gy2 = _cast(gy.reshape(-1, gy.shape[-1]), c)
                 gz = gy2
                 if kept[i] is not None:  # DoRA
-                    g_c, m_scale = ctx.dora[i]
+                    g_c, m_scale = dora[i]
                     if need[5 + 3 * i]:  # products in c, a token-long sum accumulated in fp32 (see grad_gemm_dtype)
                         grads[3 * i + 2] = (gy2 * kept[i].reshape(gy2.shape)).sum(0, dtype=g).float() \
                             .mul_(m_scale)
@@ -187,6 +200,23 @@ class AdapterLinear(torch.autograd.Function):
         return (grad_x, grad_xd, None, *grads)
 
 
+def _kept(ctx, kept, xd2, hs, bts) -> tuple[list, list]:
+    """What each DoRA layer's ∂m reads, and its (g, m_scale): the kept tensor, or the aliased output y (forward).
+    A y the model changed in place is no longer the output: z = x·Wᵀ + s·h·Bᵀ is recomputed instead, with z's
+    factor 1/‖·‖ = m_scale·g. The aliases go with the last backward that needs them, as saved tensors do."""
+    kept, dora = list(kept), list(ctx.dora)
+    for i, (y, v) in ctx.aliases.items():
+        if version(y) == v:
+            kept[i] = y
+            continue
+        layer, (g_c, m_scale) = ctx.layers[i], ctx.dora[i]
+        kept[i] = base_matmul(xd2, layer.base).addmm_(hs[i], bts[i], alpha=layer.scaling)
+        dora[i] = (g_c, m_scale * g_c.float())
+    if not graph_kept():
+        ctx.aliases = {}
+    return kept, dora
+
+
 def _forward(x, xd, layers, params, for_backward: bool = True):
     """The forward math (for_backward=False: the outputs only, nothing prepared for a backward). Returns the
     outputs, the adapter input as 2-D, h = x·[A_1; A_2; ...]ᵀ, per layer None (LoRA) or for DoRA (g in c, the
@@ -200,20 +230,21 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
     ys, doras, bts = [], [], []
     for i, (layer, h_i) in enumerate(zip(layers, _columns(h, params))):
         b, magnitude = params[3 * i + 1], params[3 * i + 2]
-        z = base_matmul(x2, layer.base)
+        # z in x's shape, so that no output is a view: a model may add into one in place (Falcon: mlp_output +=)
+        z = base_matmul(x, layer.base)
         bts.append(_bt(b, c))
-        z.addmm_(h_i, bts[-1], alpha=layer.scaling)  # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
+        z.view(-1, z.shape[-1]).addmm_(h_i, bts[-1], alpha=layer.scaling)
         bias = quant.bias_of(layer.base)
         bias_c = None if bias is None else _cast(bias, c)
-        shape = (*x.shape[:-1], z.shape[-1])
         if magnitude is None:
-            ys.append((z if bias_c is None else z.add_(bias_c)).view(*shape))
+            ys.append(z if bias_c is None else z.add_(bias_c))
             doras.append(None)
             continue
         norm = layer.norm
         g_c = dora_scale(magnitude, norm, c) if layer.g is None else layer.g
         if not for_backward:  # generate / eval: just the output
-            ys.append((z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
+            ys.append(z.mul_(g_c) if bias_c is None else torch.addcmul(bias_c, z, g_c))
             continue
         # z = y / g is recoverable without a bias and with no zero in g (the fast layer checks that once per
         # state of its weights; checked here otherwise)
@@ -221,10 +252,10 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
         if bias_c is None and zero_free is None:
             zero_free = not bool((g_c == 0).any())
         if bias_c is None and zero_free:
-            ys.append(z.mul_(g_c).view(*shape))
+            ys.append(z.mul_(g_c))
             doras.append((g_c, None, 1 / (g_c.float() * norm)))
         else:
-            ys.append((z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c)).view(*shape))
+            ys.append(z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c))
             doras.append((g_c, z, 1 / norm))
     return ys, xd2, h, doras, (a_all, bts)
 

@@ -23,6 +23,9 @@ _any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
 # the innermost saved-tensor hooks (None when none are set); without it, the nodes keep their own inputs
 _saved_tensor_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
 
+# whether the running backward keeps the graph for another (retain_graph=True)
+_keep_graph = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", None)
+
 # a tensor's version counter (bumped by every in-place write through autograd's view of it); a C-level getter:
 # it is read for every adapted layer of every forward
 version = operator.attrgetter("_version")
@@ -41,6 +44,11 @@ def saved_tensor_hooks_active() -> bool:
     """Whether saved-tensor hooks (checkpointing, offloading) are on: there, unpacking another node's tensors would
     cost a recompute or a copy, so nodes keep their own inputs."""
     return _saved_tensor_hooks is None or _saved_tensor_hooks(False) is not None
+
+
+def graph_kept() -> bool:
+    """Inside a backward: whether the graph is kept for another backward (then a node must keep what it holds)."""
+    return _keep_graph is None or bool(_keep_graph())
 
 
 def once_differentiable(backward):
@@ -103,6 +111,6 @@ def available() -> bool:
                 and plain_sum_inputs((a + b).grad_fn) is not None and plain_sum_inputs((a - b).grad_fn) is None
                 and function_of(_Probe.apply(a).grad_fn) is _Probe and _saved_tensor_hooks is not None
                 and not saved_tensor_hooks_active() and isinstance(version(a), int)
-                and hasattr(torch._C, "_is_any_autocast_enabled"))
+                and hasattr(torch._C, "_is_any_autocast_enabled") and _keep_graph is not None)
     except Exception:  # any change in these internals: the plain path
         return False
