@@ -86,6 +86,9 @@ def test_checkpointed_recompute_reuses_the_dora_terms(compute, norm_calls):
     """Activation checkpointing runs the forward again in backward: the norm is not computed a second time, and
     the gradients are those of the forward without checkpointing, bit for bit."""
     layer = make_layer("dora", compute)
+    # tracked, as the trainer and DoctorCallback track theirs: untracked, a layer built alone makes its recompute a
+    # top-level call after a grad-enabled one, which (transformers.Trainer's step order) drops its caches
+    amplora.track_optimizer(torch.optim.SGD(layer.parameters(), lr=0.0), layer)
     x = torch.randn(*SHAPE, IN).to(compute)
     y_ref, grads_ref = fresh_grads(layer, x)
     calls = len(norm_calls)
