@@ -6,10 +6,12 @@ import json
 
 import pytest
 import torch
-from transformers import AutoModelForCausalLM
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 import amplora
+from amplora.adapters.io import CHAT_TEMPLATE_NAME
 from amplora.app.commands import load_for_inference
+from amplora.train.chat_templates import TEMPLATES
 from amplora.train.tiny_model import build_model, build_tokenizer
 
 from .conftest import alpaca_rows, run_cli, write_jsonl
@@ -35,6 +37,21 @@ def test_generate_uses_the_recorded_base_and_the_adapter(trained, capsys):
     from amplora.train.generation import generate
 
     assert answer == generate(model, tok, [[{"role": "user", "content": "3+1?"}]], 3)[0]
+
+
+def test_a_chat_template_given_to_train_travels_with_the_adapter(trained, tmp_path):
+    assert not (trained[0] / "adapter" / CHAT_TEMPLATE_NAME).exists()  # the tokenizer's own: nothing to carry
+    data = write_jsonl(tmp_path / "data.jsonl", alpaca_rows(8))
+    out = tmp_path / "run"
+    assert run_cli("train", "--model", "tiny", "--data", data, "--chat-template", "zephyr", "--max-steps", "2",
+                   "--batch-size", "2", "--eval-limit", "1", "--eval-loss-limit", "1", "--samples", "0",
+                   "--max-new-tokens", "2", "--output", out, "--quiet") == 0
+    assert (out / "adapter" / CHAT_TEMPLATE_NAME).read_text() == TEMPLATES["zephyr"]
+    assert load_for_inference(str(out / "adapter"), None)[1].chat_template == TEMPLATES["zephyr"]
+    chosen = load_for_inference(str(out / "adapter"), None, chat_template="chatml")[1]  # --chat-template wins
+    assert chosen.chat_template == TEMPLATES["chatml"]
+    assert run_cli("merge", "--adapter", out / "adapter", "--out", tmp_path / "merged") == 0
+    assert AutoTokenizer.from_pretrained(tmp_path / "merged").chat_template == TEMPLATES["zephyr"]
 
 
 def test_chat_reads_turns_until_eof(trained, capsys, monkeypatch):

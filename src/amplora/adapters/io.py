@@ -29,6 +29,7 @@ from amplora.precision import Precision
 PREFIX = "base_model.model."
 CONFIG_NAME = "adapter_config.json"
 WEIGHTS_NAME = "adapter_model.safetensors"
+CHAT_TEMPLATE_NAME = "chat_template.jinja"  # the file name transformers gives a tokenizer's template
 SUFFIXES = ("lora_A.weight", "lora_B.weight", "lora_magnitude_vector")
 # A PEFT config is a few KB; anything far larger is not one (and is not read into memory whole).
 MAX_CONFIG_BYTES = 1 << 20
@@ -96,9 +97,11 @@ def _write_adapter(model: nn.Module, state: dict, directory: Path, base_model_na
 
 
 def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name_or_path: str | None = None,
-                 write: bool = True) -> Path | None:
+                 write: bool = True, chat_template: str | None = None) -> Path | None:
     """Write a PEFT-loadable adapter directory atomically; NaN/Inf weights are refused, nothing is written.
     Files and the directory get the permissions the umask allows (0644/0755 under umask 022).
+    chat_template: the template the adapter was trained with, when it is not the base tokenizer's own; written
+    beside it as chat_template.jinja (`amplora generate`/`chat`/`eval` use it; read_chat_template reads it).
     Distributed: every rank calls it (shards are gathered), with write=True on one rank only."""
     state = checked_state(model)
     if not write:
@@ -106,6 +109,8 @@ def save_adapter(model: nn.Module, directory: str | os.PathLike, base_model_name
     target = Path(directory)
     with atomic.directory(target) as tmp:
         _write_adapter(model, state, tmp, base_model_name_or_path)
+        if chat_template is not None:
+            (tmp / CHAT_TEMPLATE_NAME).write_text(chat_template, encoding="utf-8")
     return target
 
 

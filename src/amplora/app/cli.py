@@ -28,6 +28,8 @@ def _inference_args(p) -> None:
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
     p.add_argument("--quantize", default=None, help="none | nf4 (default: as the adapter was trained)")
     p.add_argument("--max-new-tokens", type=_count(1), default=128)
+    p.add_argument("--chat-template", help="chatml | llama3 | zephyr | a Jinja file (default: the one the adapter "
+                   "was trained with, else the tokenizer's own)")
 
 
 def _dispatch(name: str):

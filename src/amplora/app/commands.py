@@ -14,9 +14,10 @@ import yaml
 
 import amplora
 from amplora import atomic
-from amplora.adapters.io import read_config
+from amplora.adapters.io import CHAT_TEMPLATE_NAME, read_config
 from amplora.errors import AmploraError
 from amplora.precision import parse_dtype, resolve, resolve_device
+from amplora.train.chat_templates import read_chat_template
 from amplora.train.dataset import BUNDLED_EVAL, EVAL_SPLITS, bundled_path, read_data
 from amplora.train.generation import evaluate, generate
 from amplora.train.metric import summary as score_line
@@ -37,6 +38,8 @@ def _adapter_facts(adapter: str | None) -> dict:
     base = read_config(directory).get("base_model_name_or_path")
     facts = {"base": base.strip() if isinstance(base, str) and base.strip() else None}
     facts["quantize"] = _run_quantize(directory.parent / "config.yaml")
+    template = directory / CHAT_TEMPLATE_NAME
+    facts["chat_template"] = read_chat_template(str(template)) if template.is_file() else None
     return facts
 
 
@@ -54,15 +57,17 @@ def _run_quantize(run_config: Path) -> str | None:
 
 
 def load_for_inference(adapter: str | None, model: str | None, precision: str = "auto", device: str = "auto",
-                       quantize: str | None = None):
-    """(model, tokenizer): the base named by --model or by the adapter, with the adapter applied (if any)."""
+                       quantize: str | None = None, chat_template: str | None = None):
+    """(model, tokenizer): the base named by --model or by the adapter, with the adapter applied (if any). The
+    tokenizer's chat template: --chat-template, else the one the adapter was trained with, else the base's."""
     facts = _adapter_facts(adapter)
+    template = read_chat_template(chat_template) if chat_template is not None else facts.get("chat_template")
     spec = model or facts.get("base")
     if adapter and not spec:
         raise AmploraError(f"--adapter {adapter}: adapter_config.json has no base_model_name_or_path; pass --model")
     dev = resolve_device(device)
     policy = resolve(precision, device=dev)
-    lm = load_model(spec or EMBEDDED_NAME)
+    lm = load_model(spec or EMBEDDED_NAME, chat_template=template)
     net = lm.model.to(dev)
     quantize = quantize if quantize is not None else facts.get("quantize")
     quantize = None if quantize in (None, "none") else quantize
@@ -81,13 +86,15 @@ def cmd_generate(args) -> int:
     prompt = " ".join(args.prompt).strip()
     if not prompt:
         raise AmploraError("generate needs a prompt, e.g. amplora generate --adapter runs/x/adapter \"...\"")
-    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize,
+                                          args.chat_template)
     print(generate(model, tokenizer, [_messages(prompt, args.system)], args.max_new_tokens)[0])
     return 0
 
 
 def cmd_chat(args) -> int:
-    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize,
+                                          args.chat_template)
     history = [{"role": "system", "content": args.system}] if args.system else []
     interactive = sys.stdin.isatty()
     if interactive:
@@ -140,7 +147,8 @@ def cmd_eval(args) -> int:
         raise AmploraError(f"{args.data}: plain text only, no answers to score")
     if args.limit:
         examples = examples[: args.limit]
-    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize)
+    model, tokenizer = load_for_inference(args.adapter, args.model, args.precision, args.device, args.quantize,
+                                          args.chat_template)
     result = evaluate(model, tokenizer, examples, args.max_new_tokens, args.batch_size, args.max_length)
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "predictions"}))

@@ -258,7 +258,7 @@ def _finish(s: Setting, loop: Loop, lm, inputs: Inputs, data: Data, throughput: 
     """The adapter, the scores after training, summary.json and report.html; returns the summary."""
     d, model, metrics, meter = s.d, loop.model, loop.metrics, loop.memory
     amplora.save_adapter(model, s.out / "adapter", base_model_name_or_path=lm.name,  # refuses NaN/Inf
-                         write=d.is_main)  # every rank joins the gather of shards
+                         write=d.is_main, chat_template=inputs.template)  # every rank joins the gather of shards
     after = _score(loop, data.scored)
     after["eval_loss"] = final_loss
     metrics.write({"kind": "after", "step": data.total_steps, **outcome.scores(after), **meter.record()})
