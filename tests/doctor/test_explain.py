@@ -108,7 +108,7 @@ SAMPLES = [
     ("fp16-overflow", "RuntimeError: Function 'MmBackward0' returned nan values in its 0th output.", [],
      "MmBackward0"),
     ("numpy-bf16", "TypeError: Got unsupported ScalarType BFloat16", ["bf16"], "Tensor.numpy"),
-    ("cpu-autocast-dtype", "UserWarning: In CPU autocast, but the target dtype is not supported. Disabling "
+    ("autocast-dtype", "UserWarning: In CPU autocast, but the target dtype is not supported. Disabling "
      "autocast.", [], None),
     ("generic-dtype", "RuntimeError: Expected dtype Half for argument 'weight' but got BFloat16", ["fp16", "bf16"],
      None),
@@ -191,6 +191,34 @@ SAMPLES = [
      "of Optype (Add) bound to different types (tensor(float) and tensor(double) in node (Add_7).", [], None),
     ("tensorrt-fp16-range", "[TRT] [W] Weights [name=conv1.weight] had the following issues when converted to "
      "FP16:\n[TRT] [W]  - Values exceed the FP16 range.", [], None),
+    # issue 19 §1, heldout3's classes
+    ("mps-float8", "TypeError: Trying to convert Float8_e4m3fn to the MPS backend but it does not have support for "
+     "that dtype.", [], None),
+    ("mps-int64-op", "RuntimeError: MPS does not support cumsum op with int64 input", ["int64"], None),
+    ("xpu-fp64", "RuntimeError: Required aspect fp64 is not supported on the device", [], None),
+    ("int-requires-grad", "RuntimeError: Only Tensors of floating point and complex dtype can require gradients", [],
+     None),
+    ("onnx-fp16-overflow", "onnx fp16 model: /norm/ReduceMean_output_0 returns nan nan nan", [], None),
+    ("bnb-int8-cast", "UserWarning: MatMul8bitLt: inputs will be cast from torch.float32 to float16 during "
+     "quantization", ["fp32", "fp16"], None),
+    ("quant-kernel-offload", "ValueError: Found modules on cpu/disk. Using Exllama backend requires all the modules "
+     "to be on GPU.", [], None),
+    ("cpu-half-model", "device_map='cpu'\nRuntimeError: Input type (float) and bias type (c10::Half) should be the "
+     "same", ["fp32", "fp16"], "convolution"),
+    ("gpu-half-kernel", "x = x.bfloat16().cuda()\nRuntimeError: \"upsample_linear1d_out_frame\" not implemented for "
+     "'BFloat16'", ["bf16"], "upsample_linear1d_out_frame"),
+    ("half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'BFloat16'", ["bf16"],
+     "LayerNormKernelImpl"),
+    ("fp8-gpu-unsupported", "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute "
+     "capability >= 9.0 or 8.9, or ROCm MI300+", [], None),
+    ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
+    ("ce-prob-target", "RuntimeError: Expected floating point type for target with class probabilities, got Long",
+     ["int64"], None),
+    ("lengths-on-cpu", "RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long "
+     "tensor", ["int64"], None),
+    ("xformers-dtype-device", "NotImplementedError: No operator found for `memory_efficient_attention_forward` "
+     "with inputs:\n query : shape=(2, 1024, 8, 40) (torch.float32)\n`flshattF` is not supported because:\n "
+     "dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})", [], None),
     ("bnb-int8-bf16", "model = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True, "
      "torch_dtype=torch.bfloat16)\nRuntimeError: expected scalar type Float but found BFloat16", ["fp32", "bf16"],
      None),
@@ -260,7 +288,7 @@ def test_a_generic_match_says_what_it_cannot_tell():
 
 def test_typographic_quotes_read_as_plain_ones():
     e = explain("RuntimeError: \u201cLayerNormKernelImpl\u201d not implemented for \u2018Half\u2019")
-    assert e.key == "cpu-half-kernel" and e.ops == ["LayerNormKernelImpl"]
+    assert e.key == "half-kernel" and e.ops == ["LayerNormKernelImpl"]
 
 
 def test_a_nan_loss_needs_the_word_nan_or_inf():
@@ -302,3 +330,180 @@ def test_cli_explain_reads_a_traceback_from_stdin(monkeypatch, capsys):
 def test_cli_explain_empty_input_is_a_one_line_error(capsys):
     assert main(["explain", "  "]) == 2
     assert capsys.readouterr().err.startswith("amplora: error: explain needs an error message")
+
+
+# ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
+CLASS_WORDINGS = [
+    # MPS: dtypes Apple GPUs lack
+    ("mps-float8", "Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype."),
+    ("mps-float8", "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for "
+     "that dtype."),
+    ("mps-float8", "loading flux1-dev-fp8.safetensors on MPS: float8_e4m3fn is not supported"),
+    ("mps-float64", "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support "
+     "float64. Please use float32 instead."),
+    ("mps-bf16", "TypeError: BFloat16 is not supported on MPS"),
+    ("mps-int64-op", "RuntimeError: MPS does not support min/max ops with int64 input"),
+    ("mps-int64-op", "UserWarning: MPS: no support for int64 reduction ops, casting it to int32"),
+    ("mps-int64-op", "RuntimeError: isin_Tensor_Tensor_out only works on floating types on MPS for pre MacOS_14_0. "
+     "Received dtype: Long"),
+    # autocast on any device
+    ("autocast-dtype", "UserWarning: In MPS autocast, but the target dtype is not supported. Disabling autocast.\n"
+     "MPS Autocast only supports dtype of torch.float16 currently."),
+    ("autocast-dtype", "UserWarning: In XPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+     "XPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently."),
+    ("autocast-dtype", "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16."),
+    # Intel XPU without fp64
+    ("xpu-fp64", "Required aspect fp64 is not supported on the device on Arc A770"),
+    ("xpu-fp64", "RuntimeError: Double type is not supported on this device (xpu:0)"),
+    # integer tensors
+    ("int-requires-grad", "RuntimeError: Only Tensors of floating point dtype can require gradients"),
+    ("int-requires-grad", "RuntimeError: only Tensors of floating point and complex dtype can require gradients"),
+    ("long-indices", "RuntimeError: Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+     "torch.cuda.FloatTensor instead (while checking arguments for embedding)"),
+    ("long-indices", "RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar "
+     "types: Long, Int; but got torch.cuda.HalfTensor instead (while checking arguments for embedding)"),
+    ("long-indices", "RuntimeError: Expected object of scalar type Long but got scalar type Float for argument #2 "
+     "'target' in call to _thnn_nll_loss_forward"),
+    ("ce-prob-target", "RuntimeError: Expected floating point type for target with class probabilities, got Int"),
+    ("float-to-int-op", "RuntimeError: \"bitwise_or_cuda\" not implemented for 'Half'"),
+    # float64 from NumPy meets float32
+    ("float-double", "RuntimeError: Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.FloatTensor) "
+     "should be the same"),
+    ("float-double", "RuntimeError: Input type (double) and bias type (float) should be the same"),
+    ("float-double", "RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float"),
+    ("float-double", "RuntimeError: Expected object of scalar type Double but got scalar type Float for argument #2 "
+     "'mat2'"),
+    ("float-double", "RuntimeError: expected Double tensor (got Float tensor)"),
+    # fp16 / bf16 on the CPU, or kernels the device lacks (the story follows the device the text shows)
+    ("cpu-half-model", "model on cpu: RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != "
+     "c10::Half"),
+    ("cpu-half-model", "pipe = Pipeline(..., torch_dtype=torch.float16, device='cpu')\nRuntimeError: Input type "
+     "(float) and bias type (c10::Half) should be the same"),
+    ("cpu-half-kernel", "RuntimeError: \"slow_conv2d_cpu\" not implemented for 'Half'"),
+    ("cpu-half-kernel", "torch.float16, cpu: \"softmax_lastdim_kernel_impl\" not implemented for 'Half'"),
+    ("gpu-half-kernel", "x = x.to('cuda:0')\nRuntimeError: \"upsample_nearest2d_out_frame\" not implemented for "
+     "'BFloat16'"),
+    ("cuda-kernel-dtype", "RuntimeError: \"triu_tril_cuda_template\" not implemented for 'BFloat16'"),
+    ("half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'"),
+    ("fp16-needs-gpu", "UserWarning: FP16 is not supported on CPU; using FP32 instead"),
+    ("bf16-gpu-unsupported", "ValueError: You are trying to use bf16 mixed precision on a device that does not "
+     "support it"),
+    ("fp8-gpu-unsupported", "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
+     "capability: 89. Current capability: 86."),
+    # ONNX Runtime and TensorRT
+    ("onnx-no-kernel", "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : "
+     "NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'Conv_0_quant'"),
+    ("onnx-no-kernel", "[ONNXRuntimeError] : 1 : FAIL : Failed to find kernel for LayerNormalization(17) (node "
+     "/norm/LayerNorm). Kernel not found"),
+    ("onnx-fp16-overflow", "After converting the onnx model to float16 with onnxconverter_common, the output is all "
+     "NaN (nan nan nan)"),
+    ("tensorrt-fp16-range", "[TRT] [W] Running layernorm after self-attention in FP16 may cause overflow. Exporting "
+     "the model to the latest available ONNX opset (later than 17) to use the INormalizationLayer"),
+    ("tensorrt-fp16-range", "TensorRT fp16 engine outputs NaN while the fp32 engine is fine"),
+    ("tensorrt-fp16-range", "trtexec --fp16: the result mismatches the --fp32 model, accuracy drops"),
+    # quantized kernels
+    ("bnb-int8-cast", "UserWarning: MatMul8bitLt: inputs will be cast from torch.bfloat16 to float16 during "
+     "quantization"),
+    ("quant-kernel-offload", "ValueError: Found modules on cpu/disk. Using Exllama or Exllamav2 backend requires all "
+     "the modules to be on GPU.You can deactivate exllama backend by setting `disable_exllama=True`"),
+    # attention masks, other BLAS libraries
+    ("sdpa-mask-dtype", "UserWarning: Converting mask without torch.bool dtype to bool; this will negatively affect "
+     "performance. Prefer to use a boolean mask directly."),
+    ("cublas-bf16", "RuntimeError: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasGemmEx( handle, opa, opb, m, n, "
+     "k, &falpha, a, HIP_R_16BF, lda, b, HIP_R_16BF, ldb, &fbeta, c, HIP_R_16BF, ldc, HIP_R_32F)`"),
+    ("xformers-dtype-device", "NotImplementedError: No operator found for `memory_efficient_attention_forward` with "
+     "inputs:\n query : shape=(2, 1024, 8, 40) (torch.float32)\n`tritonflashattF` is not supported because:\n "
+     "device=cpu (supported: {'cuda'})\n dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})"),
+    # old torch wordings
+    ("device-mismatch", "RuntimeError: Expected object of backend CUDA but got backend CPU for argument #2 'weight'"),
+    ("device-mismatch", "RuntimeError: Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while "
+     "checking arguments for addmm)"),
+    ("expected-scalar-type", "RuntimeError: Expected object of scalar type Float but got scalar type Half for "
+     "argument #2 'mat2' in call to _th_mm"),
+    ("fp16-overflow", "RuntimeError: value cannot be converted to type at::BFloat16 without overflow"),
+    ("generic-dtype", "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for "
+     "argument #2 'rois'; but type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor"),
+]
+
+
+@pytest.mark.parametrize("key,text", CLASS_WORDINGS, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CLASS_WORDINGS)])
+def test_each_class_in_several_wordings(key, text):
+    e = explain(text)
+    assert e.recognized and e.key == key, (e.key, text)
+    assert "\n" not in e.title
+
+
+# texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
+LOOKALIKE_REJECTS = [
+    "model = AutoModel.from_pretrained(p, torch_dtype=torch.bfloat16, attn_implementation='flash_attention_2')\n"
+    "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.",
+    "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB). Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0",
+    "NotImplementedError: The operator 'aten::_upsample_bicubic2d_aa.out' is not currently implemented for the MPS "
+    "device.",
+    "RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'MPS' backend.",
+    "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    "RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+    "IndexError: index out of range in self (embedding indices exceed vocab)",
+    "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: input_ids for the following "
+    "indices index: 1 Got: 128 Expected: 64 (float16 model)",
+    "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running Reshape node.",
+    "[TensorRT] ERROR: Network has dynamic or shape inputs, but no optimization profile has been defined. "
+    "builder.fp16_mode = True",
+    "trtexec --fp16: [E] Error[4]: shape mismatch for input 'x' in the fp16 engine",
+    "Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model.",
+    "ValueError: The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current "
+    "capability: 70.",
+    "RuntimeError: CUDA error: invalid device ordinal",
+    "RuntimeError: CUDA error: an illegal memory access was encountered (bf16 training)",
+    "torch.cuda.OutOfMemoryError: CUDA out of memory while running in float16",
+    "Training on cpu: RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)",
+    "TypeError: can't convert np.ndarray of type numpy.object_. The only supported types are: float64, float32, "
+    "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.",
+    "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n query : "
+    "shape=(1, 4096, 1, 512) (torch.float16)\n`flshattF@0.0.0` is not supported because:\n xFormers wasn't build "
+    "with CUDA support\n requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)",
+    "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
+    "multiplication, and GPU quantization are unavailable.",
+]
+
+
+@pytest.mark.parametrize("text", LOOKALIKE_REJECTS)
+def test_lookalikes_of_the_new_classes_are_rejected(text):
+    e = explain(text)
+    assert not e.recognized, (e.key, text)
+
+
+def test_a_kernel_story_follows_the_device_in_the_text():
+    """A missing half kernel tells the CPU story only with CPU evidence, the GPU story only with GPU evidence, and
+    otherwise says that the message does not name the device."""
+    msg = "RuntimeError: \"upsample_linear1d_out_frame\" not implemented for 'BFloat16'"
+    assert explain(msg).key == "half-kernel" and "does not name the device" in explain(msg).cause
+    assert explain("x = x.bfloat16().cuda()\n" + msg).key == "gpu-half-kernel"
+    assert explain("on the cpu: " + msg).key == "cpu-half-kernel"
+    # a conv dtype mismatch is a CPU-model story only when the text says the model runs on the CPU
+    conv = "RuntimeError: Input type (float) and bias type (c10::Half) should be the same"
+    assert explain(conv).key == "conv-type"
+    assert explain("device_map='cpu'\n" + conv).key == "cpu-half-model"
+
+
+@pytest.mark.parametrize("text,words", [
+    ("In MPS autocast, but the target dtype is not supported. Disabling autocast.", ["mps", "autocast", "float16"]),
+    ("Trying to convert Float8_e4m3fn to the MPS backend but it does not have support for that dtype.",
+     ["mps", "float8", "fp16"]),
+    ("MPS does not support cumsum op with int64 input", ["mps", "int64", "int32", "upgrade"]),
+    ("Required aspect fp64 is not supported on the device", ["fp64", "float32", "emulation"]),
+    ("[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Cos(7) node with name "
+     "'/encoder/Cos'", ["float64", "float16", "float32", "cuda"]),
+    ("MatMul8bitLt: inputs will be cast from torch.bfloat16 to float16 during quantization",
+     ["8-bit", "bfloat16", "float16", "torch_dtype=torch.float16"]),
+    ("Found modules on cpu/disk. Using Exllama backend requires all the modules to be on GPU.",
+     ["exllama", "cpu", "device_map", "use_exllama=false"]),
+    ("Only Tensors of floating point dtype can require gradients", ["integer", "float", "requires_grad=false"]),
+])
+def test_new_classes_name_the_cause_and_the_fix(text, words):
+    e = explain(text)
+    said = (e.title + " " + e.cause + " " + e.fix).lower()
+    for w in words:
+        assert w in said, (w, e.key)

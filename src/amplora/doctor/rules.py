@@ -260,9 +260,11 @@ def _cpu_kernel(s: Scene):
             "torch.linalg.qr(W.float())" if "qr" in low or "geqrf" in low else
             "torch.linalg.inv(W.float())" if "inv" in low else f"{op}(x.float(), ...)")
     version = torch.__version__.split("+")[0]
-    cause = f"{op} has no {dt} kernel on the CPU in torch {version}, so it cannot run on {subject}."
+    where = "the CPU" if t.device.type == "cpu" else str(t.device)  # the kernel is missing where the tensor is
+    cause = f"{op} has no {dt} kernel on {where} in torch {version}, so it cannot run on {subject}."
     fix = (f"Compute it in fp32 and cast back: `{call}`, then `.to({_torch_dtype(t.dtype)})` on the results "
-           f"(amplora's PiSSA init does this); or keep the model fp32 on CPU.")
+           f"(amplora's PiSSA init does this); or keep the model fp32 on CPU." if t.device.type == "cpu" else
+           f"Compute it in fp32 and cast back: `{call}`, then `.to({_torch_dtype(t.dtype)})`; or upgrade torch.")
     return culprit, cause, fix
 
 

@@ -6,17 +6,20 @@ context-specific story needs evidence in the text (a `context`), otherwise the g
 what the message alone cannot tell. `kind` groups entries for the live diagnosis in diagnose.py, which refines
 cause and fix with real names. Causes are one sentence (the live diagnosis prints them as such).
 
-The entries live in topic modules (scaling, quantized, backends, devices, dtypes, generic); ENTRIES below
-fixes the order in which their blocks are tried.
+The entries live in topic modules (scaling, quantized, accelerators, backends, exported, devices, dtypes,
+generic); ENTRIES below fixes the order in which their blocks are tried. A text that holds a known fault of
+another kind (generic.NOT_OURS, such as a GPU too old for FlashAttention) is not explained at all, even when dtype
+words appear around it.
 """
 from __future__ import annotations
 
-from amplora.doctor.kb import backends, devices, dtypes, generic, quantized, scaling
+from amplora.doctor.kb import accelerators, backends, devices, dtypes, exported, generic, quantized, scaling
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
-    *scaling.SCALING, *quantized.QUANTIZED, *backends.BACKENDS, *scaling.OVERFLOW, *devices.DEVICES,
-    *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS, *dtypes.STORIES, *generic.FALLBACKS,
+    *scaling.SCALING, *quantized.QUANTIZED, *accelerators.AUTOCAST, *accelerators.ACCELERATORS, *backends.BACKENDS,
+    *exported.EXPORTED, *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY,
+    *dtypes.KERNELS, *dtypes.STORIES, *generic.FALLBACKS,
 )
 
 GENERAL_ADVICE = (
@@ -40,6 +43,8 @@ def plain(text: str) -> str:
 def lookup(text: str) -> Entry | None:
     """The first entry that matches `text` (an error message or a whole traceback), or None."""
     text = plain(text)
+    if generic.NOT_OURS.search(text):
+        return None
     for entry in ENTRIES:
         if entry.hits(text):
             return entry

@@ -51,6 +51,12 @@ DEVICES = (
        "DataLoader / samplers (`DataLoader(..., generator=torch.Generator(device='cpu'))`), "
        "`torch.Generator(device='cuda')` for GPU sampling; do not set cuda as the default device for data "
        "loading."),
+    _e("lengths-on-cpu", "device", "pack_padded_sequence lengths must be a CPU int64 tensor",
+       r"'lengths' argument should be a 1D CPU int64 tensor",
+       "`pack_padded_sequence` (RNNs, CTC-style batches) takes its `lengths` as a 1-D int64 tensor on the CPU, "
+       "and they were given on the GPU (moved with the batch) or in another dtype.",
+       "Pass `lengths.cpu()` (and `.long()`, or a Python list) to `pack_padded_sequence`, even when the padded "
+       "input is on the GPU; keep lengths out of the `batch.to(device)` move."),
     _e("numpy-device", "device", "`.numpy()` of a GPU tensor",
        r"can'?t convert \S+ device type tensor to numpy|can'?t convert (CUDA|MPS|XPU) tensor to numpy",
        "NumPy can only read host memory, and the tensor lives on a GPU (or MPS) device, so `.numpy()` / "

@@ -53,7 +53,8 @@ KERNELS = (
        "casts of activations or losses, or cast the whole module consistently (`model.half()` with fp16 "
        "inputs)."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
-       r"'indices' to have one of the following scalar types: Long|tensors used as indices must be long|"
+       r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices must be long|"
+       r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
        r"expected scalar type Long but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
@@ -72,6 +73,29 @@ KERNELS = (
        "Do not cast the packed weight: load the model through its quantization backend (bitsandbytes / GPTQ "
        "with `quantization_config` and the compute dtype set to the activations' dtype), call the quantized "
        "module, or dequantize the weight first.", context=QUANT_CONTEXT),
+    _e("int-requires-grad", "int-grad", "an integer tensor made trainable",
+       r"Only Tensors of floating point( and complex| \(and complex\))? dtype can require gradients|"
+       r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|isDifferentiableType\(",
+       "An integer (or bool) tensor was made to require gradients: `requires_grad=True` on `torch.tensor([1, 2])` "
+       "(Python ints give int64 / Long), an integer mask or index wrapped in `nn.Parameter`, or "
+       "`.requires_grad_()` on a Long tensor; autograd only differentiates floating-point (and complex) tensors.",
+       "Make it floating point if it is learned (`torch.tensor([1.], requires_grad=True)`, `dtype=torch.float32`, "
+       "`x.float().requires_grad_()`); if it is a mask or index, keep it integer and not trainable "
+       "(`nn.Parameter(m, requires_grad=False)` or `self.register_buffer('mask', m)`)."),
+    _e("float-to-int-op", "mismatch", "a bitwise / integer op got floating-point tensors",
+       r"\"\w*(bitwise|lshift|rshift|gcd|lcm)\w*\" not implemented for '(Float|Half|BFloat16|Double)'|"
+       r"\b(bitwise_\w+|__and__|__or__|__xor__)\(?\)?:? .{0,80}(only supports? (integral|integer|boolean))",
+       "A bitwise op (`&`, `|`, `^`, `~`, shifts) got floating-point tensors: a mask that should be bool or "
+       "integer was built or cast as float (`torch.ones(...)` defaults to float32, `batch.to(dtype)` casts "
+       "attention masks, `mask.half()`).",
+       "Make masks bool before combining them (`mask.bool() & other.bool()`, or `mask.to(torch.bool)`), or "
+       "multiply float masks (`m1 * m2`); cast only floating tensors when casting a batch."),
+    _e("ce-prob-target", "index", "a cross-entropy target that is integer but shaped like class probabilities",
+       r"Expected floating point type for target with class probabilities, got \w+",
+       "cross_entropy got a target with the same shape as the logits, which it reads as class probabilities, "
+       "but of an integer (Long) dtype: typically one-hot labels built as integers.",
+       "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
+       "(`target.float()`, for label smoothing / soft labels)."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(Long|Int|Bool|Short|Byte|Char)'|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
@@ -97,8 +121,9 @@ KERNELS = (
        "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`), and in custom backward passes "
        "return `grad.to(input.dtype)` for each input."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
-       r"(?=[^\n]*(Double|double|float64))(?=[^\n]*\b(Float|float|float32)\b)"
-       r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b",
+       r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
+       r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
+       r"expected (Double|Float) tensor \(got (Float|Double) tensor\)",
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
@@ -107,6 +132,17 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("cpu-half-model", "mismatch", "an fp16/bf16 model on the CPU meets fp32 tensors",
+       rf"(?=[^\n]{{0,200}}(Half|BFloat16|float16|bfloat16))(Input type \(.*?\) and (weight|bias) type|{MATMUL}|"
+       r"expected scalar type \w+ but found)",
+       "An fp16/bf16 model runs on the CPU (the text says so) and its inputs or some layers are float32: on the "
+       "CPU nothing casts for you (CUDA autocast is off, processors return float32), and many CPU kernels have "
+       "no fp16 at all.",
+       "On the CPU load the model in float32 (`torch_dtype=torch.float32`, `model.float()`), or in bf16 under "
+       "`torch.autocast('cpu', dtype=torch.bfloat16)`; if you keep fp16, cast the inputs with `.to(model.dtype)`; "
+       "fp16 belongs on the GPU.",
+       context=r"\bon (the )?cpu\b|device(_map)?\s*=\s*['\"]cpu|\.to\(['\"]cpu|\bcpu[ -]only\b|"
+       r"\b(no|without( a)?) GPU\b|cpu\s*上|use_cpu|--cpu\b|device\(['\"]cpu"),
     _e("s001-generate-outside-autocast", "mismatch", "generate() outside the training autocast",
        MATMUL, "Training runs inside autocast but `generate()` (for example from a callback) runs outside it, "
        "so fp32 activations from upcast norms or adapters meet bf16/fp16 weights.",

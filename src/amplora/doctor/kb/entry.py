@@ -16,10 +16,14 @@ class Entry:
     cause: str
     fix: str
     context: re.Pattern | None = None
+    unless: re.Pattern | None = None
 
     def hits(self, text: str) -> bool:
-        return bool(self.match.search(text)) and (self.context is None or bool(self.context.search(text)))
+        return (bool(self.match.search(text)) and (self.context is None or bool(self.context.search(text)))
+                and (self.unless is None or not self.unless.search(text)))
 
 
-def make(key, kind, title, match, cause, fix, context=None) -> Entry:
-    return Entry(key, kind, title, re.compile(match, _I), cause, fix, re.compile(context, _I) if context else None)
+def make(key, kind, title, match, cause, fix, context=None, unless=None) -> Entry:
+    """An entry: `match` must hit the text, `context` (when given) too, and `unless` (when given) must not."""
+    return Entry(key, kind, title, re.compile(match, _I), cause, fix, re.compile(context, _I) if context else None,
+                 re.compile(unless, _I) if unless else None)

@@ -1,8 +1,17 @@
-"""Generic entries, tried last: they answer when no specific entry matched, and say what the message alone cannot tell."""
+"""Generic entries, tried last: they answer when no specific entry matched and say what the message cannot tell."""
 from __future__ import annotations
+
+import re
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import MATMUL
+
+# faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention):
+# no precision story fits them, so the doctor leaves them alone
+NOT_OURS = re.compile(
+    r"FlashAttention only supports? (the )?(Ampere|Turing|Hopper|sm_?\d)\w* GPUs?( or newer)?|"
+    r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false",
+    re.IGNORECASE)
 
 # generic
 FALLBACKS = (
@@ -15,6 +24,7 @@ FALLBACKS = (
        "`amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|is not on the expected device|"
+       r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it )?to be on|"
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
@@ -43,8 +53,8 @@ FALLBACKS = (
        "result back; a custom op can do it with `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
-       r"not implemented for '(Half|BFloat16)'|Low precision dtypes not supported|"
-       r"(Half|BFloat16) (is )?not supported on CPU",
+       r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
+       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)'",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
        "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
        "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
@@ -53,8 +63,26 @@ FALLBACKS = (
        "supports it; for a single op compute it in fp32 and cast back (`torch.linalg.svd(W.float())` then "
        "`.to(W.dtype)`); torch >= 2.2 has Half CPU GEMM; if the op ran on a GPU, it lacks that dtype in this "
        "torch version: compute it in fp32 or upgrade."),
+    _e("gpu-half-kernel", "cpu-kernel", "no fp16/bf16 GPU kernel for this op in this torch",
+       r"not implemented for '(Half|BFloat16)'",
+       "The text shows a GPU run, and this op has no kernel for that half-precision dtype on the GPU in this torch "
+       "version: older torch releases lacked bf16 (and a few fp16) CUDA kernels for ops such as upsample, "
+       "triu/tril, max or sort.",
+       "Upgrade torch (newer releases have these bf16 kernels), or compute that op in fp32 and cast back "
+       "(`op(x.float()).to(x.dtype)`), or run the model in fp16 / fp32 instead of bf16.",
+       context=r"\.cuda\(|cuda:\d|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
+       r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
+    _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
+       r"not implemented for '(Half|BFloat16)'",
+       "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
+       "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
+       "softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this (older) torch.",
+       "If it runs on the CPU, keep fp32 there (`model.float()`, `torch_dtype=torch.float32`) or run on the GPU; "
+       "on a GPU upgrade torch or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); "
+       "`amplora doctor run` shows the device and the op."),
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
-       r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)",
+       r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
+       r"Expected object of scalar type (\w+) but got scalar type (\w+)",
        "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "
        "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
        "two dtypes but not which tensor is off.",
@@ -64,7 +92,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN",
-       r"cannot be converted to type (c10::)?(Half|at::Half|BFloat16)\w* without overflow|"
+       r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
        r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
        r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
        r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
@@ -77,18 +105,13 @@ FALLBACKS = (
        "Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
        "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
        "(`GradScaler`) with fp16."),
-    _e("cpu-autocast-dtype", "autocast", "CPU autocast with an unsupported dtype",
-       r"In CPU autocast, but the target dtype is not supported|"
-       r"CPU Autocast only supports dtype|Current CUDA Device does not support bfloat16",
-       "Autocast was asked for a dtype the device does not support, so it silently disabled itself and the region "
-       "ran in fp32 (mismatches follow).",
-       "Use `torch.autocast('cpu', dtype=torch.bfloat16)` (or float16) on CPU, and on CUDA the dtype "
-       "`amplora doctor` says the GPU supports."),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
-       r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b",
+       r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
+       r"to have the same (scalar )?type as tensor for argument",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
-       "with `.to(x.dtype)`, or run the region under `torch.autocast`."),
+       "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
+       unless=r"numpy\.object_|The only supported types are"),
 )

@@ -6,6 +6,24 @@ from amplora.doctor.kb.patterns import LOW, MATMUL, PACKED, QUANT_CONTEXT, QUANT
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("quant-kernel-offload", "device", "GPU-only quantized kernels with modules offloaded to the CPU or disk",
+       r"(Exllama|exllama|marlin|machete)\w*( or \w+)? backend requires all the modules to be on GPU|"
+       r"Found modules on cpu/disk|(exllama|marlin)\w*[^\n]{0,80}(requires|needs) all[^\n]{0,30}(on|in) (the )?GPU",
+       "The GPTQ (or AWQ) model was dispatched with some modules on the CPU or disk (`device_map='auto'` "
+       "offloaded them for lack of GPU memory, or a `device_map` / `max_memory` put them there), and the "
+       "ExLlama kernels run only on the GPU.",
+       "Load the whole model on the GPU (`device_map={'': 0}` or `'cuda:0'`, with enough free memory), or turn "
+       "ExLlama off to allow offloading: `GPTQConfig(bits=4, use_exllama=False)` (older versions: "
+       "`disable_exllama=True` in the quantization config)."),
+    _e("bnb-int8-cast", "quantized", "bitsandbytes 8-bit matmul casts its inputs to fp16",
+       r"MatMul8bit\w*: inputs will be cast from|inputs will be cast from \S+ to (torch\.)?float16 during quantization",
+       "bitsandbytes' LLM.int8 (8-bit) matmul quantizes its inputs from float16 only, so float32 or bfloat16 "
+       "activations (a model loaded without `torch_dtype`, layers kept fp32 by `prepare_model_for_kbit_training`, "
+       "or bf16 training of an 8-bit model) are cast to fp16 first: a warning, the results are fine, the cast "
+       "costs time, and bf16 values beyond fp16's range would overflow.",
+       "Load the 8-bit model in fp16 (`torch_dtype=torch.float16`, `fp16=True`) so nothing is cast; 8-bit has no "
+       "bf16 path, so for bf16 training use 4-bit (`bnb_4bit_compute_dtype=torch.bfloat16`); otherwise the "
+       "warning can be ignored."),
     _e("bnb-compute-dtype", "quantized", "bitsandbytes 4-bit layer computes in another dtype than its input",
        r"Input type into Linear\w*bit\w* is torch\.\w+, but bnb_4bit_compute_d?type",
        "A bitsandbytes 4-bit layer dequantizes its weights to `bnb_4bit_compute_dtype` (float32 by default) while "

@@ -1,0 +1,66 @@
+"""Apple MPS and Intel XPU: dtypes these GPUs lack (float64, float8, bf16 on older macOS, int64 ops), and autocast asked
+for a dtype its device does not support."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+# autocast on any device: the warning names the device and the dtypes it supports
+AUTOCAST = (
+    _e("autocast-dtype", "autocast", "autocast asked for a dtype its device does not support",
+       r"In (CPU|MPS|CUDA|XPU|HPU|XLA|IPU|\w+) autocast, but the target dtype is not supported|"
+       r"(CPU|MPS|CUDA|XPU|HPU|XLA|IPU) Autocast only supports dtypes? of|"
+       r"Current CUDA Device does not support bfloat16",
+       "Autocast was asked for a dtype the device's autocast does not support, so it disabled itself and the "
+       "region ran in fp32 (a warning; slowness or dtype mismatches follow): CPU autocast takes bfloat16 (float16 "
+       "too from torch 2.4), MPS autocast float16 (bfloat16 only with a recent torch on macOS 14+), CUDA "
+       "bfloat16 only on Ampere or newer GPUs.",
+       "Pass a dtype the device supports: `torch.autocast('mps', dtype=torch.float16)` on Apple GPUs, "
+       "`torch.autocast('cpu', dtype=torch.bfloat16)` on the CPU, float16 on CUDA GPUs without bf16 (`amplora "
+       "doctor` says what the GPU has); or upgrade torch (and macOS) for bf16 autocast on MPS."),
+)
+
+# Apple MPS and Intel XPU dtypes
+ACCELERATORS = (
+    _e("mps-float8", "device-capability", "MPS has no float8 (fp8) or complex double",
+       r"convert (?!BFloat16\b|Double\b)\w+ to the MPS backend but it does not have support|"
+       r"(float8|Float8_\w+|\bfp8\b|e4m3\w*|e5m2\w*)[^\n]{0,120}\bMPS\b|\bMPS\b[^\n]{0,120}(float8|Float8_\w+|\bfp8\b)",
+       "A float8 (fp8: Float8_e4m3fn / e5m2) or other unsupported tensor went to Apple's MPS device, which has no "
+       "such dtype: fp8 checkpoints (Flux fp8, fp8-quantized LLMs) and `.to(torch.float8_e4m3fn)` cannot live on "
+       "MPS (nor complex128 / float64).",
+       "Load an fp16/bf16 checkpoint (or upcast on the CPU first: `w.to(torch.float16)` before `.to('mps')`; "
+       "in ComfyUI-like tools pick the fp16 model or `weight_dtype` default); fp8 needs a CUDA GPU with fp8 "
+       "(Ada/Hopper), or run on the CPU."),
+    _e("mps-float64", "device-capability", "MPS has no float64",
+       r"MPS.{0,160}(float64|Double)|(float64|\bDouble\b).{0,100}\bMPS\b",
+       "A float64 (double) tensor or model went to Apple's MPS device, which has no float64: NumPy arrays and "
+       "Python floats default to float64, and `model.double()` makes it float64 too.",
+       "Use float32 before moving to MPS: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
+       "`model.float()`, or `torch.set_default_dtype(torch.float32)`."),
+    _e("mps-bf16", "device-capability", "MPS without bf16",
+       r"MPS.{0,160}(BFloat16|bf16)|(BFloat16|\bbf16\b).{0,100}\bMPS\b",
+       "bfloat16 on Apple's MPS device needs macOS 14 (Sonoma) or newer and a recent torch; on older systems MPS "
+       "has no bf16 and a bf16 tensor or model cannot be moved there.",
+       "Load the model in float16 or float32 on MPS (`torch_dtype=torch.float16`), or upgrade to macOS 14+ "
+       "with torch >= 2.1."),
+    _e("mps-int64-op", "device-capability", "an MPS op without int64 (Long) support",
+       r"MPS does not support [\w/]+ (ops? )?with int64|MPS: no support for int64|"
+       r"\bMPS\b[^\n]{0,80}\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support|only works)|"
+       r"\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support)[^\n]{0,40}\bMPS\b|"
+       r"only works on floating types on MPS",
+       "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do: cumsum / "
+       "cumprod (position ids built from an attention mask in generate()), argmax, min/max or isin on int64 "
+       "need macOS 13.3+ (some 14+) and a recent torch.",
+       "Upgrade torch (and macOS to 13.3 / 14 or newer), or cast that tensor to int32 before the op "
+       "(`mask.int().cumsum(-1)`), or run it on the CPU (`PYTORCH_ENABLE_MPS_FALLBACK=1`, or `.cpu()` for that "
+       "step)."),
+    _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
+       r"Required aspect fp64 is not supported|aspect::fp64|"
+       r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"
+       r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b",
+       "A float64 (double) tensor or a kernel that computes in fp64 ran on an Intel GPU without native fp64 (Arc "
+       "A-series, Iris Xe, Flex): NumPy data and Python floats default to float64, and in older torch-xpu / IPEX "
+       "builds some ops (cross_entropy, GradScaler's unscale) used fp64 internally.",
+       "Keep tensors float32 (`torch.from_numpy(a).float()`, `a.astype(np.float32)`, no `.double()`), upgrade "
+       "torch / intel-extension-for-pytorch (newer XPU builds avoid fp64), or enable fp64 emulation "
+       "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`)."),
+)

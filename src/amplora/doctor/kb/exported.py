@@ -1,0 +1,83 @@
+"""Exported models: ONNX Runtime (input types, kernels per execution provider, fp16 conversion), the Triton
+Inference Server and TensorRT engines (precisions, fp16 range)."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+EXPORTED = (
+    _e("onnx-input-dtype", "onnx", "ONNX Runtime got an input of another dtype than the model was exported with",
+       r"Unexpected input data type",
+       "The ONNX model's inputs were exported in one dtype (float16 for a `--half` / fp16 export, float32 "
+       "otherwise, int64 or int32 for ids) and the application feeds another (NumPy arrays default to float64 / "
+       "double, and to int32 on Windows): ONNX Runtime never casts inputs.",
+       "Feed the exported dtype (`x.astype(np.float32)` for float64 data, `x.astype(np.float16)` for an fp16 "
+       "model; check "
+       "`sess.get_inputs()[0].type`), or convert the model with fp32 inputs and outputs kept "
+       "(`float16.convert_float_to_float16(model, keep_io_types=True)`)."),
+    _e("onnx-graph-double-float", "onnx", "an ONNX graph half in float64, half in float32",
+       r"bound to different types \(tensor\(double\) and tensor\(float\)|"
+       r"bound to different types \(tensor\(float\) and tensor\(double\)",
+       "One op of the ONNX graph gets a float64 (double) and a float32 tensor: the model was converted to "
+       "float64 only in part (some initializers or inputs stayed float32, or a float64 constant or cast came in "
+       "from NumPy data during export).",
+       "Export the graph in one dtype: `model.float()` and float32 example inputs before `torch.onnx.export` "
+       "(or cast every initializer when converting a graph to double), then feed inputs of that dtype."),
+    _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
+       r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
+       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types",
+       "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "
+       "reverse), typically around a norm or a Resize kept in fp32.",
+       "Convert with `onnxconverter_common.float16.convert_float_to_float16(model, keep_io_types=True, "
+       "op_block_list=[...])` keeping the offending ops in fp32, or export the torch model in fp16 directly "
+       "(`model.half()` before `torch.onnx.export`), or keep the fp32 model."),
+    _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
+       r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for \w+\(\d+\)|"
+       r"Failed to find kernel for \w+|Kernel not found for \w+",
+       "ONNX Runtime has no kernel for this op in the tensor type the graph uses at that node on this execution "
+       "provider (the message names the op, rarely the dtype): many float16 kernels exist only on the CUDA "
+       "provider (an fp16 model on the CPU provider fails), float64 (double) is implemented for few ops (Cos, "
+       "Sin, Range: a graph traced from float64 / NumPy data), bfloat16 for almost none, and int8 quantized ops "
+       "(ConvInteger, MatMulInteger) not on every provider.",
+       "Give that node a type its provider has: run an fp16 model with the CUDA execution provider, or keep the "
+       "op in float32 (`float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=['Sub'])`), "
+       "export in float32 (`model.float()` and float32 example inputs; cast float64 data with "
+       "`astype(np.float32)` before export) instead of float64 or bf16; Netron shows the node's input type."),
+    _e("onnx-fp16-overflow", "onnx", "an fp16 ONNX graph overflows to inf/NaN",
+       r"(fp16|float16|half)[^\n]{0,200}((?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|overflow)|"
+       r"((?<![a-z])nan(?![a-z])|overflow)[^\n]{0,200}(fp16|float16)",
+       "In an fp16-converted ONNX graph an op that sums or squares many values (ReduceMean / Pow of a "
+       "LayerNorm or RMSNorm, Softmax, a large MatMul) exceeds fp16's range (max 65504): activations of a few "
+       "thousand, squared or summed, overflow to inf and the next op turns them into NaN.",
+       "Keep those ops in fp32: `float16.convert_float_to_float16(model, keep_io_types=True, "
+       "op_block_list=['ReduceMean', 'Pow', 'Sqrt', 'LayerNormalization', 'Softmax'])`, or let "
+       "`auto_mixed_precision.auto_convert_mixed_precision` find them; or run the model in fp32.",
+       context=r"onnx|\bORT\b|ReduceMean|_output_\d", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy"),
+    _e("triton-server-bf16", "onnx", "the Triton Inference Server backend has no BF16 inputs",
+       r"unsupported datatype TYPE_BF16|TYPE_BF16.{0,100}(not supported|unsupported)",
+       "The Triton Inference Server backend serving this model (the ONNX Runtime backend among others) does not "
+       "accept BF16 inputs or outputs.",
+       "Declare and export the model's inputs as FP16 or FP32 (`TYPE_FP16` / `TYPE_FP32` in config.pbtxt) and "
+       "cast to bf16 inside the model if it needs it."),
+    _e("tensorrt-dtype", "backend", "TensorRT precision not supported here",
+       r"(bf16|bfloat16|fp8|int8|fp16|float16|half)\w*.{0,120}(not supported|unsupported|does not support|"
+       r"doesn'?t support|not available)|(not supported|unsupported|does not support).{0,80}(bf16|bfloat16|fp8|"
+       r"int8|fp16|float16|half)|platformHasFast(Fp16|Int8)",
+       "TensorRT (or this GPU under TensorRT) cannot build that precision: bf16 needs TensorRT >= 9 on Ampere "
+       "or newer, fast fp16/int8 need GPUs with those tensor cores, fp8 needs Ada/Hopper.",
+       "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
+       "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
+    _e("tensorrt-fp16-range", "backend", "an FP16 TensorRT engine overflows or drifts from fp32",
+       r"outside (of )?(the )?fp16 range|Subnormal FP16 values|(weights|values).{0,60}(exceed|outside).{0,20}"
+       r"(FP16|half) range|FP16 (overflow|underflow)|"
+       r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|(?<!shape )(?<!size )"
+       r"mismatch|differ|wrong|inaccura|accuracy|precision (loss|drop|issue|problem))|"
+       r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
+       "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "
+       "65504 overflow (LayerNorm and reductions over large activations, Softmax, big weights), tiny ones become "
+       "subnormal, so outputs drift from the fp32/ONNX model or turn inf/NaN.",
+       "Keep the affected layers in fp32 (`trtexec --fp16 --precisionConstraints=obey "
+       "--layerPrecisions=<layer>:fp32`, or `layer.precision = trt.float32` with OBEY_PRECISION_CONSTRAINTS; "
+       "polygraphy finds them), build in fp32 (or bf16 where supported), or bring activations / weights into "
+       "range (normalise inputs, retrain with weight decay).",
+       context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b"),
+)
