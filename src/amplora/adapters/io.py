@@ -69,14 +69,7 @@ def adapter_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
 
 def _peft_config(model: nn.Module, base_model_name_or_path: str | None) -> dict:
     shapes = {path: _saved_shape(layer) for path, layer in lora_layers(model).items()}
-    return {**peft_spec.written_config(model, adapter_config(model), shapes, base_model_name_or_path),
-            "fan_in_fan_out": _fan_in_fan_out(model)}
-
-
-def _fan_in_fan_out(model: nn.Module) -> bool:
-    """PEFT's flag for bases storing W as (in, out): transformers Conv1D (GPT-2). PEFT corrects it per module on
-    load, so it only has to be right for the adapted layers."""
-    return any(quant.from_conv1d(layer.base_layer) for layer in lora_layers(model).values())
+    return peft_spec.written_config(model, adapter_config(model), shapes, base_model_name_or_path)
 
 
 def checked_state(model: nn.Module, state: dict[str, torch.Tensor] | None = None) -> dict[str, torch.Tensor]:

@@ -7,7 +7,7 @@ import re
 
 import torch.nn as nn
 
-from amplora.adapters import peft_config, peft_rules, targets as targets_mod
+from amplora.adapters import peft_config, peft_rules, quant, targets as targets_mod
 from amplora.adapters.apply import AdapterConfig, lora_layers
 
 
@@ -76,12 +76,18 @@ def rank_alpha(cfg: AdapterConfig, shapes: dict[str, tuple[int, float]]) -> dict
     return {"r": r, "lora_alpha": alpha, "rank_pattern": {**exact_r, **ranks}, "alpha_pattern": {**exact_a, **alphas}}
 
 
+def _fan_in_fan_out(model: nn.Module) -> bool:
+    """PEFT's flag for bases storing W as (in, out): transformers Conv1D (GPT-2). PEFT corrects it per module on
+    load, so it only has to be right for the adapted layers."""
+    return any(quant.from_conv1d(layer.base_layer) for layer in lora_layers(model).values())
+
+
 def written_config(model: nn.Module, cfg: AdapterConfig, shapes: dict[str, tuple[int, float]],
                    base_model_name_or_path: str | None) -> dict:
     name = base_model_name_or_path or getattr(getattr(model, "config", None), "_name_or_path", None) or None
     return {
         "peft_type": "LORA", "task_type": cfg.task_type, **rank_alpha(cfg, shapes), **target_spec(model, cfg),
         "use_dora": cfg.method == "dora", "use_rslora": cfg.rslora, "lora_dropout": cfg.dropout,
-        "bias": cfg.bias, "fan_in_fan_out": False, "init_lora_weights": peft_config.INIT_TO_PEFT[cfg.init],
+        "bias": cfg.bias, "fan_in_fan_out": _fan_in_fan_out(model), "init_lora_weights": peft_config.INIT_TO_PEFT[cfg.init],
         "inference_mode": True, "base_model_name_or_path": name, "modules_to_save": cfg.modules_to_save,
     }
