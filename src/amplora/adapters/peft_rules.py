@@ -13,9 +13,19 @@ from collections.abc import Iterable, Sequence
 from amplora.errors import AmploraError
 
 
+# how each option's strings are used in a regex (PEFT's templates): the matchers below use them, and each user
+# string must compile inside its own (check_regexes)
+TEMPLATES = {
+    "target_modules": "{}", "exclude_modules": "{}",
+    "rank_pattern": r"(.*\.)?({})$", "alpha_pattern": r"(.*\.)?({})$",
+    "modules_to_save": r"(^|.*\.){}($|\..*)",
+    "layers_pattern": r"(?:^|.*?\.){}\.(?P<idx>\d+)\.",
+}
+
+
 @functools.lru_cache(maxsize=4096)  # one per key: a model's hundreds of keys would thrash re's own cache
 def _pattern(key: str) -> re.Pattern:
-    return re.compile(rf"(.*\.)?({key})$")
+    return re.compile(TEMPLATES["rank_pattern"].format(key))
 
 
 def pattern_key(patterns: Iterable[str], name: str) -> str | None:
@@ -43,7 +53,7 @@ def excluded(name: str, exclude: str | Sequence[str] | None) -> bool:
 
 def inside_saved(name: str, modules_to_save: Sequence[str] | None) -> bool:
     """A module in (or under) a `modules_to_save` entry never gets an adapter."""
-    return any(re.match(rf"(^|.*\.){m}($|\..*)", name) for m in modules_to_save or ())
+    return any(re.match(TEMPLATES["modules_to_save"].format(m), name) for m in modules_to_save or ())
 
 
 def saved_modules(names: Sequence[str], modules_to_save: Sequence[str] | None) -> list[str]:
@@ -59,7 +69,7 @@ def layer_index(name: str, layers_pattern: str | Sequence[str] | None) -> int | 
     else:
         match = None
         for pattern in [layers_pattern] if isinstance(layers_pattern, str) else layers_pattern:
-            match = re.match(rf"(?:^|.*?\.){pattern}\.(?P<idx>\d+)\.", name)
+            match = re.match(TEMPLATES["layers_pattern"].format(pattern), name)
             if match is not None:
                 break
     return int(match.group("idx")) if match else None
@@ -90,15 +100,6 @@ def targeted(name: str, spec: dict, linears: set[str]) -> bool:
         return True
     return (any(name.endswith("." + t) for t in target)
             and in_layers(name, spec.get("layers_to_transform"), spec.get("layers_pattern")))
-
-
-# how each option's strings are used in a regex (PEFT's templates): each must compile inside its own
-TEMPLATES = {
-    "target_modules": "{}", "exclude_modules": "{}",
-    "rank_pattern": r"(.*\.)?({})$", "alpha_pattern": r"(.*\.)?({})$",
-    "modules_to_save": r"(^|.*\.){}($|\..*)",
-    "layers_pattern": r"(?:^|.*?\.){}\.(?P<idx>\d+)\.",
-}
 
 
 def check_regexes(where: str, values: dict) -> None:
