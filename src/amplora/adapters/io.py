@@ -314,12 +314,12 @@ def _group_by_module(tensors: dict[str, torch.Tensor], where: Path) -> dict[str,
     return modules
 
 
-def _check_selected(model: nn.Module, modules: dict, settings: dict, where: Path, cfg_where: Path) -> None:
-    """Every adapted module in the file is one the config selects (PEFT would drop the others' weights)."""
+def _check_selected(modules: dict, linears: dict, settings: dict, where: Path, cfg_where: Path) -> None:
+    """Every adapted module in the file is one the config selects (PEFT would drop the others' weights);
+    `linears`: the model's candidate Linear modules, what "all-linear" stands for."""
     if settings["target_modules"] is None:
         return
     spec = {"target_modules": settings["target_modules"], **settings["options"]}
-    linears = set(targets_mod.candidate_linears(model))
     for path in modules:
         if not peft_rules.targeted(path, spec, linears):
             raise AmploraError(f"{where}: key {PREFIX}{path}.lora_A.weight: module {path!r} is not one the "
@@ -417,7 +417,7 @@ def load_adapter(model: nn.Module, directory: str | os.PathLike, precision: str 
         if path not in linears or peft_rules.inside_saved(path, options["modules_to_save"]):
             raise AmploraError(f"{where}: key {_show(f'{PREFIX}{path}.lora_A.weight')}: this model has no Linear "
                                f"module {_show(path)} to adapt (adapter made for another base?)")
-    _check_selected(model, modules, settings, where, cfg_where)
+    _check_selected(modules, linears, settings, where, cfg_where)
     shapes = _module_shapes(modules, linears, settings, where, cfg_where)
     _check_range(modules, shapes, settings["rslora"], where)
     extras.check(model, copies, biases, set(modules), options["bias"], where, cfg_where)
