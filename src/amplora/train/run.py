@@ -103,7 +103,7 @@ def _train(cfg: TrainConfig, d: dist_.Dist, quiet: bool, resume_state: dict | No
     startup = meter.record()  # ends the window of imports and loading: scoring and training are measured apart
     console.print(f"data: {data.stats.examples} train examples ({data.stats.truncated} truncated at "
                   f"{cfg.max_length} tokens, {data.stats.dropped} dropped), {len(data.scored)} held-out scored; "
-                  f"{_count(opt):,} trainable parameters; {data.total_steps} steps of {outcome.batch_text(cfg, d)}")
+                  f"{data.total_steps} steps of {outcome.batch_text(cfg, d)}")  # trainable counts: _build_model
     loop = Loop(cfg, model, lm.tokenizer, wrapped, data.plan, opt, data.held, s.device, d, s.out, lm.name,
                 metrics, meter, bookkeeping)
     _score_before(s, loop, data.scored)
