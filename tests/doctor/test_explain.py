@@ -212,6 +212,11 @@ SAMPLES = [
     ("fp8-gpu-unsupported", "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute "
      "capability >= 9.0 or 8.9, or ROCm MI300+", [], None),
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
+    # vllm-project/vllm, sgl-project/sglang: library dtype gates
+    ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    # huggingface/transformers generation/utils.py warning
+    ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
+     "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),
     ("ce-prob-target", "RuntimeError: Expected floating point type for target with class probabilities, got Long",
      ["int64"], None),
     ("lengths-on-cpu", "RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long "
@@ -507,3 +512,41 @@ def test_new_classes_name_the_cause_and_the_fix(text, words):
     said = (e.title + " " + e.cause + " " + e.fix).lower()
     for w in words:
         assert w in said, (w, e.key)
+
+
+@pytest.mark.parametrize("text,said", [
+    # optimizer state kept fp32, bf16 statistic (pasted from a GitHub issue with its Markdown ticks)
+    ("`RuntimeError: expected dtype float for end but got dtype c10::BFloat16. `",
+     "`end` is bf16 (bfloat16) where fp32 (float32) is expected"),
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::BFloat16 != c10::Half",
+     "one operand is bf16 (bfloat16) and the other fp16 (float16, half)"),
+    ("RuntimeError: Expected attn_mask dtype to be bool or to match query dtype, but got attn_mask.dtype: float and  "
+     "query.dtype: double instead.", "`attn_mask` is fp32 (float32) and `query` fp64 (float64, double)"),
+    # coremltools: the message sits on the line after a bare "ValueError"
+    ("ValueError\nIn op, of type batch_norm, named input.3, the named input `epsilon` must have the same data type as "
+     "the named input `mean`. However, epsilon has dtype fp32 whereas mean has dtype fp16.",
+     "`epsilon` is fp32 (float32) and `mean` fp16 (float16, half)"),
+    ("RuntimeError: No suitable kernel. h_in=16 h_out=4096 dtype=Float out_dtype=Half",
+     "input dtype is fp32 (float32) and the output dtype fp16 (float16, half)"),
+])
+def test_the_cause_says_which_operand_has_which_dtype(text, said):
+    e = explain(text)
+    assert e.recognized and said in e.cause, e.cause
+
+
+def test_the_error_line_is_found_under_paste_decoration():
+    from amplora.doctor.explain import error_line
+    assert error_line("title\n> **RuntimeError: boom**\nmore") == "RuntimeError: boom"
+    assert error_line("E       RuntimeError: boom") == "RuntimeError: boom"
+    assert error_line("ValueError\nthe message") == "ValueError: the message"
+
+
+@pytest.mark.parametrize("text", [
+    # turboderp/exllama#277: dtype words in the code around an architecture/build error
+    "temp_state = torch.zeros((4, 8), dtype = torch.float16, device = dev)\n"
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "NotImplementedError: Model type llama is not supported. Use float16",
+    "ValueError: Unsupported model type qwen3 (dtype float16)",
+])
+def test_dtype_words_around_another_fault_are_not_a_diagnosis(text):
+    assert not explain(text).recognized

@@ -13,10 +13,15 @@ from amplora.doctor import kb
 
 # token in an error message -> canonical dtype name (longest spellings first so 'c10::BFloat16' wins over 'Float')
 _DTYPE_TOKENS = [
+    (r"Float8_e4m3fnuz|float8_e4m3fnuz", "float8_e4m3fnuz"),
+    (r"Float8_e5m2fnuz|float8_e5m2fnuz", "float8_e5m2fnuz"),
+    (r"Float8_e4m3fn|float8_e4m3fn|\be4m3\b", "float8_e4m3fn"),
+    (r"Float8_e5m2|float8_e5m2|\be5m2\b", "float8_e5m2"),
+    (r"\bfloat8\b|\bfp8\b|\bFloat8\b", "fp8"),
     (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b", "bf16"),
-    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b", "fp16"),
+    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|\bkHALF\b", "fp16"),
     (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
-    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b", "fp32"),
+    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|\bkFLOAT\b", "fp32"),
     (r"LongTensor|\bLong\b|int64", "int64"),
     (r"IntTensor|\bInt\b|int32", "int32"),
     (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
@@ -58,11 +63,19 @@ class Explanation:
 
 def error_line(text: str) -> str:
     """The last 'SomeError: message' line of a traceback (or the first non-empty line of a bare message)."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    for ln in reversed(lines):
-        if re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b.*?:", ln):
-            return ln
+    lines = [_undecorated(ln) for ln in text.strip().splitlines() if _undecorated(ln)]
+    for i in reversed(range(len(lines))):
+        if re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b.*?:", lines[i]):
+            return lines[i]
+        if re.fullmatch(r"[\w.]*(Error|Exception)", lines[i]) and i + 1 < len(lines):  # the message on the next line
+            return f"{lines[i]}: {lines[i + 1]}"
     return lines[0] if lines else ""
+
+
+def _undecorated(line: str) -> str:
+    """`line` without what pasting adds around it: markdown quotes, code ticks, bold, list bullets, pytest's `E`."""
+    line = re.sub(r"^(?:[>`*#|\-]+\s*|E\s{2,})+", "", line.strip())
+    return re.sub(r"[`*]+$", "", line).strip()
 
 
 def extract_dtypes(text: str) -> list[str]:
@@ -123,8 +136,60 @@ def extract_devices(text: str) -> list[str]:
     return found
 
 
-def situation(text: str, dtypes: list[str], devices: list[str]) -> str:
-    """One sentence naming what this message is about: the two operands (or dtypes / devices) it names."""
+_LONG_NAMES = {"bf16": "bfloat16", "fp16": "float16, half", "fp32": "float32", "fp64": "float64, double",
+               "int64": "Long", "int32": "Int", "uint8": "Byte", "int8": "Char", "fp8": "float8"}
+
+
+def spelled(dtype: str) -> str:
+    """A canonical dtype name with its other spellings: 'bf16' -> 'bf16 (bfloat16)'."""
+    if dtype.startswith("float8"):
+        return f"{dtype} (fp8)"
+    return f"{dtype} ({_LONG_NAMES[dtype]})" if dtype in _LONG_NAMES else dtype
+
+
+def _dtype_of(token: str) -> str:
+    found = extract_dtypes(token)
+    return spelled(found[0]) if found else token
+
+
+_T = r"[`'\"]?(?:torch\.|c10::|at::)?(\w+)[`'\"]?"  # a dtype token as messages print it
+_A = r"[`'\"]?(\w+)[`'\"]?"  # an argument / input name
+# message shapes that say which operand has which dtype: (pattern, the groups holding dtypes, how to say it)
+_NAMED_OPERANDS = [
+    (rf"expected (?:dtype|scalar type) {_T} for (?:argument )?{_A} but got (?:dtype|scalar type) {_T}", (0, 2),
+     lambda want, arg, got: f"Here `{arg}` is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"{_A} has dtype {_T},? (?:whereas|but|while|and) {_A} has dtype {_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"\b(\w+)\.dtype:? {_T},? and\s+(\w+)\.dtype:? {_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"promote {_T} and {_T}", (0, 1),
+     lambda a, b: f"Here {_dtype_of(a)} meets {_dtype_of(b)}, which PyTorch does not promote."),
+    (rf"\bdtype={_T},? out_dtype={_T}", (0, 1),
+     lambda a, b: f"Here the input dtype is {_dtype_of(a)} and the output dtype {_dtype_of(b)}."),
+    (rf"(?:Found|got) dtype {_T},? but expected {_T}", (0, 1),
+     lambda got, want: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"expected (?:scalar type|dtype) {_T},? but (?:found|got) (?:scalar type |dtype )?{_T}", (0, 1),
+     lambda want, got: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"got:? {_T} != {_T}", (0, 1),
+     lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
+]
+
+
+def _named_operands(text: str) -> str:
+    """A sentence saying which named operand has which dtype, when the message says so (else '')."""
+    for pattern, dtype_groups, say in _NAMED_OPERANDS:
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m and all(extract_dtypes(m.group(i + 1)) for i in dtype_groups):
+            return say(*m.groups())
+    return ""
+
+
+def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") -> str:
+    """One sentence naming what this message is about: the two operands (or dtypes / devices) it names in `text`
+    (the error line) or, for named operands, anywhere in `full` (the whole paste)."""
+    named = _named_operands(text) or (_named_operands(full) if full else "")
+    if named:
+        return named
     typed = _typed_names(text)
     if len(typed) >= 2:
         m = re.search(r"(Input|input)\w* type.{0,80}?\b(weight|bias|parameter)", text)
@@ -138,7 +203,7 @@ def situation(text: str, dtypes: list[str], devices: list[str]) -> str:
     if len(devices) >= 2:
         parts.append("devices " + " and ".join(devices[:2]))
     if len(dtypes) >= 2:
-        parts.append("dtypes " + " and ".join(dtypes[:2]))
+        parts.append("dtypes " + " and ".join(spelled(d) for d in dtypes[:2]))
     return f"This message names {'; '.join(parts)}." if parts else ""
 
 
@@ -151,6 +216,6 @@ def explain(text: str) -> Explanation:
                  devices=extract_devices(line or text))
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
-    here = situation(line or text, facts["dtypes"], facts["devices"])
+    here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
                        fix=entry.fix, **facts)

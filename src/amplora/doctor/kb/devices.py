@@ -32,6 +32,12 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("generate-input-device", "device", "generate() inputs on another device than the model",
+       r"calling \.generate\(\) with the `?input_ids`? being on a device type different than your model",
+       "The prompt tensors (`input_ids`, `attention_mask`) were left on the CPU (the tokenizer's output) while the "
+       "model is on the GPU, so generation moves or fails on them and may produce wrong results.",
+       "Move the tokenizer output to the model's device before generating: `inputs = tokenizer(..., "
+       "return_tensors='pt').to(model.device)`, then `model.generate(**inputs)`."),
     _e("device-index-spelling", "device-spelling", "the same device spelled with and without an index",
        r"expected device (?P<a>cpu|cuda|mps|xpu):\d+ but got (?P=a)\b(?!:)|"
        r"expected device (?P<b>cpu|cuda|mps|xpu) but got (?P=b):\d+",

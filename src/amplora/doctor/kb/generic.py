@@ -6,11 +6,18 @@ import re
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import MATMUL
 
-# faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention):
+# a floating dtype as messages and reports spell it
+_DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
+               r"half|half[- ]precision|double)\b)")
+
+# faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention, a
+# torch or extension built without kernels for the GPU):
 # no precision story fits them, so the doctor leaves them alone
 NOT_OURS = re.compile(
     r"FlashAttention only supports? (the )?(Ampere|Turing|Hopper|sm_?\d)\w* GPUs?( or newer)?|"
-    r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false",
+    r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false|"
+    # a build without kernels for this GPU's architecture: an install problem whatever dtype the code around uses
+    r"no kernel image is available for execution on the device",
     re.IGNORECASE)
 
 # generic
@@ -105,10 +112,24 @@ FALLBACKS = (
        "Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
        "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
        "(`GradScaler`) with fp16."),
+    _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
+       r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
+       r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(dtype|data ?type|scalar ?type|precision|type)s?)?[\s:=`'\"(\[]*"
+       + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
+       r"\s+(is|are) (not supported|unsupported|not available|only supported)",
+       "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
+       "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs); "
+       "the message names the dtype, and the traceback or library names which component refuses it.",
+       "Run that component in a dtype it lists as supported: load the model with that `torch_dtype` (or the "
+       "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU), or compute that op in fp32 "
+       "and cast back (`op(x.float()).to(x.dtype)`); upgrade the library or torch if a newer release adds the "
+       "dtype.",
+       unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named"),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
-       r"to have the same (scalar )?type as tensor for argument",
+       r"to have the same (scalar )?type as tensor for argument|"
+       r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
