@@ -550,3 +550,14 @@ def test_the_error_line_is_found_under_paste_decoration():
 ])
 def test_dtype_words_around_another_fault_are_not_a_diagnosis(text):
     assert not explain(text).recognized
+
+
+def test_a_paste_that_ends_in_another_kind_of_fault_is_not_a_diagnosis():
+    """A dtype warning earlier in the log does not make an out-of-memory crash a precision fault."""
+    warning = ("UserWarning: Input type into Linear4bit is torch.float16, but bnb_4bit_compute_dtype=torch.float32 "
+               "(default). This will lead to slow inference.")
+    assert explain(warning).key == "bnb-compute-dtype"
+    assert not explain(warning + "\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.")\
+        .recognized
+    assert not explain("x = x.half()\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x768 and 1024x768)")\
+        .recognized

@@ -211,7 +211,7 @@ def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(text)
     line = error_line(text)
-    entry = kb.lookup(text)
+    entry = kb.lookup(text, line)
     facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(text),
                  devices=extract_devices(line or text))
     if entry is None:

@@ -40,14 +40,17 @@ def plain(text: str) -> str:
     return text.translate(_PLAIN_QUOTES)
 
 
-def lookup(text: str) -> Entry | None:
-    """The first entry that matches `text` (an error message or a whole traceback), or None."""
+def lookup(text: str, error_line: str = "") -> Entry | None:
+    """The first entry that matches `text` (an error message or a whole traceback), or None. When `error_line` (the
+    exception the paste ends in) is a fault of another kind (out of memory, a shape mismatch, an import error...),
+    dtype words elsewhere in the paste do not make it a precision fault: only an entry matching that line answers."""
     text = plain(text)
     if generic.NOT_OURS.search(text):
         return None
+    other = bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
     for entry in ENTRIES:
         if entry.hits(text):
-            return entry
+            return entry if not other or entry.match.search(plain(error_line)) else None
     return None
 
 

@@ -20,6 +20,14 @@ NOT_OURS = re.compile(
     r"no kernel image is available for execution on the device",
     re.IGNORECASE)
 
+# the exception of a paste that ends in one of these is another kind of fault (see kb.lookup)
+OTHER_FAULT = re.compile(
+    r"out of memory|OutOfMemoryError|size mismatch for|shapes cannot be multiplied|must match the size of tensor|"
+    r"doesn't match the broadcast shape|No module named|ModuleNotFoundError|ImportError|FileNotFoundError|"
+    r"Watchdog caught collective|device-side assert|illegal memory access|has no attribute|"
+    r"unexpected keyword argument|Permission denied|HTTPError|ConnectionError",
+    re.IGNORECASE)
+
 # generic
 FALLBACKS = (
     _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",
