@@ -214,6 +214,17 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("cutlass-no-kernel", "RuntimeError: cutlassF: no kernel found to launch!", [], None),
+    ("flash-attn-on-cpu", "You are attempting to use Flash Attention 2.0 with a model not initialized on GPU. Make "
+     "sure to move the model to GPU after initializing it on CPU with `model.to('cuda')`.", [], None),
+    ("sd-nans-vae", "modules.devices.NansException: A tensor with all NaNs was produced in VAE. This could be because "
+     "there's not enough precision to represent the picture. Try adding --no-half-vae commandline argument to fix "
+     "this.", [], None),
+    ("sd-nans-unet", "modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either "
+     "because there's not enough precision to represent the picture, or because your video card does not support "
+     "half type.", [], None),
+    ("numpy-torch-dtype", "TypeError: Cannot interpret 'torch.float32' as a data type", ["fp32"], None),
+    ("float-kernel-missing", "RuntimeError: \"ln_fwd\" not implemented for 'Float'", ["fp32"], "ln_fwd"),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

@@ -17,7 +17,7 @@ from amplora.doctor.kb import accelerators, backends, devices, dtypes, exported,
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
-    *scaling.SCALING, *quantized.QUANTIZED, *accelerators.AUTOCAST, *accelerators.ACCELERATORS, *backends.BACKENDS,
+    *scaling.SCALING, *quantized.QUANTIZED, *accelerators.AUTOCAST, *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION,
     *exported.EXPORTED, *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY,
     *dtypes.KERNELS, *dtypes.STORIES, *generic.FALLBACKS,
 )

@@ -58,6 +58,14 @@ KERNELS = (
        "`attn_implementation='sdpa'`); if the reasons also say xFormers was built without CUDA, reinstall the "
        "xformers build that matches your torch.",
        context=r"dtype=torch\.(float32|float64)|device=(cpu|mps)\b"),
+    _e("cutlass-no-kernel", "attention", "no memory-efficient attention kernel for this dtype on this GPU",
+       r"cutlassF: no kernel found to launch|cutlassB: no kernel found to launch",
+       "The memory-efficient (CUTLASS) attention of xFormers or PyTorch's SDPA has no kernel for this dtype on "
+       "this GPU: most often bf16 on a GPU older than Ampere (T4, V100, GTX 10xx), sometimes fp32 with a head size "
+       "those kernels do not cover.",
+       "On a GPU older than Ampere load the model in fp16 (`torch_dtype=torch.float16`) instead of bf16, or "
+       "choose another attention backend (`attn_implementation='eager'`, `sdpa_kernel(SDPBackend.MATH)`, "
+       "`disable_xformers_memory_efficient_attention()`)."),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"(fp8e4nv|fp8e5|bf16|bfloat16)\w*.{0,120}(not supported|unsupported)",
@@ -110,6 +118,12 @@ CAPABILITY = (
        "model, or an older GPU cannot use them.",
        "Load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`) or run under `torch.autocast`, or fall back "
        "to `attn_implementation='sdpa'`/`'eager'`."),
+    _e("flash-attn-on-cpu", "device", "Flash Attention 2 on a model that is still on the CPU",
+       r"Flash Attention 2(\.0)? with a model not initialized on GPU",
+       "The model was loaded with `attn_implementation='flash_attention_2'` but is still on the CPU, where no flash "
+       "attention kernel exists; it fails or falls back until the model is moved.",
+       "Load it straight onto the GPU (`device_map='cuda'` or `device_map='auto'` in `from_pretrained`) or call "
+       "`model.to('cuda')` before the first forward, in fp16/bf16 (`torch_dtype=torch.bfloat16`)."),
     _e("sdpa-mask-dtype", "attention", "attention mask of another dtype than the query",
        r"Expected attn_mask dtype to be bool or|mismatched key_padding_mask and attn_mask|"
        r"Converting mask without torch\.bool dtype to bool",
@@ -131,4 +145,20 @@ CAPABILITY = (
        "rotary embedding kept in fp32 while the projections run in bf16/fp16.",
        "Cast the cache / rotary outputs to the query dtype (`k = k.to(q.dtype)`), or run the whole forward "
        "under one autocast region."),
+)
+
+# image-generation UIs that check for NaN themselves (AUTOMATIC1111 / Forge / SD.Next: `NansException`)
+DIFFUSION = (
+    _e("sd-nans-vae", "overflow", "the fp16 VAE produced NaN",
+       r"all NaNs was produced in VAE|NaNs? (was |were )?produced in (the )?VAE|no-half-vae",
+       "The VAE decoder overflowed fp16's range (65504) while running in half precision, so the decoded image is NaN "
+       "(black); the SD-XL and some SD-1.x VAEs are known to exceed fp16.",
+       "Run the VAE in fp32 (`--no-half-vae`; in diffusers `pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
+       "where the GPU has it, or the fp16-fixed VAE (`madebyollin/sdxl-vae-fp16-fix`)."),
+    _e("sd-nans-unet", "overflow", "the fp16 UNet produced NaN",
+       r"all NaNs was produced in Unet|NaNs? (was |were )?produced in (the )?Unet",
+       "The UNet overflowed fp16's range (65504) in half precision, usually in cross-attention, or the GPU runs "
+       "half precision badly (GTX 16xx), so the sampled image is NaN (black).",
+       "Upcast attention to fp32 (\"Upcast cross attention layer to float32\" / `--upcast-sampling`), run the UNet "
+       "in bf16 on GPUs that have it, or in fp32 (`--no-half`) on GPUs without reliable fp16."),
 )

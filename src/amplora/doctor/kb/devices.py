@@ -82,6 +82,12 @@ DEVICES = (
        "other is on cuda (or mps).",
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
        "`x = x.to(next(model.parameters()).device)`; with offloading, let the pipeline place the module."),
+    _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",
+       r"Cannot interpret '?(torch\.\w+|dtype\(\w+\))'? as a data type",
+       "A torch dtype (`torch.float32`) was passed where NumPy expects its own dtype (`np.float32`), as in "
+       "`np.zeros(n, dtype=t.dtype)` or `np.asarray(x, dtype=torch.float16)`.",
+       "Give NumPy its own dtype (`np.float32`), or convert from the tensor: `t.cpu().numpy()` (a bf16 tensor "
+       "needs `t.float()` first), or `torch.empty(..., dtype=...).numpy()`."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype.",

@@ -44,6 +44,7 @@ FALLBACKS = (
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
        r"Placeholder storage has not been allocated on MPS device|"
+       r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
        r"invalid gradient.{0,300}device=(?P<dev>\w+).{0,300}but got.{0,300}device=(?!(?P=dev)\b)\w+",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
@@ -95,6 +96,14 @@ FALLBACKS = (
        "If it runs on the CPU, keep fp32 there (`model.float()`, `torch_dtype=torch.float32`) or run on the GPU; "
        "on a GPU upgrade torch or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); "
        "`amplora doctor run` shows the device and the op."),
+    _e("float-kernel-missing", "cpu-kernel", "an op without an fp32 (Float) kernel",
+       r"\"\w+\" not implemented for '(Float|Double)'",
+       "This op has no kernel for fp32/fp64 inputs: a fused kernel written for half precision only (flash-attn's "
+       "`ln_fwd` / rotary / dropout-layer-norm, apex, xFormers and other fp16/bf16 CUDA extensions) got fp32 "
+       "tensors, or an integer-only op (bitwise, shifts, integer targets) got floating-point ones.",
+       "For a half-precision kernel, run that part in fp16/bf16: load the model with `torch_dtype=torch.bfloat16` "
+       "(or fp16) or wrap the forward in `torch.autocast('cuda', dtype=torch.bfloat16)`, or turn the fused kernel "
+       "off; for an integer op pass integer tensors (`.long()`)."),
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)",
