@@ -572,3 +572,10 @@ def test_a_paste_that_ends_in_another_kind_of_fault_is_not_a_diagnosis():
         .recognized
     assert not explain("x = x.half()\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x768 and 1024x768)")\
         .recognized
+
+
+def test_a_wrapped_or_html_escaped_message_reads_as_the_line_it_was():
+    e = explain("RuntimeError: expected mat1 and\n    mat2 to have the same dtype, but got: float != c10::Half")
+    assert e.key == "matmul-dtype" and "matmul (mm/addmm)" in e.ops
+    e = explain("RuntimeError: &quot;addmm_impl_cpu_&quot; not implemented for &#39;Half&#39;")
+    assert e.key == "cpu-half-kernel" and e.ops == ["addmm_impl_cpu_"]

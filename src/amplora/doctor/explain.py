@@ -212,7 +212,7 @@ def explain(text: str) -> Explanation:
     text = kb.plain(text)
     line = error_line(text)
     entry = kb.lookup(text, line)
-    facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(text),
+    facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)

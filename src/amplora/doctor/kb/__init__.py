@@ -13,6 +13,9 @@ words appear around it.
 """
 from __future__ import annotations
 
+import html
+import re
+
 from amplora.doctor.kb import accelerators, backends, devices, dtypes, exported, generic, quantized, scaling
 from amplora.doctor.kb.entry import Entry
 
@@ -36,8 +39,15 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 
 
 def plain(text: str) -> str:
-    """`text` with typographic quotes replaced by ASCII ones."""
-    return text.translate(_PLAIN_QUOTES)
+    """`text` with typographic quotes replaced by ASCII ones and HTML entities (`&#39;`, `&quot;`, pasted from a
+    web page's source) decoded."""
+    return html.unescape(text).translate(_PLAIN_QUOTES)
+
+
+def _unwrapped(text: str) -> str:
+    """`text` with line breaks and runs of spaces collapsed: a message wrapped by a terminal, an e-mail or a forum
+    reads as the one line it was."""
+    return re.sub(r"\s+", " ", text)
 
 
 def lookup(text: str, error_line: str = "") -> Entry | None:
@@ -48,8 +58,10 @@ def lookup(text: str, error_line: str = "") -> Entry | None:
     if generic.NOT_OURS.search(text):
         return None
     other = bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
+    unwrapped = _unwrapped(text)
     for entry in ENTRIES:
-        if entry.hits(text):
+        # line-bound patterns ([^\n], (?m)) read only the text as pasted
+        if entry.hits(text) or (not entry.line_bound and entry.hits(unwrapped)):
             return entry if not other or entry.match.search(plain(error_line)) else None
     return None
 

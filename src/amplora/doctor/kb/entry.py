@@ -18,6 +18,12 @@ class Entry:
     context: re.Pattern | None = None
     unless: re.Pattern | None = None
 
+    @property
+    def line_bound(self) -> bool:
+        """Whether a pattern depends on line breaks (so it must not read a text with its lines joined)."""
+        return any(p is not None and ("\\n" in p.pattern or "(?m)" in p.pattern)
+                   for p in (self.match, self.context, self.unless))
+
     def hits(self, text: str) -> bool:
         return (bool(self.match.search(text)) and (self.context is None or bool(self.context.search(text)))
                 and (self.unless is None or not self.unless.search(text)))
