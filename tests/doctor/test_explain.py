@@ -225,6 +225,11 @@ SAMPLES = [
      "half type.", [], None),
     ("numpy-torch-dtype", "TypeError: Cannot interpret 'torch.float32' as a data type", ["fp32"], None),
     ("float-kernel-missing", "RuntimeError: \"ln_fwd\" not implemented for 'Float'", ["fp32"], "ln_fwd"),
+    ("flash-attn-upcast-input", "The input hidden states seems to be silently casted in float32, this might be "
+     "related to the fact you have upcasted embedding or layer norm layers in float32. We will cast back the input in "
+     "torch.float16.", ["fp32"], None),
+    ("autocast-without-cuda", "UserWarning: User provided device_type of 'cuda', but CUDA is not available. "
+     "Disabling", [], None),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

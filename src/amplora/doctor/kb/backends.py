@@ -106,7 +106,8 @@ CAPABILITY = (
        "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"(bf16|bfloat16).{0,80}(not supported|only supported|requires|is not available|doesn't support|"
-       r"compute capability|Ampere|on a device that does not support)|does not support bfloat16|"
+       r"compute capability|Ampere|on a device that does not support)|(does not|doesn'?t|do not) support "
+       r"(bfloat16|bf16)|"
        r"setup doesn'?t support bf16",
        "bf16 needs a GPU of compute capability >= 8.0 (Ampere or newer); older GPUs lack bf16 kernels or only "
        "emulate them slowly.",
@@ -124,6 +125,14 @@ CAPABILITY = (
        "attention kernel exists; it fails or falls back until the model is moved.",
        "Load it straight onto the GPU (`device_map='cuda'` or `device_map='auto'` in `from_pretrained`) or call "
        "`model.to('cuda')` before the first forward, in fp16/bf16 (`torch_dtype=torch.bfloat16`)."),
+    _e("flash-attn-upcast-input", "attention", "fp32 hidden states reached Flash Attention and were cast back",
+       r"input hidden states seems to be silently casted in float32",
+       "Flash Attention runs only in fp16/bf16, and the hidden states reaching it were fp32 because layer norms or "
+       "embeddings were upcast to fp32 (`prepare_model_for_kbit_training` does this for k-bit training) or the model "
+       "was loaded in fp32; transformers casts them back to the half dtype on every call.",
+       "Usually harmless; to avoid the casts load the model with `torch_dtype=torch.bfloat16` (or fp16) and train "
+       "under `bf16=True` autocast, or call `prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)` "
+       "and then cast the norms back (`module.to(torch.bfloat16)`) when using Flash Attention."),
     _e("sdpa-mask-dtype", "attention", "attention mask of another dtype than the query",
        r"Expected attn_mask dtype to be bool or|mismatched key_padding_mask and attn_mask|"
        r"Converting mask without torch\.bool dtype to bool",

@@ -32,6 +32,13 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
+       r"User provided device_type of .?cuda.?, but CUDA is not available",
+       "`torch.autocast('cuda')` (or `torch.cuda.amp.autocast`) ran where torch sees no GPU (a CPU-only torch "
+       "build, `CUDA_VISIBLE_DEVICES` empty, or a driver problem), so autocast is switched off and the code runs "
+       "in fp32 on the CPU.",
+       "Check `torch.cuda.is_available()` (install a CUDA build of torch if it is False on a GPU machine), or use "
+       "the device the tensors are on: `torch.autocast(x.device.type, dtype=torch.bfloat16)` (bf16 on the CPU)."),
     _e("generate-input-device", "device", "generate() inputs on another device than the model",
        r"calling \.generate\(\) with the `?input_ids`? being on a device type different than your model",
        "The prompt tensors (`input_ids`, `attention_mask`) were left on the CPU (the tokenizer's output) while the "
