@@ -584,3 +584,15 @@ def test_a_wrapped_or_html_escaped_message_reads_as_the_line_it_was():
     assert e.key == "matmul-dtype" and "matmul (mm/addmm)" in e.ops
     e = explain("RuntimeError: &quot;addmm_impl_cpu_&quot; not implemented for &#39;Half&#39;")
     assert e.key == "cpu-half-kernel" and e.ops == ["addmm_impl_cpu_"]
+
+
+def test_the_cause_says_where_a_pasted_traceback_was_raised():
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/u/train.py", line 40, in <module>\n    out = model(x)\n'
+            '  File "/home/u/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl\n'
+            '  File "C:\\envs\\a\\Lib\\site-packages\\hqq\\core\\quantize.py", line 217, in forward_pytorch\n'
+            '    out   = torch.matmul(x, W_est.t())\n'
+            'RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::BFloat16 != c10::Half')
+    assert ("raised in hqq (hqq/core/quantize.py, line 217, in forward_pytorch), called from train.py, line 40"
+            in explain(text).cause)
+    assert "raised in" not in explain("RuntimeError: expected scalar type Half but found Float").cause

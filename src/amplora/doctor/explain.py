@@ -207,6 +207,32 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     return f"This message names {'; '.join(parts)}." if parts else ""
 
 
+_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_LIBRARY_RE = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]?(.*)")
+
+
+def raised_in(text: str) -> str:
+    """Where a pasted traceback ends: 'hqq (hqq/core/quantize.py, line 217, in forward_pytorch)', with the last
+    frame of the user's own code when the end is in a library; '' without a traceback."""
+    frames = _FRAME_RE.findall(text)
+    if not frames:
+        return ""
+
+    def name(path: str, line: str, func: str) -> tuple[str, str]:
+        m = _LIBRARY_RE.search(path)
+        if m:
+            package, inner = m.group(1).split(".")[0], m.group(2).replace("\\", "/")
+            return package, f"{package} ({m.group(1)}/{inner}, line {line}, in {func})".replace("/,", ",")
+        base = re.split(r"[/\\]", path)[-1]
+        return "", f"{base}, line {line}, in {func}"
+
+    package, last = name(*frames[-1])
+    if not package:
+        return last
+    own = [name(*f)[1] for f in frames if not name(*f)[0] and not f[0].startswith("<")]
+    return f"{last}, called from {own[-1]}" if own else last
+
+
 def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(text)
@@ -217,5 +243,8 @@ def explain(text: str) -> Explanation:
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
+    where = raised_in(text)
+    if where:
+        here = f"{here} It is raised in {where}.".strip()
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
                        fix=entry.fix, **facts)
