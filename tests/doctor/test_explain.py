@@ -596,3 +596,13 @@ def test_the_cause_says_where_a_pasted_traceback_was_raised():
     assert ("raised in hqq (hqq/core/quantize.py, line 217, in forward_pytorch), called from train.py, line 40"
             in explain(text).cause)
     assert "raised in" not in explain("RuntimeError: expected scalar type Half but found Float").cause
+
+
+def test_a_mismatch_raised_inside_a_library_gets_that_library_s_fix():
+    # mobiusml/hqq: HQQ dequantizes into its compute dtype, which differed from the bf16 model
+    text = ('  File "/x/site-packages/hqq/core/quantize.py", line 217, in forward_pytorch\n'
+            "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::BFloat16 != c10::Half")
+    assert "compute_dtype=torch.bfloat16" in explain(text).fix
+    peft = '  File "/x/site-packages/peft/tuners/lora/layer.py", line 5, in forward\n' + text.splitlines()[1]
+    assert "autocast_adapter_dtype" in explain(peft).fix
+    assert "compute_dtype" not in explain(text.splitlines()[1]).fix

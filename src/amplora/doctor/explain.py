@@ -246,5 +246,9 @@ def explain(text: str) -> Explanation:
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()
+    fix = entry.fix
+    library = where.split(" ", 1)[0]
+    if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
+        fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
-                       fix=entry.fix, **facts)
+                       fix=fix, **facts)

@@ -153,3 +153,25 @@ FALLBACKS = (
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
        unless=r"numpy\.object_|The only supported types are"),
 )
+
+_QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "
+                  "activations' dtype (`compute_dtype=torch.bfloat16` in the quantization config, `torch_dtype` of "
+                  "the model the same) rather than casting the packed weights")
+# where a mismatch is raised -> what to change there (a generic answer made specific by the traceback's last frame)
+LIBRARY_FIXES = {
+    "peft": "In PEFT the adapter weights are kept fp32 (`autocast_adapter_dtype=True`) while the base model may be "
+            "half: run forward and generate under `torch.autocast`, or give adapters the base dtype "
+            "(`get_peft_model(..., autocast_adapter_dtype=False)`).",
+    "bitsandbytes": "In bitsandbytes set `bnb_4bit_compute_dtype` to the model's `torch_dtype` (bf16 with bf16, fp16 "
+                    "with fp16).",
+    **{lib: f"In {lib}, {_QUANT_COMPUTE}." for lib in (
+        "hqq", "optimum", "quanto", "torchao", "awq", "auto_gptq", "gptqmodel", "exllama", "exllamav2", "aqlm",
+        "eetq", "compressed_tensors")},
+    "flash_attn": "flash-attn runs only in fp16/bf16: load the model with `torch_dtype=torch.bfloat16` (or fp16) "
+                  "or call it under `torch.autocast`, and give q/k/v one dtype.",
+    "xformers": "xFormers attention runs in fp16/bf16: give q/k/v one half dtype (`.to(torch.float16)`) or run "
+                "under `torch.autocast`.",
+    "diffusers": "In diffusers load the pipeline with one `torch_dtype` and give your own inputs (latents, image "
+                 "tensors, embeddings) that dtype (`.to(pipe.dtype)`); a VAE upcast to fp32 needs its input cast "
+                 "too.",
+}
