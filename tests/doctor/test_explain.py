@@ -230,6 +230,20 @@ SAMPLES = [
      "torch.float16.", ["fp32"], None),
     ("autocast-without-cuda", "UserWarning: User provided device_type of 'cuda', but CUDA is not available. "
      "Disabling", [], None),
+    ("offloaded-move", "RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.", [],
+     None),
+    ("collective-cpu-tensor", "RuntimeError: No backend type associated with device type cpu", [], None),
+    ("ddp-cpu-module", "ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+     "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
+     "parameters {device(type='cpu')}.", [], None),
+    ("device-string", "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+     "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: gpu",
+     [], None),
+    ("invalid-gradient-dtype", "RuntimeError: Function AddmmBackward0 returned an invalid gradient at index 0 - "
+     "expected type TensorOptions(dtype=float, device=cuda:0, layout=Strided, requires_grad=false (default), "
+     "pinned_memory=false (default), memory_format=(nullopt)) but got TensorOptions(dtype=c10::Half, device=cuda:0, "
+     "layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))",
+     ["fp32", "fp16"], "AddmmBackward0"),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

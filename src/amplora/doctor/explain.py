@@ -170,6 +170,8 @@ _NAMED_OPERANDS = [
      lambda got, want: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"expected (?:scalar type|dtype) {_T},? but (?:found|got) (?:scalar type |dtype )?{_T}", (0, 1),
      lambda want, got: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"expected type TensorOptions\(dtype={_T}.{{0,300}}? but got TensorOptions\(dtype={_T}", (0, 1),
+     lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"got:? {_T} != {_T}", (0, 1),
      lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
 ]

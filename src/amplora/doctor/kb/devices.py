@@ -21,10 +21,18 @@ DEVICES = (
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory or drop "
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`)."),
+    _e("offloaded-move", "device", "a model with offloaded modules was moved",
+       r"can'?t move a model that has some modules offloaded",
+       "The model was loaded with a `device_map` that offloaded some modules to the CPU or disk (not enough GPU "
+       "memory), and accelerate's hooks own their placement, so `.to()` / `.cuda()` on the whole model is refused.",
+       "Do not move a dispatched model: leave placement to `device_map` and send only the inputs to "
+       "`model.device`; to have it all on one GPU load it without offloading (`device_map={'': 0}` with enough "
+       "memory, or a 4-bit/8-bit quantization so it fits)."),
     _e("meta-device", "device", "parameters left on the meta device",
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
-       r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors",
+       r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
+       r"copying from a non-meta parameter in the checkpoint to a meta parameter",
        "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
        "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
        "or weights offloaded by `device_map='auto'`.",
@@ -32,6 +40,27 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("collective-cpu-tensor", "device", "a NCCL collective on CPU tensors",
+       r"Tensors must be CUDA and dense|No backend type associated with device type cpu",
+       "A distributed collective (all_reduce, broadcast, all_gather) on the NCCL backend got tensors on the CPU: "
+       "NCCL moves only GPU tensors, and a CPU tensor (a metric, a loss `.item()` turned back into a tensor, a "
+       "model left on the CPU) was passed.",
+       "Put the tensor on this rank's GPU before the collective (`t.to(f'cuda:{local_rank}')`), or create the "
+       "process group with both backends (`init_process_group('cpu:gloo,cuda:nccl')`) so CPU tensors go through "
+       "gloo."),
+    _e("ddp-cpu-module", "device", "DistributedDataParallel given GPU ids for a module on the CPU",
+       r"device_ids and output_device arguments only work with single-device.{0,200}module parameters "
+       r"\{device\(type='cpu'\)\}",
+       "`DistributedDataParallel(model, device_ids=[rank])` wrapped a model whose parameters are still on the "
+       "CPU; `device_ids` is only for a module already on that GPU.",
+       "Move the model first: `model.to(local_rank)` then `DDP(model, device_ids=[local_rank])`; for CPU training "
+       "leave `device_ids` out."),
+    _e("device-string", "device-spelling", "a device string torch does not know",
+       r"Expected one of cpu, cuda.{0,300}device type at start of device string: (\w+)",
+       "The device was written with a name torch does not know (`'gpu'`, `'cuda0'`, `'GPU:0'`): torch spells the "
+       "GPU `cuda` (`cuda:0`), Apple GPUs `mps`, Intel GPUs `xpu`.",
+       "Write `torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), or build it as "
+       "`'cuda' if torch.cuda.is_available() else 'cpu'`."),
     _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
        r"User provided device_type of .?cuda.?, but CUDA is not available",
        "`torch.autocast('cuda')` (or `torch.cuda.amp.autocast`) ran where torch sees no GPU (a CPU-only torch "

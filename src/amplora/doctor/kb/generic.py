@@ -45,7 +45,9 @@ FALLBACKS = (
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
        r"Placeholder storage has not been allocated on MPS device|"
        r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
-       r"invalid gradient.{0,300}device=(?P<dev>\w+).{0,300}but got.{0,300}device=(?!(?P=dev)\b)\w+",
+       r"invalid gradient.{0,300}device=(?P<dev>[\w:]+)(?![\w:]).{0,300}but got.{0,300}"
+       r"device=(?!(?P=dev)(?![\w:]))[\w:]+|"
+       r"must have its parameters and buffers on device \S+ \(device_ids\[0\]\) but found one of them on device",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
@@ -53,6 +55,15 @@ FALLBACKS = (
        "Move the model and every input to one device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
        "`device=x.device`; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
+    _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
+       r"returned an invalid gradient at index \d+ - expected (type|dtype)",
+       "A backward function (a custom `torch.autograd.Function`, a fused/LoRA kernel's backward or a gradient hook) "
+       "returned a gradient whose dtype differs from the input it belongs to, e.g. an fp16 gradient for an fp32 "
+       "parameter or input, which autograd refuses.",
+       "Return each gradient in its input's dtype (`return grad_x.to(x.dtype), grad_w.to(w.dtype)`, saving the "
+       "dtypes in `ctx`), or decorate the Function with `@torch.amp.custom_fwd(device_type='cuda')` / "
+       "`@torch.amp.custom_bwd(device_type='cuda')` so backward runs under the forward's autocast state; "
+       "`amplora doctor run` names the Function."),
     _e("conv-type", "mismatch", "conv input and weight/bias types differ",
        r"Input type \(.*?\) and (weight|bias) type \(.*?\) should be the same|"
        r"Input and (weight|bias) (type|dtype)s? (should|must) be the same|"
