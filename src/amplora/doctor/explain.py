@@ -179,9 +179,14 @@ _NAMED_OPERANDS = [
 
 def _named_operands(text: str) -> str:
     """A sentence saying which named operand has which dtype, when the message says so (else '')."""
+    m = re.search(r"expected type TensorOptions\(.{0,40}?device=([\w:]+).{0,300}? but got TensorOptions\(.{0,40}?"
+                  r"device=([\w:]+)", text)
+    if m and m.group(1) != m.group(2):
+        return f"Here the gradient is on {m.group(2)} where {m.group(1)} is expected."
     for pattern, dtype_groups, say in _NAMED_OPERANDS:
         m = re.search(pattern, text, re.IGNORECASE)
-        if m and all(extract_dtypes(m.group(i + 1)) for i in dtype_groups):
+        named = [extract_dtypes(m.group(i + 1)) for i in dtype_groups] if m else []
+        if m and all(named) and named[0][0] != named[-1][0]:
             return say(*m.groups())
     return ""
 
