@@ -620,3 +620,17 @@ def test_a_mismatch_raised_inside_a_library_gets_that_library_s_fix():
     peft = '  File "/x/site-packages/peft/tuners/lora/layer.py", line 5, in forward\n' + text.splitlines()[1]
     assert "autocast_adapter_dtype" in explain(peft).fix
     assert "compute_dtype" not in explain(text.splitlines()[1]).fix
+
+
+@pytest.mark.parametrize("text", [
+    # torch SDPA's fallback warning (aten/src/ATen/native/transformers/sdp_utils_cpp.h)
+    "UserWarning: Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float, Key "
+    "dtype: float, and Value dtype: float instead.",
+    "AssertionError: Only support fp16 and bf16 for flash attention",
+    # Dao-AILab/flash-attention csrc check
+    "RuntimeError: Expected q_dtype == torch::kFloat16 || ((is_sm8x || is_sm90) && q_dtype == torch::kBFloat16) to be "
+    "true, but got false.",
+    "RuntimeError: q must have dtype fp16 or bf16",
+])
+def test_flash_attention_dtype_wordings(text):
+    assert explain(text).key == "flash-attn-dtype"

@@ -114,11 +114,15 @@ CAPABILITY = (
        "Use fp16 with loss scaling on this GPU (`precision='fp16-mixed'`, or `auto`, which picks it), or fp32; "
        "run `amplora doctor` to see what the device really supports."),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
-       r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)",
-       "Flash attention kernels exist only for fp16/bf16 inputs (and Ampere+ GPUs); fp32 activations, an fp32 "
-       "model, or an older GPU cannot use them.",
-       "Load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`) or run under `torch.autocast`, or fall back "
-       "to `attn_implementation='sdpa'`/`'eager'`."),
+       r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
+       r"(fp16|bf16|float16|bfloat16)\b.{0,40}\bfor flash[ _-]?(attention|attn)|"
+       r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
+       r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16",
+       "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
+       "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
+       "back to a slower kernel with this warning).",
+       "Load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`, fp16 on GPUs older than Ampere) or run under "
+       "`torch.autocast`, or fall back to `attn_implementation='sdpa'`/`'eager'`."),
     _e("flash-attn-on-cpu", "device", "Flash Attention 2 on a model that is still on the CPU",
        r"Flash Attention 2(\.0)? with a model not initialized on GPU",
        "The model was loaded with `attn_implementation='flash_attention_2'` but is still on the CPU, where no flash "
