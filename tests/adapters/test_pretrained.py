@@ -2,6 +2,11 @@
 adapter that peft.PeftModel.from_pretrained loads to the same logits, and resume restores the adapter exactly."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 from peft import PeftModel
@@ -135,3 +140,28 @@ def test_merged_model_saves_whole_and_adapted_model_refuses_push(tmp_path):
     names = {p.name for p in (tmp_path / "merged").iterdir()}
     assert "config.json" in names and not names & ADAPTER_FILES
     assert set(load_file(tmp_path / "merged" / "model.safetensors")) == set(tiny_llama().state_dict())
+
+
+def test_a_failed_save_into_a_directory_is_one_line_and_leaves_what_was_there(tmp_path):
+    """save_pretrained writes into a Trainer's checkpoint directory (other files stay): past a file size limit it is
+    one AmploraError naming the directory, and neither a partial adapter nor a temporary directory is left."""
+    out = tmp_path / "ckpt"
+    out.mkdir()
+    (out / "trainer_state.json").write_text("{}")
+    code = (
+        "import resource, signal, sys\n"
+        "from amplora.adapters import io\n"
+        "from amplora.errors import AmploraError\n"
+        "from tests.adapters.test_pretrained import _adapted\n"
+        "model = _adapted()\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))\n"
+        "try:\n"
+        f"    io.save_adapter_into(model, {str(out)!r})\n"
+        "except AmploraError as e:\n"
+        "    print(e); sys.exit(2)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parents[2], env={**os.environ, "PYTHONPATH": "src:."})
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stdout.strip() == f"cannot write {out}: File too large"
+    assert sorted(p.name for p in out.iterdir()) == ["trainer_state.json"]

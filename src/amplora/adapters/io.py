@@ -114,8 +114,11 @@ def save_adapter_into(model: nn.Module, directory: str | os.PathLike, base_model
     alone (save_adapter replaces the whole directory, which would take a Trainer's checkpoints with it)."""
     state = checked_state(model)
     target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".amplora.tmp-", dir=target))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".amplora.tmp-", dir=target))
+    except OSError as e:
+        raise atomic.write_error(target, e) from None
     try:
         _write_adapter(model, state, tmp, base_model_name_or_path)
         for name, tensors in (extra or {}).items():
@@ -123,8 +126,13 @@ def save_adapter_into(model: nn.Module, directory: str | os.PathLike, base_model
         atomic.follow_umask(tmp)
         for path in sorted(tmp.iterdir(), key=lambda p: p.name == CONFIG_NAME):  # the config last: it marks an adapter
             os.replace(path, target / path.name)
-    finally:
+    except BaseException as e:
+        reason = atomic.write_failure(e, tmp)  # before the cleanup frees the space a full disk lacked
         shutil.rmtree(tmp, ignore_errors=True)
+        if reason is None:
+            raise
+        raise atomic.WriteFailed(target, reason) from None
+    shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
