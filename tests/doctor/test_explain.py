@@ -634,3 +634,10 @@ def test_a_mismatch_raised_inside_a_library_gets_that_library_s_fix():
 ])
 def test_flash_attention_dtype_wordings(text):
     assert explain(text).key == "flash-attn-dtype"
+
+
+def test_a_trainer_log_with_a_nan_grad_norm_is_an_overflow():
+    # transformers.Trainer's log line, as pasted in many "loss 0, grad_norm nan" threads
+    text = "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.02}"
+    assert explain(text).key == "fp16-overflow"
+    assert not explain("{'loss': 1.23, 'grad_norm': 0.84, 'learning_rate': 1.9e-05, 'epoch': 0.02}").recognized

@@ -133,7 +133,8 @@ FALLBACKS = (
        r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
        r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
        r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
-       r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b",
+       r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
+       r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])",
        "The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
