@@ -641,3 +641,13 @@ def test_a_trainer_log_with_a_nan_grad_norm_is_an_overflow():
     text = "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.02}"
     assert explain(text).key == "fp16-overflow"
     assert not explain("{'loss': 1.23, 'grad_norm': 0.84, 'learning_rate': 1.9e-05, 'epoch': 0.02}").recognized
+
+
+@pytest.mark.parametrize("text", [
+    "model = model.half().cuda()\nAssertionError: Torch not compiled with CUDA enabled",
+    "model.to(torch.bfloat16)\nRuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "
+    "\"fc.weight\"",
+    "torch_dtype=torch.float16\nRuntimeError: CUDA error: invalid device ordinal",
+])
+def test_install_and_checkpoint_errors_with_dtype_words_around_are_not_a_diagnosis(text):
+    assert not explain(text).recognized

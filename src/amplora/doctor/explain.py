@@ -240,11 +240,21 @@ def raised_in(text: str) -> str:
     return f"{last}, called from {own[-1]}" if own else last
 
 
+def _exception_tail(text: str, line: str) -> str:
+    """The exception a paste ends in with the lines its message continues on (a state-dict error lists its keys
+    below); just `line` when the paste holds no exception line."""
+    if not re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b", line):
+        return line
+    head = line.split(": ", 1)[-1][:60]
+    at = text.rfind(head)
+    return text[at:] if head and at >= 0 else line
+
+
 def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(text)
     line = error_line(text)
-    entry = kb.lookup(text, line)
+    entry = kb.lookup(text, _exception_tail(text, line))
     facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:

@@ -25,7 +25,10 @@ OTHER_FAULT = re.compile(
     r"out of memory|OutOfMemoryError|size mismatch for|shapes cannot be multiplied|must match the size of tensor|"
     r"doesn't match the broadcast shape|No module named|ModuleNotFoundError|ImportError|FileNotFoundError|"
     r"Watchdog caught collective|device-side assert|illegal memory access|has no attribute|"
-    r"unexpected keyword argument|Permission denied|HTTPError|ConnectionError",
+    r"unexpected keyword argument|Permission denied|HTTPError|ConnectionError|Missing key\(s\) in state_dict|"
+    r"Unexpected key\(s\) in state_dict|Torch not compiled with CUDA enabled|invalid device ordinal|"
+    r"CUDA driver version is insufficient|SafetensorError|does not appear to have a file named|"
+    r"Unrecognized configuration class|Repository Not Found|Segmentation fault",
     re.IGNORECASE)
 
 # generic
