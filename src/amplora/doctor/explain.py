@@ -200,9 +200,9 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     typed = _typed_names(text)
     if len(typed) >= 2:
         m = re.search(r"(Input|input)\w* type.{0,80}?\b(weight|bias|parameter)", text)
-        roles = ("input", m.group(2)) if m else ("one tensor", "the other")
+        roles = ("the input", f"the {m.group(2)}") if m else ("one tensor", "the other")
         (d1, t1), (d2, t2) = typed[:2]
-        return f"Here the {roles[0]} is {t1} on {d1} and the {roles[1]} {t2} on {d2}."
+        return f"Here {roles[0]} is {t1} on {d1} and {roles[1]} {t2} on {d2}."
     m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
     if m:
         return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
@@ -221,7 +221,7 @@ _LIBRARY_RE = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]?(.
 def raised_in(text: str) -> str:
     """Where a pasted traceback ends: 'hqq (hqq/core/quantize.py, line 217, in forward_pytorch)', with the last
     frame of the user's own code when the end is in a library; '' without a traceback."""
-    frames = _FRAME_RE.findall(text)
+    frames = [f for f in _FRAME_RE.findall(text) if not f[0].startswith("<")]  # not <string>, <stdin>
     if not frames:
         return ""
 
@@ -236,7 +236,7 @@ def raised_in(text: str) -> str:
     package, last = name(*frames[-1])
     if not package:
         return last
-    own = [name(*f)[1] for f in frames if not name(*f)[0] and not f[0].startswith("<")]
+    own = [name(*f)[1] for f in frames if not name(*f)[0]]
     return f"{last}, called from {own[-1]}" if own else last
 
 

@@ -39,9 +39,11 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 
 
 def plain(text: str) -> str:
-    """`text` with typographic quotes replaced by ASCII ones and HTML entities (`&#39;`, `&quot;`, pasted from a
-    web page's source) decoded."""
-    return html.unescape(text).translate(_PLAIN_QUOTES)
+    """`text` with typographic quotes replaced by ASCII ones, HTML entities (`&#39;`, `&quot;`, pasted from a web
+    page's source) decoded and Markdown links that a forum made of file names (`[functional.py](https://...)`)
+    turned back into the names."""
+    text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
+    return text.translate(_PLAIN_QUOTES)
 
 
 def _unwrapped(text: str) -> str:
