@@ -244,6 +244,32 @@ SAMPLES = [
      "pinned_memory=false (default), memory_format=(nullopt)) but got TensorOptions(dtype=c10::Half, device=cuda:0, "
      "layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))",
      ["fp32", "fp16"], "AddmmBackward0"),
+    ("unscale-twice", "RuntimeError: unscale_() has already been called on this optimizer since the last update()",
+     [], None),
+    ("scaler-step-twice", "RuntimeError: step() has already been called since the last update().", [], None),
+    ("optimizer-state-dtype", "RuntimeError: expected dtype float for `end` but got dtype c10::BFloat16",
+     ["fp32", "bf16"], None),
+    ("fused-optimizer-params", "RuntimeError: `fused=True` requires all the params to be floating point Tensors of "
+     "supported devices: ['cuda', 'xpu', 'privateuseone'] but torch.float32 and cpu", ["fp32"], None),
+    ("ipex-optimizer-fp32", "RuntimeError: parameter in optimizer(Adamw) is not FP32, need check", ["fp32"], None),
+    ("fsdp-mixed-dtypes", "ValueError: FlatParameter requires uniform dtype but got torch.float32 and torch.bfloat16",
+     ["fp32", "bf16"], None),
+    ("fp16-nonfinite-report", "fp16 inference gives NaN, the image is black", ["fp16"], None),
+    ("fp8-rocm-fnuz", "RuntimeError: \"_tunable_scaled_gemm\" not implemented for 'Float8_e4m3fn'",
+     ["float8_e4m3fn"], "_tunable_scaled_gemm"),
+    ("quant-method-cpu-dtype", "float16 is not supported on CPU, casting to bfloat16.\nValueError: torch.bfloat16 is "
+     "not supported for quantization method gptq. Supported dtypes: [torch.float16]", ["bf16", "fp16"], None),
+    ("fp8-no-promotion", "RuntimeError: Promotion for Float8 Types is not supported, attempted to promote "
+     "Float8_e4m3fn and Half", ["float8_e4m3fn", "fp8", "fp16"], None),
+    ("fp8-no-kernel", "RuntimeError: \"fill_cpu\" not implemented for 'Float8_e4m3fn'", ["float8_e4m3fn"],
+     "fill_cpu"),
+    ("rocm-bf16-rdna2", "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16", ["bf16"], None),
+    ("rocm-bf16-check", "ROCm 6.0, RX 7900 XTX\nRuntimeError: bf16 precision was requested but not available on "
+     "this hardware.", ["bf16"], None),
+    ("coreml-fp16-precision", "coremltools mlprogram: fp16 output is wrong but fp32 is right", ["fp16"], None),
+    ("openvino-f16-output", "OpenVINO FP16 IR: float* out = (float*)output.data(); gives -4.2e+37", ["fp16"], None),
+    ("tensorrt-precision-ignored", "No implementation of layer x obeys the requested constraints in strict mode.",
+     [], None),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

@@ -104,6 +104,8 @@ def extract_ops(text: str) -> list[str]:
         add(m.group(1))
     for m in re.finditer(r"Function '(\w+Backward\d*)'|\b(\w+Backward\d+)\b", text):
         add(m.group(1) or m.group(2))
+    for m in re.finditer(r"\bof node \(/?([\w/.:-]+)\)|\bimplementation for (\w+)\(\d+\) node", text):
+        add((m.group(1) or m.group(2)).rsplit("/", 1)[-1])  # an ONNX node: its op type ends its path
     for m in re.finditer(r"\b(linalg\.\w+|torch\.linalg\.\w+)", text):
         add(m.group(1).replace("torch.", ""))
     for pattern, name in _OP_PHRASES:
@@ -260,6 +262,9 @@ def explain(text: str) -> Explanation:
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
+    unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
+    if unnamed and entry.kind in ("onnx", "backend", "cpu-kernel"):
+        here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a kernel/runtime answer cannot guess
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()

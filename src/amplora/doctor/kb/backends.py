@@ -95,7 +95,7 @@ CAPABILITY = (
        "that takes fp32 parameters (`torch.optim.AdamW`); for a bf16-only kernel cast its inputs with "
        "`.to(torch.bfloat16)`."),
     _e("fp8-gpu-unsupported", "device-capability", "this GPU has no fp8",
-       r"_scaled_mm is only supported on CUDA devices with compute capability|"
+       r"_scaled_mm is only supported on (CUDA )?devices with compute capability|"
        r"\b(fp8|float8\w*)\b[^\n]{0,120}(compute capability|Minimum capability|not supported for the current GPU|"
        r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "
@@ -103,16 +103,19 @@ CAPABILITY = (
        "quantization natively.",
        "Load the bf16/fp16 weights instead of the fp8 checkpoint (or `dtype='bfloat16'` without "
        "`quantization='fp8'` in vLLM), or use a weight-only quantization this GPU runs (int8 / 4-bit: "
-       "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs."),
+       "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs, and on Ada (8.9) upgrade torch if it asks for "
+       "9.0 (early releases gated `torch._scaled_mm` to Hopper)."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"(bf16|bfloat16).{0,80}(not supported|only supported|requires|is not available|doesn't support|"
-       r"compute capability|Ampere|on a device that does not support)|(does not|doesn'?t|do not) support "
+       r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
+       r"(does not|doesn'?t|do not) support "
        r"(bfloat16|bf16)|"
        r"setup doesn'?t support bf16",
        "bf16 needs a GPU of compute capability >= 8.0 (Ampere or newer); older GPUs lack bf16 kernels or only "
        "emulate them slowly.",
        "Use fp16 with loss scaling on this GPU (`precision='fp16-mixed'`, or `auto`, which picks it), or fp32; "
-       "run `amplora doctor` to see what the device really supports."),
+       "run `amplora doctor` to see what the device really supports.",
+       unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)"),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
        r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
        r"(fp16|bf16|float16|bfloat16)\b.{0,40}\bfor flash[ _-]?(attention|attn)|"

@@ -1,0 +1,45 @@
+"""Converted models on Apple's Core ML, Intel's OpenVINO and NVIDIA's TensorRT: half precision that the converter
+or the engine chose, and what reading or constraining it takes."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+_COREML = r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b"
+_OPENVINO = r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)"
+_BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w*|mismatch\w*|not (the )?same|"
+               r"overflow\w*|e\+3\d)\b")
+
+RUNTIMES = (
+    _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
+       rf"(fp16|float16|FLOAT16|half).{{0,400}}{_BAD_OUTPUT}|{_BAD_OUTPUT}.{{0,400}}(fp16|float16|FLOAT16|half)|"
+       r"overflow encountered in cast",
+       context=_COREML, unless=r"same data type as the named input",
+       cause="coremltools converts to an ML program with fp16 compute precision by default (and fp16 when asked), "
+       "so an intermediate value beyond fp16's 65504 (often inside ops the converter fused, which do not map "
+       "1:1 to the torch layers) becomes inf/NaN, or fp16 rounding makes the outputs differ from the fp32 model.",
+       fix="Convert with fp32 compute (`ct.convert(..., compute_precision=ct.precision.FLOAT32)`), or keep only "
+       "the overflowing ops in fp32 (`compute_precision=ct.transform.FP16ComputePrecision(op_selector=lambda op: "
+       "op.op_type not in {...})`); compare per-layer outputs with `coremltools.models.ml_program.experimental."
+       "debugging_utils` to find them."),
+    _e("openvino-f16-output", "mismatch", "an OpenVINO f16 output read as f32",
+       r"(fp16|f16|float16|FP16|half).{0,600}(float\s*\*|data\(\)|\bget_data\b|e\+3\d|garbage|incorrect|wrong|"
+       r"anomal\w*)|(float\s*\*|data\(\)).{0,600}(fp16|f16|FP16|half)",
+       context=_OPENVINO,
+       cause="A model exported or converted in half precision keeps f16 element types on its inputs/outputs in "
+       "OpenVINO, and reading that buffer as `float*` (or feeding float32 data into an f16 input) reinterprets "
+       "fp16 bits as fp32, which gives garbage values such as -4.3e+37.",
+       fix="Read the tensor in its element type (`output.data<ov::float16>()`, check "
+       "`output.get_element_type()`), or make the model's I/O f32 (`ov.preprocess.PrePostProcessor`: "
+       "`ppp.output().tensor().set_element_type(ov.Type.f32)`), or export in fp32 and let OpenVINO compress "
+       "weights (`compress_to_fp16`) while keeping f32 I/O."),
+    _e("tensorrt-precision-ignored", "backend", "TensorRT ignored the precision set on a layer",
+       r"obeys the requested constraints|requested layer computation precision and output precision types are "
+       r"ignored|precision constraints? (is|are|was|were)? ?ignored|setPrecision.{0,100}(ignored|no effect)",
+       "A layer's precision (`layer.precision = kFLOAT`, `setOutputType`) was set to keep it in fp32 inside an "
+       "fp16 engine, but TensorRT treats it as a hint unless told to obey it, and here no fp32 tactic exists for "
+       "the fused layer, so it still runs in fp16 (where fp16-sensitive layers overflow or lose accuracy).",
+       "Make TensorRT obey: `config.set_flag(trt.BuilderFlag.OBEY_PRECISION_CONSTRAINTS)` "
+       "(`--precisionConstraints=obey --layerPrecisions=...` in trtexec), avoid the fusion that swallowed the "
+       "layer (mark its output as a network output or export it unfused), or build that part in fp32; newer "
+       "TensorRT releases honour more constraints."),
+)

@@ -1,0 +1,85 @@
+"""The training loop's own precision faults: GradScaler called in the wrong order, optimizer state of another dtype
+than the gradients, fused / IPEX optimizers that need fp32 parameters, FSDP units of mixed dtypes, and fp16
+overflow reported in words rather than by an exception."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+# evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
+HALF_WORDS = (r"(\b(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half)\b|\.half\(\)|"
+              r"\bprecision[ =:'\"]+16\b|\bin half\b)")
+NONFINITE_SYMPTOM = (r"\b(nans?|NaNs?|infs?|all[- ]nan|black (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))\b|!{6,}")
+
+TRAINING = (
+    _e("unscale-twice", "scaler", "GradScaler.unscale_ called twice in one step",
+       r"unscale_\(\) has already been called on this optimizer since the last update\(\)",
+       "The gradients of this optimizer were unscaled twice before `scaler.update()`: the script calls "
+       "`scaler.unscale_(optimizer)` and a library unscales again (accelerate's `clip_grad_norm_`, a Trainer), or "
+       "unscaling runs on every gradient-accumulation micro-step; some transformers/accelerate releases did this "
+       "themselves with gradient accumulation under fp16.",
+       "Unscale once per optimizer step, right before clipping, on the step that calls `scaler.step(optimizer)` "
+       "(with accelerate call only `accelerator.clip_grad_norm_`, inside `if accelerator.sync_gradients:`); if "
+       "the Trainer does it, upgrade transformers and accelerate (or set `gradient_accumulation_steps=1` meanwhile)."),
+    _e("scaler-step-twice", "scaler", "GradScaler.step called twice in one step",
+       r"step\(\) has already been called since the last update\(\)",
+       "`scaler.step(optimizer)` ran twice for one optimizer before `scaler.update()` (a loop over optimizers "
+       "that repeats one, or accumulation code that steps on every micro-step).",
+       "Call `scaler.step(opt)` once per optimizer per step and then `scaler.update()` once; step only when the "
+       "accumulated micro-steps are complete."),
+    _e("optimizer-state-dtype", "mismatch", "optimizer state of another dtype than the gradients",
+       r"expected dtype \w+ for .?(end|weight|tensor1|tensor2|other|exp_avg\w*|grad\w*).? but got dtype|"
+       r"\b_foreach_\w+.{0,200}(same dtype|dtype mismatch|to have the same dtype|expected dtype)|"
+       r"(lerp|addcdiv|addcmul)_?\(\).{0,200}(dtype|BFloat16|Half|Float)",
+       "An optimizer update combined its state (exp_avg / exp_avg_sq / momentum, kept in fp32 or created from the "
+       "parameters' dtype) with gradients or statistics of another dtype: bf16/fp16 gradients against fp32 state "
+       "(a model cast after the optimizer was built, optimizer state loaded from a checkpoint of another precision, "
+       "or a custom optimizer computing a statistic in the gradient's dtype).",
+       "Give both one dtype: build the optimizer after the model has its final dtype; keep trainable parameters "
+       "fp32 with bf16 autocast (mixed precision) instead of casting the model; in a custom optimizer cast the "
+       "statistic to the state's dtype (`state.lerp_(v.float(), w)`, `grad.float()`); after loading a checkpoint "
+       "cast the state (`for s in opt.state.values(): s['exp_avg'] = s['exp_avg'].to(p.dtype)`)."),
+    _e("fused-optimizer-params", "device", "a fused optimizer given parameters it cannot fuse",
+       r"`?fused=True`? requires all the params to be|fused=True.{0,80}(floating point Tensors|supported devices)|"
+       r"`?fused`? (and|or) `?foreach`? .{0,60}(CUDA|supported devices)",
+       "`fused=True` (AdamW/Adam/SGD) fuses the update in one kernel that takes only floating-point parameters on "
+       "a supported device: parameters still on the CPU (the model moved after the optimizer was built, or "
+       "offloaded), on MPS/XPU with an older torch, or integer / quantized parameters in the list make it refuse.",
+       "Move the model to the GPU before building the optimizer, pass only trainable floating-point parameters "
+       "(`[p for p in model.parameters() if p.requires_grad]`), or drop `fused=True` (use `foreach=True` or the "
+       "default)."),
+    _e("ipex-optimizer-fp32", "mismatch", "IPEX's fused optimizer needs fp32 master parameters",
+       r"parameter in optimizer\s*\(\s*\w+\s*\) is not FP32",
+       "intel-extension-for-pytorch's fused optimizer step (AdamW, SGD, Lamb) keeps fp32 master weights and got "
+       "parameters that are bf16/fp16, because the model was cast wholly (`model.to(torch.bfloat16)`, "
+       "`torch_dtype=torch.bfloat16`) before training.",
+       "Keep the weights fp32 and train with bf16 autocast instead of casting the model: load in fp32 and use "
+       "`bf16=True` (Trainer) / `ipex.optimize(model, optimizer=opt, dtype=torch.bfloat16)`, which keeps fp32 "
+       "master parameters, or `torch.autocast('xpu', dtype=torch.bfloat16)`."),
+    _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
+       r"(FlatParameter|flat param\w*) requires uniform dtype|"
+       r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
+       r"(expects|requires) all (the )?(original )?param(eter)?s (in a FSDP unit )?to have the same dtype",
+       "FSDP (v1) flattens each wrapped unit's parameters into one buffer of one dtype, and this unit mixes them: "
+       "fp32 LoRA adapters or upcast norms next to bf16 base weights (PEFT keeps adapters fp32, "
+       "`prepare_model_for_kbit_training` upcasts norms).",
+       "Load the model in fp32 and let FSDP cast (`MixedPrecision(param_dtype=torch.bfloat16, "
+       "reduce_dtype=torch.float32)`, or `mixed_precision: bf16` in the accelerate config), or give all "
+       "parameters one dtype before wrapping (`model.to(torch.bfloat16)`); FSDP2 (`fully_shard`) shards each "
+       "parameter separately and takes mixed dtypes."),
+)
+
+# tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
+NONFINITE_REPORTS = (
+    _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
+       NONFINITE_SYMPTOM, context=HALF_WORDS,
+       cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
+       "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
+       "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
+       "learning rate or bad data.",
+       fix="Run in bf16 where the GPU has it (Ampere or newer: same range as fp32) or in fp32 on GPUs without bf16 "
+       "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
+       "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, and a lower learning rate if the "
+       "loss diverges.",
+       unless=r"out of memory|OutOfMemoryError"),
+)
