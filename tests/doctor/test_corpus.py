@@ -58,6 +58,22 @@ CASES = {
         phase="loss-scaler step", module="base_model.model.model.layers.0.self_attn.q_proj", op=None,
         culprit=["base_model.model.model.layers.0.self_attn.q_proj.lora_A.default.weight (fp16)"],
         fix=["autocast_adapter_dtype=True", "fp32"], operands=set(), error="ValueError"),
+    "fp8_base_dora_norm": dict(  # float8 storage meets an fp16 update: no promotion, autocast does not help
+        phase="forward", module="0", op="aten.add.Tensor",
+        culprit=["float8_e4m3fn"], fix=["w.to(torch.bfloat16)"], operands={"float8_e4m3fn", "fp16"},
+        error="RuntimeError"),
+    "fp8_cpu_arithmetic": dict(  # arithmetic in a storage dtype
+        phase="init", module=None, op="aten.mul.Tensor",
+        culprit=["float8_e4m3fn"], fix=["upcast before arithmetic"], operands={"float8_e4m3fn"},
+        error="NotImplementedError"),
+    "optimizer_state_lerp": dict(  # a hand-written optimizer: fp32 moments, bf16 gradients
+        phase="optimizer step", module="0", op="aten.lerp_",
+        culprit=["optimizer state 'm' of 0.weight is fp32", "bf16"], fix=["fp32"], operands={"fp32", "bf16"},
+        error="RuntimeError"),
+    "scaler_unscale_twice": dict(  # the order of GradScaler calls, not a dtype
+        phase="loss-scaler step", module=None, op=None,
+        culprit=["GradScaler.unscale_ called twice", "scaler_unscale_twice.py:8 in clip"],
+        fix=["Unscale once per optimizer step"], operands=set(), error="RuntimeError"),
 }
 
 
@@ -88,7 +104,7 @@ def test_watch_diagnoses(spec):
     assert type(fault.__cause__).__name__ == CASES[spec]["error"]  # the original exception is kept
     assert fault.original is fault.__cause__
     text = str(fault)
-    assert CASES[spec]["module"] in text and "fix" in text
+    assert (CASES[spec]["module"] or "") in text and "fix" in text
     again = pickle.loads(pickle.dumps(fault))  # crosses process boundaries intact
     assert again.as_dict() == fault.as_dict()
 
@@ -103,5 +119,6 @@ def test_doctor_run_diagnoses(spec, doctor_runs):
     assert proc.returncode == FAULT_EXIT, proc.stderr[-3000:]
     _check(data["fault"], CASES[spec])
     assert "precision fault in " + CASES[spec]["phase"] in proc.stderr
-    assert CASES[spec]["module"] in proc.stderr.replace("\n", " ") or len(CASES[spec]["module"]) > 60
+    module = CASES[spec]["module"]
+    assert module is None or module in proc.stderr.replace("\n", " ") or len(module) > 60
     assert "Traceback" not in proc.stderr  # the diagnosis replaces the bare traceback

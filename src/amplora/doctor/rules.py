@@ -146,7 +146,10 @@ def _mismatch(s: Scene):
     else:
         culprit = f"the {odt} {role} (neither a parameter nor a module output), outside any module"
         cause = f"{op} got a {odt} {role} together with {others}, outside any module and outside autocast."
+    if not names:
         fix = f"Cast at the boundary: `.to(x.dtype)` the {odt} tensor before {op}, or run under {autocast_hint}."
+    if s.entry.key == "fp8-no-promotion":  # autocast does not help: float8 is storage and must be upcast by hand
+        cause, fix = s.entry.cause, s.entry.fix
     return culprit, cause, fix
 
 
@@ -340,6 +343,11 @@ def _scaler(s: Scene):
     if s.entry.key == "no-inf-checks":
         culprit = f"none of the optimizer's {len(params)} parameters has a gradient"
         return culprit, s.entry.cause, s.entry.fix
+    if s.entry.key in ("unscale-twice", "scaler-step-twice"):  # the order of calls, not the parameters' dtype
+        call = "unscale_" if s.entry.key == "unscale-twice" else "step"
+        at = f", the second time at {s.facts.where}" if s.facts.where else ""
+        return f"GradScaler.{call} called twice for one optimizer before scaler.update(){at}", s.entry.cause, \
+            s.entry.fix
     if s.entry.key == "amp-unscale-bf16":  # bf16 needs no scaler: the fix is to drop it, not to upcast
         bf16 = [s.namer.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in params if p.dtype == torch.bfloat16]
         culprit = (f"{len(bf16)} bf16 parameter(s) in a GradScaler-driven optimizer: {_names(bf16)}" if bf16
