@@ -677,3 +677,21 @@ def test_a_trainer_log_with_a_nan_grad_norm_is_an_overflow():
 ])
 def test_install_and_checkpoint_errors_with_dtype_words_around_are_not_a_diagnosis(text):
     assert not explain(text).recognized
+
+
+@pytest.mark.parametrize("text,key,said", [
+    ("RuntimeError: Mismatch dtype between input and weight: input dtype = c10::Half, weight dtype = float, Please "
+     "make sure they are the same.", "generic-dtype", "`input` is fp16 (float16, half) and `weight` fp32"),
+    ("RuntimeError: Input and parameter tensors are not the same dtype, found input tensor with Half and parameter "
+     "tensor with Float", "generic-dtype", "the input is fp16 (float16, half) and the parameters fp32"),
+    ("RuntimeError: bmm(): expected both inputs to have same dtype, but got Half and Float", "matmul-dtype",
+     "one operand is fp16 (float16, half) and the other fp32"),
+    ("RuntimeError: index_add_(): self (Half) and source (Float) must have the same scalar type", "index-dtype",
+     "`self` is fp16 (float16, half) and `source` fp32"),
+    ("RuntimeError: Expected mask to be of ScalarType Bool, but got Byte", "index-dtype", ""),
+    ("RuntimeError: All parameters in a bucket must have the same dtype.", "fsdp-mixed-dtypes", ""),
+    ("RuntimeError: cdist only supports floating-point dtypes, X1 got: Long", "int-input", ""),
+])
+def test_more_of_pytorch_s_own_wordings(text, key, said):
+    e = explain(text)
+    assert e.key == key and said in e.cause, (e.key, e.cause)

@@ -99,7 +99,8 @@ KERNELS = (
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(Long|Int|Bool|Short|Byte|Char)'|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
-       r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type",
+       r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type|"
+       r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)",
        "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
        "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
        "Convert the input to the model's float dtype: `x = x.float()` (uint8 images: `x.float() / 255`), or "
@@ -108,7 +109,8 @@ KERNELS = (
        r"scatter\w*\(\): Expected self\.dtype to be equal to src\.dtype|"
        r"Index put requires the source and destination dtypes match|"
        r"index_(add|copy|put|fill)_?\(\).{0,80}(same (scalar )?type|dtype)|"
-       r"masked_(scatter|fill)\w*.{0,60}(same dtype|dtype)|Expected self\.dtype to be equal to src\.dtype",
+       r"masked_(scatter|fill)\w*.{0,60}(same dtype|dtype)|Expected self\.dtype to be equal to src\.dtype|"
+       r"Expected mask to be of ScalarType Bool|expected condition to be a boolean tensor",
        "An index_put / scatter / index_add wrote values of one dtype into a tensor of another (these ops never "
        "promote), such as fp32 updates into a bf16 cache or buffer.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
           r"a and b) (must )?(to )?have the same dtype|expected (m1|mat1) and (m2|mat2)|"
-          r"expected both vectors to have same dtype")
+          r"expected both vectors to have same dtype|\b(bmm|mm|addmm|baddbmm|matmul|linear)\(\): expected both inputs "
+          r"to have (the )?same dtype")
 # integer storage of packed quantized weights (bitsandbytes uint8/int8, int8 GEMM); case-sensitive so the English
 # "byte" / "char" of other messages does not count
 PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"

@@ -59,10 +59,11 @@ TRAINING = (
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
-       r"(expects|requires) all (the )?(original )?param(eter)?s (in a FSDP unit )?to have the same dtype",
-       "FSDP (v1) flattens each wrapped unit's parameters into one buffer of one dtype, and this unit mixes them: "
-       "fp32 LoRA adapters or upcast norms next to bf16 base weights (PEFT keeps adapters fp32, "
-       "`prepare_model_for_kbit_training` upcasts norms).",
+       r"(expects|requires) all (the )?(original )?param(eter)?s (in a FSDP unit )?to have the same dtype|"
+       r"All parameters in a bucket must have the same dtype",
+       "FSDP (v1) flattens each wrapped unit's parameters into one buffer of one dtype (and DDP's gradient "
+       "buckets hold one dtype), and this unit mixes them: fp32 LoRA adapters or upcast norms next to bf16 base "
+       "weights (PEFT keeps adapters fp32, `prepare_model_for_kbit_training` upcasts norms).",
        "Load the model in fp32 and let FSDP cast (`MixedPrecision(param_dtype=torch.bfloat16, "
        "reduce_dtype=torch.float32)`, or `mixed_precision: bf16` in the accelerate config), or give all "
        "parameters one dtype before wrapping (`model.to(torch.bfloat16)`); FSDP2 (`fully_shard`) shards each "
