@@ -131,10 +131,11 @@ def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
 def test_load_filters_by_split(records):
     dev, held, held2 = wc.load("dev"), wc.load("heldout"), wc.load("heldout2")
     held3, held4 = wc.load("heldout3"), wc.load("heldout4")
-    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) == len(records)
     assert {r["split"] for r in dev} == {"dev"}
     assert {r["split"] for r in held4} == {"heldout4"}
-    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3)
-    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held4}
+    held5 = wc.load("heldout5")
+    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) + len(held5) == len(records)
+    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3) + len(held4)
+    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held5}
     with pytest.raises(ValueError):
         wc.load("test")
