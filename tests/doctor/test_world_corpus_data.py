@@ -61,7 +61,7 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5"])
 def test_split_sizes(records, split):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
@@ -113,6 +113,18 @@ def test_fourth_collection_is_fresh_and_all_held_out(records):
     assert [r["id"] for r in fourth if r["text"].strip() in earlier_texts] == []
     assert len({r["project"] for r in fourth}) >= 30
     assert len({r["backend"] for r in fourth}) >= 10
+
+
+def test_fifth_collection_is_fresh_and_all_held_out(records):
+    fifth = [r for r in records if wc.batch(r) == 5]
+    assert [r["id"] for r in fifth][:1] == ["w411"]
+    kinds = Counter(r["kind"] for r in fifth)
+    assert kinds["fault"] >= 30 and kinds["reject"] >= 10
+    assert {r["split"] for r in fifth} == {"heldout5"}
+    earlier = [r for r in records if wc.batch(r) < 5]
+    assert [r["id"] for r in fifth if r["source"] in {e["source"] for e in earlier}] == []
+    assert len({r["source"] for r in fifth}) == len(fifth)
+    assert len({r["project"] for r in fifth}) >= 30
 
 
 def test_split_follows_the_recorded_rule(records):
