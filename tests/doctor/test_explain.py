@@ -270,6 +270,10 @@ SAMPLES = [
     ("openvino-f16-output", "OpenVINO FP16 IR: float* out = (float*)output.data(); gives -4.2e+37", ["fp16"], None),
     ("tensorrt-precision-ignored", "No implementation of layer x obeys the requested constraints in strict mode.",
      [], None),
+    # kijai/ComfyUI-DepthAnythingV2#25 (an fp16 model variant on Apple silicon)
+    ("mps-graph-element-type", "error: 'mps.add' op requires the same element type for all operands and results\n"
+     "note: see current operation: %7 = \"mps.add\"(%5, %arg2) : (tensor<1x5330x4096xf32>, tensor<4096xf16>)",
+     [], None),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

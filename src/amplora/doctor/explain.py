@@ -281,5 +281,7 @@ def explain(text: str) -> Explanation:
     library = where.split(" ", 1)[0]
     if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
+    elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):
+        fix = f"{kb.generic.QUANTIZED_BASE_FIX} {fix}"
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
                        fix=fix, **facts)

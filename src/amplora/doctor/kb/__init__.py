@@ -16,15 +16,15 @@ from __future__ import annotations
 import html
 import re
 
-from amplora.doctor.kb import (accelerators, backends, devices, dtypes, exported, generic, lowbit, quantized,
-                               runtimes, scaling, training)
+from amplora.doctor.kb import (accelerators, backends, devices, dtypes, exported, generic, lowbit, patterns,
+                               quantized, runtimes, scaling, training)
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
     *scaling.SCALING, *training.TRAINING, *lowbit.LOWBIT, *quantized.QUANTIZED, *accelerators.AUTOCAST,
-    *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION, *runtimes.RUNTIMES, *exported.EXPORTED, *backends.KERNELS,
-    *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS, *dtypes.STORIES,
-    *training.NONFINITE_REPORTS, *generic.FALLBACKS,
+    *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION, *runtimes.RUNTIMES, *exported.EXPORTED,
+    *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS,
+    *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS,
 )
 
 GENERAL_ADVICE = (

@@ -30,6 +30,14 @@ ACCELERATORS = (
        "Load an fp16/bf16 checkpoint (or upcast on the CPU first: `w.to(torch.float16)` before `.to('mps')`; "
        "in ComfyUI-like tools pick the fp16 model or `weight_dtype` default); fp8 needs a CUDA GPU with fp8 "
        "(Ada/Hopper), or run on the CPU."),
+    _e("mps-graph-element-type", "mismatch", "an MPS graph op got operands of two float dtypes",
+       r"'mps\.\w+' op requires the same element type for all operands and results|"
+       r"MPSGraph.{0,200}(same element type|element type mismatch)",
+       "Apple's MPSGraph compiles an op (add, matmul, ...) whose operands have two element types, such as f32 "
+       "activations meeting an f16 weight or bias (an fp16 model variant or checkpoint with inputs or some modules "
+       "left fp32), which MPS does not promote as CUDA kernels would.",
+       "Give the model and its inputs one dtype on MPS (`model.to(torch.float16)` and `x.to(torch.float16)`, or "
+       "use the fp32 model variant), or run the forward under `torch.autocast('mps', dtype=torch.float16)`."),
     _e("mps-float64", "device-capability", "MPS has no float64",
        r"MPS.{0,160}(float64|Double)|(float64|\bDouble\b).{0,100}\bMPS\b",
        "A float64 (double) tensor or model went to Apple's MPS device, which has no float64: NumPy arrays and "

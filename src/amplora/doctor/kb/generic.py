@@ -172,6 +172,10 @@ FALLBACKS = (
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "
                   "activations' dtype (`compute_dtype=torch.bfloat16` in the quantization config, `torch_dtype` of "
                   "the model the same) rather than casting the packed weights")
+# a mismatch in a text that shows a quantized (int8 / 4-bit) base, raised outside any library named below
+QUANTIZED_BASE_FIX = ("With a quantized (int8 / 4-bit) base the non-quantized parts and the dequantized weights "
+                      "take the compute dtype: give `bnb_4bit_compute_dtype` (or the backend's compute dtype) and "
+                      "`torch_dtype` one dtype, or train the LoRA on a half-precision base instead of the 8-bit one.")
 # where a mismatch is raised -> what to change there (a generic answer made specific by the traceback's last frame)
 LIBRARY_FIXES = {
     "peft": "In PEFT the adapter weights are kept fp32 (`autocast_adapter_dtype=True`) while the base model may be "

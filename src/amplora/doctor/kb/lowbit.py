@@ -45,7 +45,8 @@ LOWBIT = (
        "releases add fp8 kernels); keep fp8 tensors on a GPU with fp8 support for fp8 matmuls."),
     _e("rocm-bf16-rdna2", "device-capability", "bf16 on an AMD GPU without bf16 arithmetic (RDNA 2 and older)",
        r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16|"
-       r"\bgfx(10\d\d|90[0-8])\b.{0,300}\b(bf16|bfloat16|BFloat16)\b|\b(bf16|bfloat16|BFloat16)\b.{0,300}\bgfx(10\d\d|90[0-8])\b",
+       r"\bgfx(10\d\d|90[0-8])\b.{0,300}\b(bf16|bfloat16|BFloat16)\b|"
+       r"\b(bf16|bfloat16|BFloat16)\b.{0,300}\bgfx(10\d\d|90[0-8])\b",
        "AMD RDNA 2 (gfx10xx, RX 6000) and older GPUs have no bf16 arithmetic, although "
        "`torch.cuda.is_bf16_supported()` reports True on ROCm builds; a compiled kernel (Triton, hipBLASLt) that "
        "emits bf16 instructions then fails to build or run.",

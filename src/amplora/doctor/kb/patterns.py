@@ -15,3 +15,6 @@ LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
 # legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
 GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU)\w+Type\b)"
 CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
+# a text showing that the base model is quantized (a flag, a config, a layer class), not just the word "int8"
+QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
+                  r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz")

@@ -66,7 +66,8 @@ QUANTIZED = (
        "using its packed weight, dequantize it first (`bnb.functional.dequantize_4bit`, PEFT's "
        "`dequantize_module_weight`), or load through the quantization backend with the compute dtype set to the "
        "activations' dtype (`bnb_4bit_compute_dtype=torch.float16`); if both are floats, cast the adapter to "
-       "the activations' dtype or run under `torch.autocast`.",
+       "the activations' dtype or run under `torch.autocast`; early PEFT / bitsandbytes releases raised this in "
+       "4-bit LoRA layers themselves, so upgrade both first.",
        context=QUANT_CONTEXT + r"|量化"),
     _e("bnb-int8-bf16", "quantized", "a bitsandbytes 8-bit model with bf16",
        r"expected scalar type BFloat16 but found (Float|Half)|expected scalar type (Float|Half) but found BFloat16",
