@@ -274,6 +274,12 @@ SAMPLES = [
     ("mps-graph-element-type", "error: 'mps.add' op requires the same element type for all operands and results\n"
      "note: see current operation: %7 = \"mps.add\"(%5, %arg2) : (tensor<1x5330x4096xf32>, tensor<4096xf16>)",
      [], None),
+    # transformers' bitsandbytes integration
+    ("bnb-model-cast", "ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the "
+     "model as it is, since the model has already been set to the correct devices and casted to the correct `dtype`.",
+     [], None),
+    ("bnb-default-fp16", "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of "
+     "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

@@ -15,6 +15,23 @@ QUANTIZED = (
        "Load the whole model on the GPU (`device_map={'': 0}` or `'cuda:0'`, with enough free memory), or turn "
        "ExLlama off to allow offloading: `GPTQConfig(bits=4, use_exllama=False)` (older versions: "
        "`disable_exllama=True` in the quantization config)."),
+    _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
+       r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
+       r"\.to.? is not supported for .?(4-bit|8-bit)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
+       r".?(4-bit|8-bit)|Casting a quantized model to a new .?dtype.? is not supported",
+       "A 4-bit/8-bit bitsandbytes (or GPTQ) model was cast or moved after `from_pretrained` (`.half()`, "
+       "`.to(torch.bfloat16)`, `.cuda()`, or a trainer / pipeline that moves the model), but its packed weights "
+       "cannot change dtype and `device_map` already placed it.",
+       "Choose dtype and device when loading: `from_pretrained(..., quantization_config=bnb_config, "
+       "torch_dtype=torch.bfloat16, device_map={'': 0})`, and drop the later `.to()` / `.half()` / `.cuda()` "
+       "(trainers skip moving a quantized model; in a pipeline pass the loaded model without `device=`)."),
+    _e("bnb-default-fp16", "quantized", "bitsandbytes loads the non-quantized layers in fp16 by default",
+       r"Overriding torch_dtype=None with .?torch_dtype=torch\.float16.? due to requirements of .?bitsandbytes",
+       "Without `torch_dtype`, transformers loads the layers bitsandbytes does not quantize (embeddings, norms, "
+       "lm_head) in fp16; with `bnb_4bit_compute_dtype=torch.bfloat16` or bf16 training they then meet bf16 "
+       "activations (dtype mismatches), and fp16 norms / lm_head can overflow.",
+       "Pass the dtype you compute in: `from_pretrained(..., torch_dtype=torch.bfloat16)` with "
+       "`bnb_4bit_compute_dtype=torch.bfloat16` (fp16 for both on GPUs without bf16)."),
     _e("bnb-int8-cast", "quantized", "bitsandbytes 8-bit matmul casts its inputs to fp16",
        r"MatMul8bit\w*: inputs will be cast from|inputs will be cast from \S+ to (torch\.)?float16 during quantization",
        "bitsandbytes' LLM.int8 (8-bit) matmul quantizes its inputs from float16 only, so float32 or bfloat16 "
