@@ -280,6 +280,11 @@ SAMPLES = [
      [], None),
     ("bnb-default-fp16", "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of "
      "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
+    # huggingface/peft bnb.py
+    ("merge-into-quantized", "UserWarning: Merge lora module to 4-bit linear may get different generations due to "
+     "rounding errors.", [], None),
+    ("precision-flags-both", "ValueError: At most one of fp16 and bf16 can be True, but not both", ["fp16", "bf16"],
+     None),
     # huggingface/transformers generation/utils.py warning
     ("generate-input-device", "UserWarning: You are calling .generate() with the `input_ids` being on a device type "
      "different than your model's device. `input_ids` is on cpu, whereas the model is on cuda.", [], None),

@@ -80,7 +80,8 @@ KERNELS = (
 CAPABILITY = (
     _e("fp16-needs-gpu", "device-capability", "fp16 mixed precision needs a GPU",
        r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA)|"
-       r"\b(fp16|float16|half)( precision)? (is )?not supported on (the )?CPU",
+       r"\b(fp16|float16|half)( precision)?( on (the )?(CPU|MPS))? (is )?not supported( on (the )?(CPU|MPS))?|"
+       r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device",
        "fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or similar) "
        "device, and this run is on the CPU or MPS.",
        "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
@@ -118,7 +119,7 @@ CAPABILITY = (
        unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)"),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
        r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
-       r"(fp16|bf16|float16|bfloat16)\b.{0,40}\bfor flash[ _-]?(attention|attn)|"
+       r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16",
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "

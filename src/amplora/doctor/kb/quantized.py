@@ -32,6 +32,14 @@ QUANTIZED = (
        "activations (dtype mismatches), and fp16 norms / lm_head can overflow.",
        "Pass the dtype you compute in: `from_pretrained(..., torch_dtype=torch.bfloat16)` with "
        "`bnb_4bit_compute_dtype=torch.bfloat16` (fp16 for both on GPUs without bf16)."),
+    _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
+       r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors",
+       "Merging adds the LoRA delta to a dequantized copy of each 4-bit/8-bit weight and quantizes the sum again, so "
+       "the merged model rounds the (small) adapter update away in part and its generations differ from the "
+       "unmerged adapter's.",
+       "Merge into the base loaded in bf16/fp16 (not quantized: `from_pretrained(base, torch_dtype=torch.bfloat16)`, "
+       "load the adapter, `merge_and_unload()`, save), then quantize the merged model if needed; or keep the adapter "
+       "unmerged on the quantized base."),
     _e("bnb-int8-cast", "quantized", "bitsandbytes 8-bit matmul casts its inputs to fp16",
        r"MatMul8bit\w*: inputs will be cast from|inputs will be cast from \S+ to (torch\.)?float16 during quantization",
        "bitsandbytes' LLM.int8 (8-bit) matmul quantizes its inputs from float16 only, so float32 or bfloat16 "

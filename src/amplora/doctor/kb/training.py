@@ -39,6 +39,14 @@ TRAINING = (
        "fp32 with bf16 autocast (mixed precision) instead of casting the model; in a custom optimizer cast the "
        "statistic to the state's dtype (`state.lerp_(v.float(), w)`, `grad.float()`); after loading a checkpoint "
        "cast the state (`for s in opt.state.values(): s['exp_avg'] = s['exp_avg'].to(p.dtype)`)."),
+    _e("precision-flags-both", "autocast", "fp16 and bf16 mixed precision both switched on",
+       r"(At most one of|only one of) .?fp16.? (and|or) .?bf16|"
+       r"\b(bf16|fp16) and (fp16|bf16) (mixed precision )?(can ?not|cannot|can't) (both )?be (enabled|used|set|True)|"
+       r"--(fp16|bf16) and --(bf16|fp16) cannot be used together",
+       "Two precisions were asked for at once (`fp16=True` and `bf16=True`, `--fp16 --bf16`, or both sections "
+       "enabled in a DeepSpeed config), and a run can autocast to only one.",
+       "Keep one: `bf16=True` on GPUs that have bf16 (Ampere or newer; no loss scaling needed), else `fp16=True`; in "
+       "DeepSpeed enable only one of the `bf16` / `fp16` sections (or set them to `auto` with the Trainer's flag)."),
     _e("fused-optimizer-params", "device", "a fused optimizer given parameters it cannot fuse",
        r"`?fused=True`? requires all the params to be|fused=True.{0,80}(floating point Tensors|supported devices)|"
        r"`?fused`? (and|or) `?foreach`? .{0,60}(CUDA|supported devices)",
