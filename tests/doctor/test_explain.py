@@ -280,6 +280,8 @@ SAMPLES = [
      [], None),
     ("bnb-default-fp16", "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of "
      "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
+    ("bf16-rounding-report", "With bf16=True the eval accuracy drops compared to fp32", ["bf16", "fp32"], None),
+    ("fp16-drift-report", "model.half() accuracy is much lower than the float model", [], None),
     # huggingface/peft bnb.py
     ("merge-into-quantized", "UserWarning: Merge lora module to 4-bit linear may get different generations due to "
      "rounding errors.", [], None),

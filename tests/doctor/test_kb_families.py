@@ -46,6 +46,9 @@ CASES = [
     ("coreml-fp16-precision", "I converted a model to fp32 and fp16 mlprogram, fp16 output is wrong but fp32 is right"),
     ("openvino-f16-output", "exported with half=True (FP16), converted with OpenVINO's mo tool; "
      "float* detections = (float*)output.data(); detections[0] = -4.2865e+37"),
+    ("bf16-rounding-report", "Training LoRA with the whole model cast to bf16, the loss does not decrease, while "
+     "fp32 works"),
+    ("fp16-drift-report", "fp16 inference results differ from fp32 (max abs diff 0.3) after model.half()"),
     ("tensorrt-precision-ignored", "No implementation of layer zero__8 obeys the requested constraints in strict "
      "mode. No conforming implementation was found i.e. requested layer computation precision and output precision "
      "types are ignored, using the fastest implementation."),
@@ -63,6 +66,8 @@ def test_each_family_wording_gets_its_story(key, text):
     # NaN without half precision, half precision without NaN
     "The loss is finite in fp32 and bf16 and training converges fine.",
     "My fp16 model is slower than expected on the T4.",
+    "bf16 model gives different shape error",
+    "loss does not decrease after 10 epochs with lr 1e-3",
     # an AMD CPU is not a ROCm GPU
     "AMD Ryzen 9 7950X CPU: bf16 is not supported here, falling back to fp32",
     # Core ML conversion failing for another reason

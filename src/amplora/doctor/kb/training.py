@@ -7,7 +7,13 @@ from amplora.doctor.kb.entry import make as _e
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
 HALF_WORDS = (r"(\b(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half)\b|\.half\(\)|"
-              r"\bprecision[ =:'\"]+16\b|\bin half\b)")
+              r"\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
+BF16_WORDS = r"\b(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)\b"
+# results that are worse or different without being non-finite
+DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
+                 r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
+                 r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
+                 r"(worse|lower) than (in )?(fp32|float32))")
 NONFINITE_SYMPTOM = (r"\b(nans?|NaNs?|infs?|all[- ]nan|black (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))\b|!{6,}")
 
@@ -80,6 +86,24 @@ TRAINING = (
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
+    _e("bf16-rounding-report", "overflow", "bf16 training or inference is worse than fp32 (rounding)",
+       DRIFT_SYMPTOM, context=BF16_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory",
+       cause="bf16 keeps only 8 bits of mantissa (about 3 decimal digits): weights and optimizer updates stored in "
+       "bf16 (a model cast wholly to bf16 and trained without fp32 master weights) lose every update smaller than "
+       "the weight's rounding step, so the loss stalls or ends worse than in fp32, and long reductions drift; the "
+       "text alone cannot rule out other training differences.",
+       fix="Keep trainable parameters (LoRA adapters) and optimizer state in fp32 and let bf16 autocast run the "
+       "matmuls (`bf16=True` mixed precision, `torch_dtype=torch.bfloat16` only for the frozen base; amplora keeps "
+       "adapters fp32), or use an optimizer with Kahan summation / stochastic rounding for pure-bf16 weights; "
+       "compute losses and norms in fp32."),
+    _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
+       DRIFT_SYMPTOM, context=HALF_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml",
+       cause="fp16 keeps 10 bits of mantissa and tops out at 65504: a model cast wholly with `.half()` loses "
+       "precision in long reductions (softmax, norms, losses, attention sums) and small values underflow, so its "
+       "outputs or accuracy differ from fp32 even without an overflow to inf/NaN.",
+       fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
+       "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
+       "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        NONFINITE_SYMPTOM, context=HALF_WORDS,
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
