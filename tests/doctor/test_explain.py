@@ -712,3 +712,15 @@ def test_install_and_checkpoint_errors_with_dtype_words_around_are_not_a_diagnos
 def test_more_of_pytorch_s_own_wordings(text, key, said):
     e = explain(text)
     assert e.key == key and said in e.cause, (e.key, e.cause)
+
+
+@pytest.mark.parametrize("frame,where", [
+    ("File ~/envs/llm/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py:672, in "
+     "LlamaDecoderLayer.forward(self, hidden_states)",  # IPython / Jupyter
+     "transformers (transformers/models/llama/modeling_llama.py, line 672, in LlamaDecoderLayer.forward)"),
+    ("│ /home/x/.local/lib/python3.10/site-packages/torch/nn/modules/module.py:797 in _apply         │",  # Rich
+     "torch (torch/nn/modules/module.py, line 797, in _apply)"),
+])
+def test_where_a_traceback_was_raised_in_ipython_and_rich_formats(frame, where):
+    e = explain(frame + "\nRuntimeError: expected scalar type Float but found BFloat16")
+    assert f"raised in {where}" in e.cause, e.cause

@@ -74,7 +74,8 @@ def error_line(text: str) -> str:
 
 def _undecorated(line: str) -> str:
     """`line` without what pasting adds around it: markdown quotes, code ticks, bold, list bullets, pytest's `E`."""
-    line = re.sub(r"^(?:[>`*#|\-]+\s*|E\s{2,})+", "", line.strip())
+    line = re.sub(r"^(?:[>`*#|\-│┃❱]+\s*|E\s{2,})+", "", line.strip())
+    line = re.sub(r"\s*[│┃]$", "", line)  # the right border of a Rich traceback box
     return re.sub(r"[`*]+$", "", line).strip()
 
 
@@ -225,14 +226,22 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     return f"This message names {'; '.join(parts)}." if parts else ""
 
 
-_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+# a traceback frame as Python, IPython/Jupyter and Rich print it: (path, line, function)
+_FRAME_RE = re.compile(r'File "(?P<a>[^"]+)", line (?P<al>\d+), in (?P<af>\S+)|'
+                       r'File (?P<b>~?[^\s":]+\.py):(?P<bl>\d+), in (?P<bf>[\w.<>]+)|'
+                       r'(?P<c>(?:~|/|[A-Za-z]:\\)[^\s":]+\.py):(?P<cl>\d+) in (?P<cf>[\w.<>]+)')
+
+
+def _frames(text: str) -> list[tuple[str, str, str]]:
+    return [(m["a"] or m["b"] or m["c"], m["al"] or m["bl"] or m["cl"], m["af"] or m["bf"] or m["cf"])
+            for m in _FRAME_RE.finditer(text)]
 _LIBRARY_RE = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]?(.*)")
 
 
 def raised_in(text: str) -> str:
     """Where a pasted traceback ends: 'hqq (hqq/core/quantize.py, line 217, in forward_pytorch)', with the last
     frame of the user's own code when the end is in a library; '' without a traceback."""
-    frames = [f for f in _FRAME_RE.findall(text) if not f[0].startswith("<")]  # not <string>, <stdin>
+    frames = [f for f in _frames(text) if not f[0].startswith("<")]  # not <string>, <stdin>
     if not frames:
         return ""
 
