@@ -282,6 +282,10 @@ SAMPLES = [
      "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
     ("bf16-rounding-report", "With bf16=True the eval accuracy drops compared to fp32", ["bf16", "fp32"], None),
     ("fp16-drift-report", "model.half() accuracy is much lower than the float model", [], None),
+    # huggingface/peft: SVD inits on a 4-bit base
+    ("float-init-on-quantized", "ValueError: Please initialize PiSSA under float32, float16, or bfloat16. "
+     "Subsequently, re-quantize the residual model to help minimize quantization errors.", ["fp32", "fp16", "bf16"],
+     None),
     # huggingface/peft bnb.py
     ("merge-into-quantized", "UserWarning: Merge lora module to 4-bit linear may get different generations due to "
      "rounding errors.", [], None),

@@ -97,6 +97,7 @@ CAPABILITY = (
        "`.to(torch.bfloat16)`."),
     _e("fp8-gpu-unsupported", "device-capability", "this GPU has no fp8",
        r"_scaled_mm is only supported on (CUDA )?devices with compute capability|"
+       r"FP8 quantized models requires a GPU|"
        r"\b(fp8|float8\w*)\b[^\n]{0,120}(compute capability|Minimum capability|not supported for the current GPU|"
        r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "

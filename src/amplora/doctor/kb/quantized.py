@@ -18,7 +18,8 @@ QUANTIZED = (
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
        r"\.to.? is not supported for .?(4-bit|8-bit)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
-       r".?(4-bit|8-bit)|Casting a quantized model to a new .?dtype.? is not supported",
+       r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is not supported|"
+       r"\.half\(\).? is not supported for quantized model",
        "A 4-bit/8-bit bitsandbytes (or GPTQ) model was cast or moved after `from_pretrained` (`.half()`, "
        "`.to(torch.bfloat16)`, `.cuda()`, or a trainer / pipeline that moves the model), but its packed weights "
        "cannot change dtype and `device_map` already placed it.",
@@ -32,6 +33,17 @@ QUANTIZED = (
        "activations (dtype mismatches), and fp16 norms / lm_head can overflow.",
        "Pass the dtype you compute in: `from_pretrained(..., torch_dtype=torch.bfloat16)` with "
        "`bnb_4bit_compute_dtype=torch.bfloat16` (fp16 for both on GPUs without bf16)."),
+    _e("float-init-on-quantized", "quantized", "an adapter init or operation that needs float base weights got "
+       "packed quantized ones",
+       r"Please initialize (PiSSA|CorDA|MiCA|OLoRA|LoftQ|EVA)\w* under float32, float16,? or bfloat16|"
+       r"Unsupported data type for the base layer\. Got (torch\.)?(u?int8|uint4|int4)",
+       "The base layer holds packed quantized weights (bitsandbytes uint8/int8), and this PEFT step needs real "
+       "float weights: SVD-based inits (PiSSA, CorDA, OLoRA, MiCA) decompose the base weight, and some adapter "
+       "variants read the base weight directly.",
+       "Initialise on a float base and quantize afterwards: load the base in fp32/bf16, create the adapter "
+       "(`init_lora_weights='pissa'`), save the residual base (PEFT's `save_pretrained(..., "
+       "path_initial_model_for_weight_conversion=...)`), then load that residual quantized for training; or "
+       "dequantize the layer first (`peft.utils.integrations.dequantize_module_weight`)."),
     _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
        r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors",
        "Merging adds the LoRA delta to a dequantized copy of each 4-bit/8-bit weight and quantizes the sum again, so "
