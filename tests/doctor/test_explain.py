@@ -282,6 +282,11 @@ SAMPLES = [
      "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
     ("bf16-rounding-report", "With bf16=True the eval accuracy drops compared to fp32", ["bf16", "fp32"], None),
     ("fp16-drift-report", "model.half() accuracy is much lower than the float model", [], None),
+    # huggingface/accelerate
+    ("mps-amp-torch-version", "ValueError: fp16 mixed precision with MPS device requires a Pytorch >= 2.5.0",
+     ["fp16"], None),
+    ("fsdp-upcast-params", "UserWarning: Upcasted low precision parameters in LlamaForCausalLM because mixed "
+     "precision turned on in FSDP. Affects: model.embed_tokens.weight, model.norm.weight.", [], None),
     # huggingface/peft: SVD inits on a 4-bit base
     ("float-init-on-quantized", "ValueError: Please initialize PiSSA under float32, float16, or bfloat16. "
      "Subsequently, re-quantize the residual model to help minimize quantization errors.", ["fp32", "fp16", "bf16"],

@@ -30,6 +30,12 @@ ACCELERATORS = (
        "Load an fp16/bf16 checkpoint (or upcast on the CPU first: `w.to(torch.float16)` before `.to('mps')`; "
        "in ComfyUI-like tools pick the fp16 model or `weight_dtype` default); fp8 needs a CUDA GPU with fp8 "
        "(Ada/Hopper), or run on the CPU."),
+    _e("mps-amp-torch-version", "device-capability", "mixed precision on MPS needs a newer torch",
+       r"(fp16|bf16) mixed precision with MPS device requires a Pytorch >= ?([\d.]+)",
+       "accelerate / the Trainer run fp16 or bf16 mixed precision on Apple's MPS only with a recent torch (fp16 "
+       "from 2.5, bf16 from 2.6, bf16 also needing macOS 14+), and the installed torch is older.",
+       "Upgrade torch (`pip install -U torch`), or train on MPS without mixed precision (`mixed_precision='no'`, "
+       "fp32)."),
     _e("mps-graph-element-type", "mismatch", "an MPS graph op got operands of two float dtypes",
        r"'mps\.\w+' op requires the same element type for all operands and results|"
        r"MPSGraph.{0,200}(same element type|element type mismatch)",

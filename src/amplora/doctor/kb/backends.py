@@ -79,13 +79,15 @@ KERNELS = (
 # device capability and attention kernels
 CAPABILITY = (
     _e("fp16-needs-gpu", "device-capability", "fp16 mixed precision needs a GPU",
-       r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA)|"
+       r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA|"
+       r"requires a device in \[[^\]]*\] \(not .?cpu)|"
        r"\b(fp16|float16|half)( precision)?( on (the )?(CPU|MPS))? (is )?not supported( on (the )?(CPU|MPS))?|"
        r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device",
        "fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or similar) "
        "device, and this run is on the CPU or MPS.",
        "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
-       "(`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32."),
+       "(`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.",
+       unless=r"\bFP8\b|float8|with MPS device requires a Pytorch"),
     _e("bf16-only-component", "mismatch", "a bf16-only component got tensors of another dtype",
        r"only bfloat ?16 (is |are )?supported|only supports? bfloat ?16|only bf16 (is |are )?supported",
        "A component that works only in bf16 got fp32 (or fp16) tensors: most often a bf16-only optimizer (a "

@@ -48,11 +48,20 @@ TRAINING = (
     _e("precision-flags-both", "autocast", "fp16 and bf16 mixed precision both switched on",
        r"(At most one of|only one of) .?fp16.? (and|or) .?bf16|"
        r"\b(bf16|fp16) and (fp16|bf16) (mixed precision )?(can ?not|cannot|can't) (both )?be (enabled|used|set|True)|"
-       r"--(fp16|bf16) and --(bf16|fp16) cannot be used together",
+       r"--(fp16|bf16) and --(bf16|fp16) cannot be used together|"
+       r"mixed_precision.? arg cannot be set to .?(fp16|bf16|no).? when .?(bf16|fp16).? is set in the DeepSpeed config",
        "Two precisions were asked for at once (`fp16=True` and `bf16=True`, `--fp16 --bf16`, or both sections "
        "enabled in a DeepSpeed config), and a run can autocast to only one.",
        "Keep one: `bf16=True` on GPUs that have bf16 (Ampere or newer; no loss scaling needed), else `fp16=True`; in "
        "DeepSpeed enable only one of the `bf16` / `fp16` sections (or set them to `auto` with the Trainer's flag)."),
+    _e("fsdp-upcast-params", "mismatch", "FSDP mixed precision upcast bf16/fp16 parameters to fp32",
+       r"Upcasted low precision parameters in \w+ because mixed precision turned on in FSDP",
+       "The model was loaded in bf16/fp16 and FSDP mixed precision is on, so accelerate upcast the trainable "
+       "low-precision parameters to fp32 master weights (FSDP's `param_dtype` casts them back for compute); "
+       "optimizer state and sharded parameters then take fp32 memory.",
+       "This is the intended mixed-precision setup; to save memory either load in fp32 and keep mixed precision "
+       "(same memory, cleaner), or train pure bf16 without FSDP mixed precision (`mixed_precision='no'` with a bf16 "
+       "model) and accept bf16 rounding of the updates."),
     _e("fused-optimizer-params", "device", "a fused optimizer given parameters it cannot fuse",
        r"`?fused=True`? requires all the params to be|fused=True.{0,80}(floating point Tensors|supported devices)|"
        r"`?fused`? (and|or) `?foreach`? .{0,60}(CUDA|supported devices)",
