@@ -26,6 +26,8 @@ CASES = [
     ("fp16-nonfinite-report", "When I set precision fp16 to inference, get Nan result, the result is total black\n"
      "GPU: V100"),
     ("fp16-nonfinite-report", "model.half() works on the A100 but the output is all NaN after a few layers"),
+    ("fp16-nonfinite-report", "fp16推理出现黑图"),  # Chinese: fp16 inference gives black images
+    ("fp16-nonfinite-report", "fp16 训练 loss 为nan"),
     # pytorch/ao: OCP float8 on MI300
     ("fp8-rocm-fnuz", "RuntimeError: false INTERNAL ASSERT FAILED at \"/app/pytorch/aten/src/ATen/hip/HIPDataType.h\":"
      "102. Cannot convert ScalarType Float8_e4m3fn to hipDataType."),
@@ -67,6 +69,7 @@ def test_each_family_wording_gets_its_story(key, text):
     "The loss is finite in fp32 and bf16 and training converges fine.",
     "My fp16 model is slower than expected on the T4.",
     "bf16 model gives different shape error",
+    "nanoGPT trains fine in fp16 on the A100",
     "loss does not decrease after 10 epochs with lr 1e-3",
     # an AMD CPU is not a ROCm GPU
     "AMD Ryzen 9 7950X CPU: bf16 is not supported here, falling back to fp32",

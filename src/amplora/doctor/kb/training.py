@@ -6,16 +6,19 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
-HALF_WORDS = (r"(\b(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half)\b|\.half\(\)|"
-              r"\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
-BF16_WORDS = r"\b(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)\b"
+HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half)"
+              r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
+BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
                  r"(worse|lower) than (in )?(fp32|float32))")
-NONFINITE_SYMPTOM = (r"\b(nans?|NaNs?|infs?|all[- ]nan|black (images?|outputs?|results?|frames?|screens?|pictures?)|"
-                     r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))\b|!{6,}")
+# (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
+NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
+                     r"black (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
+                     r"溢出|黑图|全黑")
 
 TRAINING = (
     _e("unscale-twice", "scaler", "GradScaler.unscale_ called twice in one step",
