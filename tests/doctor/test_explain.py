@@ -715,6 +715,17 @@ def test_install_and_checkpoint_errors_with_dtype_words_around_are_not_a_diagnos
     ("RuntimeError: index_add_(): self (Half) and source (Float) must have the same scalar type", "index-dtype",
      "`self` is fp16 (float16, half) and `source` fp32"),
     ("RuntimeError: Expected mask to be of ScalarType Bool, but got Byte", "index-dtype", ""),
+    ("ValueError: RNN input dtype (torch.float16) does not match weight dtype (torch.float32). Convert input: "
+     "input.to(torch.float32), or convert model: model.to(torch.float16)", "generic-dtype",
+     "`input` is fp16 (float16, half) and `weight` fp32"),
+    ("ValueError: Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32",
+     "fsdp-mixed-dtypes", ""),
+    ("RuntimeError: FSDP parameters should be materialized from meta device before training, but the following were "
+     "still on meta device: ['lm_head.weight']", "meta-device", ""),
+    ("ValueError: FSDP only supports single device modules but got params on {device(type='cpu'), device(type='cuda', "
+     "index=0)}", "device-mismatch", ""),
+    ("RuntimeError: params, mu_products, and state_steps must be on supported devices: ['cuda', 'xpu'].",
+     "fused-optimizer-params", ""),
     ("RuntimeError: All parameters in a bucket must have the same dtype.", "fsdp-mixed-dtypes", ""),
     ("RuntimeError: cdist only supports floating-point dtypes, X1 got: Long", "int-input", ""),
 ])

@@ -32,7 +32,8 @@ DEVICES = (
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
-       r"copying from a non-meta parameter in the checkpoint to a meta parameter",
+       r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
+       r"should be materialized from meta device before training|still on meta device",
        "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
        "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
        "or weights offloaded by `device_map='auto'`.",
@@ -62,7 +63,8 @@ DEVICES = (
        "Write `torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), or build it as "
        "`'cuda' if torch.cuda.is_available() else 'cpu'`."),
     _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
-       r"User provided device_type of .?cuda.?, but CUDA is not available",
+       r"User provided device_type of .?cuda.?, but CUDA is not available|"
+       r"CUDA is not available or torch_xla is imported\. Disabling autocast",
        "`torch.autocast('cuda')` (or `torch.cuda.amp.autocast`) ran where torch sees no GPU (a CPU-only torch "
        "build, `CUDA_VISIBLE_DEVICES` empty, or a driver problem), so autocast is switched off and the code runs "
        "in fp32 on the CPU.",

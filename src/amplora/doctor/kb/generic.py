@@ -50,7 +50,10 @@ FALLBACKS = (
        r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
        r"invalid gradient.{0,300}device=(?P<dev>[\w:]+)(?![\w:]).{0,300}but got.{0,300}"
        r"device=(?!(?P=dev)(?![\w:]))[\w:]+|"
-       r"must have its parameters and buffers on device \S+ \(device_ids\[0\]\) but found one of them on device",
+       r"must have its parameters and buffers on device \S+ \(device_ids\[0\]\) but found one of them on device|"
+       r"FSDP (only supports single device modules|does not support modules with different device types) but got "
+       r"params on|Expects the parameter to already be moved to device \S+ but got|"
+       r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "

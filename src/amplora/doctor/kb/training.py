@@ -67,7 +67,8 @@ TRAINING = (
        "model) and accept bf16 rounding of the updates."),
     _e("fused-optimizer-params", "device", "a fused optimizer given parameters it cannot fuse",
        r"`?fused=True`? requires all the params to be|fused=True.{0,80}(floating point Tensors|supported devices)|"
-       r"`?fused`? (and|or) `?foreach`? .{0,60}(CUDA|supported devices)",
+       r"`?fused`? (and|or) `?foreach`? .{0,60}(CUDA|supported devices)|"
+       r"params, [\w, ]*and state_steps must be on supported devices",
        "`fused=True` (AdamW/Adam/SGD) fuses the update in one kernel that takes only floating-point parameters on "
        "a supported device: parameters still on the CPU (the model moved after the optimizer was built, or "
        "offloaded), on MPS/XPU with an older torch, or integer / quantized parameters in the list make it refuse.",
@@ -86,7 +87,7 @@ TRAINING = (
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
        r"(expects|requires) all (the )?(original )?param(eter)?s (in a FSDP unit )?to have the same dtype|"
-       r"All parameters in a bucket must have the same dtype",
+       r"All parameters in a bucket must have the same dtype|Must flatten tensors with uniform dtype",
        "FSDP (v1) flattens each wrapped unit's parameters into one buffer of one dtype (and DDP's gradient "
        "buckets hold one dtype), and this unit mixes them: fp32 LoRA adapters or upcast norms next to bf16 base "
        "weights (PEFT keeps adapters fp32, `prepare_model_for_kbit_training` upcasts norms).",
