@@ -95,18 +95,20 @@ def extract_ops(text: str) -> list[str]:
         if name and name not in ops:
             ops.append(name)
 
-    for m in re.finditer(r"\"(\w+)\" not implemented|(\w+) not implemented for", text):
+    for m in re.finditer(r"\"(\w+)\" not implemented|(\w+) not implemented for '", text):  # the kernel and a dtype
         add(m.group(1) or m.group(2))
     for m in re.finditer(r"\baten[.:]{1,2}(\w+)", text):
         add(m.group(1))
     for m in re.finditer(r"while checking arguments for (\w+)", text):
         add(m.group(1))
-    for m in re.finditer(r"\b([a-z_]+)\(\): ", text):
-        add(m.group(1))
+    for m in re.finditer(r"\b([a-z][a-z_]+)\(\): ", text):
+        if m.group(1) != "operator":  # C++'s `operator()` in a backend's log line, not an op
+            add(m.group(1))
     for m in re.finditer(r"Function '(\w+Backward\d*)'|\b(\w+Backward\d+)\b", text):
         add(m.group(1) or m.group(2))
-    for m in re.finditer(r"\bof node \(/?([\w/.:-]+)\)|\bimplementation for (\w+)\(\d+\) node", text):
-        add((m.group(1) or m.group(2)).rsplit("/", 1)[-1])  # an ONNX node: its op type ends its path
+    for m in re.finditer(r"\bof node \(/?([\w/.:-]+)\)|\bimplementation for (\w+)\(\d+\) node|"
+                         r"\bof operator \((\w+)\)", text):
+        add((m.group(1) or m.group(2) or m.group(3)).rsplit("/", 1)[-1])  # an ONNX node: its op type ends its path
     for m in re.finditer(r"\b(linalg\.\w+|torch\.linalg\.\w+)", text):
         add(m.group(1).replace("torch.", ""))
     for pattern, name in _OP_PHRASES:
