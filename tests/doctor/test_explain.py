@@ -744,3 +744,10 @@ def test_more_of_pytorch_s_own_wordings(text, key, said):
 def test_where_a_traceback_was_raised_in_ipython_and_rich_formats(frame, where):
     e = explain(frame + "\nRuntimeError: expected scalar type Float but found BFloat16")
     assert f"raised in {where}" in e.cause, e.cause
+
+
+def test_chinese_text_run_into_ascii_words_is_read():
+    # CJK characters are word characters for `\b`, so "fp16推理" and "loss为nan" hide their words without a space
+    e = explain("fp16推理出现黑图")  # fp16 inference gives black images
+    assert e.key == "fp16-nonfinite-report" and e.dtypes == ["fp16"]
+    assert explain("训练loss为nan").key == "fp16-overflow"  # the training loss is nan

@@ -42,10 +42,16 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 
 def plain(text: str) -> str:
     """`text` with typographic quotes replaced by ASCII ones, HTML entities (`&#39;`, `&quot;`, pasted from a web
-    page's source) decoded and Markdown links that a forum made of file names (`[functional.py](https://...)`)
-    turned back into the names."""
+    page's source) decoded, Markdown links that a forum made of file names (`[functional.py](https://...)`)
+    turned back into the names, and a space between CJK characters and ASCII words."""
     text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
-    return text.translate(_PLAIN_QUOTES)
+    return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
+
+
+# Chinese / Japanese / Korean text runs into ASCII words without a space ("fp16推理", "loss为nan"), and `\b` sees no
+# boundary there (CJK characters are word characters): a space between them lets the patterns read both
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_NEXT_TO_ASCII = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 
 
 def _unwrapped(text: str) -> str:
