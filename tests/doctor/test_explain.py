@@ -751,3 +751,9 @@ def test_chinese_text_run_into_ascii_words_is_read():
     e = explain("fp16推理出现黑图")  # fp16 inference gives black images
     assert e.key == "fp16-nonfinite-report" and e.dtypes == ["fp16"]
     assert explain("训练loss为nan").key == "fp16-overflow"  # the training loss is nan
+
+
+def test_float64_on_an_accelerator_without_it_is_a_device_limit():
+    e = explain("TypeError: Cannot convert a NPU Tensor to float64 dtype as the NPU framework doesn't support float64. "
+                "Please use float32 instead.")
+    assert e.key == "dtype-unsupported" and "NPU" in e.cause and ".float()" in e.fix

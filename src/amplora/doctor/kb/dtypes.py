@@ -129,7 +129,8 @@ KERNELS = (
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
-       "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout."),
+       "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout.",
+       unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
 )
 
 # dtype mismatches with a known story (needs evidence in the text)

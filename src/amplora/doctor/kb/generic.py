@@ -153,12 +153,13 @@ FALLBACKS = (
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
        r"\s+(is|are) (not supported|unsupported|not available|only supported)",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
-       "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs); "
-       "the message names the dtype, and the traceback or library names which component refuses it.",
+       "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "
+       "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU); the message names the dtype, and "
+       "the traceback or library names which component refuses it.",
        "Run that component in a dtype it lists as supported: load the model with that `torch_dtype` (or the "
-       "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU), or compute that op in fp32 "
-       "and cast back (`op(x.float()).to(x.dtype)`); upgrade the library or torch if a newer release adds the "
-       "dtype.",
+       "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU and for float64 data on an "
+       "accelerator: `.float()`), or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); upgrade "
+       "the library or torch if a newer release adds the dtype.",
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named"),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
