@@ -757,3 +757,9 @@ def test_float64_on_an_accelerator_without_it_is_a_device_limit():
     e = explain("TypeError: Cannot convert a NPU Tensor to float64 dtype as the NPU framework doesn't support float64. "
                 "Please use float32 instead.")
     assert e.key == "dtype-unsupported" and "NPU" in e.cause and ".float()" in e.fix
+
+
+def test_a_kernel_answer_names_the_one_device_the_text_shows():
+    e = explain('x = x.to("xpu")\nRuntimeError: "cumsum_out" not implemented for \'BFloat16\'')
+    assert "The text shows a run on xpu." in e.cause
+    assert "The text shows a run" not in explain("RuntimeError: \"cumsum_out\" not implemented for 'BFloat16'").cause

@@ -287,6 +287,11 @@ def explain(text: str) -> Explanation:
     unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
     if unnamed and entry.kind in ("onnx", "backend", "cpu-kernel"):
         here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a kernel/runtime answer cannot guess
+    said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
+    devices = extract_devices(text)
+    if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend") and len(devices) == 1
+            and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)):
+        here = f"{here} The text shows a run on {devices[0]}.".strip()  # which device refused the dtype
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()
