@@ -37,6 +37,7 @@ CASES = [
     # Nerogar/OneTrainer: DoRA on a float8 base
     ("fp8-no-promotion", "RuntimeError: Promotion for Float8 Types is not supported, attempted to promote "
      "Float8_e4m3fn and Half"),
+    ("fp8-no-promotion", "RuntimeError: mat1 and mat2 must have the same dtype, but got Float8_e4m3fn and BFloat16"),
     ("fp8-no-kernel", "RuntimeError: \"fill_cpu\" not implemented for 'Float8_e4m3fn'"),
     ("rocm-bf16-rdna2", "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16"),
     # pytorch/torchtune: bf16 check through torch.version.cuda on a 7900 XTX

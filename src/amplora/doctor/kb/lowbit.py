@@ -27,7 +27,8 @@ LOWBIT = (
        fix="Run the GPTQ/AWQ model on a GPU, or on the CPU use an unquantized (bf16) model or a quantization the "
        "CPU backend supports (its docs list them; GGUF through llama.cpp is another CPU route)."),
     _e("fp8-no-promotion", "mismatch", "float8 met another dtype (PyTorch does not promote float8)",
-       r"Promotion for Float8 Types is not supported",
+       r"Promotion for Float8 Types is not supported|"
+       r"(mat1 and mat2|self and mat2|m1 and m2)[^\n]{0,80}\bFloat8_\w+",
        "A float8 tensor (a base model stored in float8_e4m3fn to save memory, as ComfyUI, kohya, OneTrainer, "
        "diffusers' layerwise casting or torchao do) met a tensor of another dtype in an op that was not on the "
        "path that upcasts it (a LoRA/DoRA weight norm, a merge, a custom op); fp8 is a storage format that "
