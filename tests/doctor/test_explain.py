@@ -763,3 +763,12 @@ def test_a_kernel_answer_names_the_one_device_the_text_shows():
     e = explain('x = x.to("xpu")\nRuntimeError: "cumsum_out" not implemented for \'BFloat16\'')
     assert "The text shows a run on xpu." in e.cause
     assert "The text shows a run" not in explain("RuntimeError: \"cumsum_out\" not implemented for 'BFloat16'").cause
+
+
+def test_a_multinomial_assertion_behind_a_device_side_assert_is_the_sampling_story():
+    kernel = ("../aten/src/ATen/native/cuda/MultinomialKernel.cu:112: binarySearchForMultinomial: block: [0,0,0], "
+              "thread: [0,0,0] Assertion `cumdist[size - 1] > static_cast<scalar_t>(0)` failed.\n")
+    assert explain(kernel + "RuntimeError: CUDA error: device-side assert triggered").key == "multinomial-nan"
+    index = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0] Assertion `-sizes[i] <= index "
+             "&& index < sizes[i] && \"index out of bounds\"` failed.\n")
+    assert not explain(index + "RuntimeError: CUDA error: device-side assert triggered").recognized

@@ -67,7 +67,8 @@ def lookup(text: str, error_line: str = "") -> Entry | None:
     text = plain(text)
     if generic.NOT_OURS.search(text):
         return None
-    other = bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
+    other = (bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
+             and not generic.OTHER_FAULT_CAUSED_BY_OURS.search(text))
     unwrapped = _unwrapped(text)
     for entry in ENTRIES:
         # line-bound patterns ([^\n], (?m)) read only the text as pasted

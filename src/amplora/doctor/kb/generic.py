@@ -31,6 +31,11 @@ OTHER_FAULT = re.compile(
     r"Unrecognized configuration class|Repository Not Found|Segmentation fault",
     re.IGNORECASE)
 
+# ... except when the paste shows what made the other fault: a multinomial kernel's assertion on NaN probabilities
+# ends in "device-side assert triggered" on a GPU
+OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|"
+                                        r"probability tensor contains either", re.IGNORECASE)
+
 # generic
 FALLBACKS = (
     _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",

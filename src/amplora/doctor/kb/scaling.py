@@ -32,7 +32,8 @@ SCALING = (
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
     _e("multinomial-nan", "overflow", "sampling from NaN/inf probabilities",
-       r"probability tensor contains either .?inf.?, .?nan.? or",
+       r"probability tensor contains either .?inf.?, .?nan.? or|binarySearchForMultinomial|"
+       r"MultinomialKernel\.cu.{0,200}Assertion",
        "`torch.multinomial` (sampling in `generate()`) got probabilities with inf/NaN: the logits became NaN "
        "upstream, almost always an fp16 overflow in the forward pass (fp16 tops out at 65504; fine-tuned or "
        "merged weights make it likelier).",
