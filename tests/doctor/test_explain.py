@@ -105,7 +105,7 @@ SAMPLES = [
     ("expected-scalar-type", "RuntimeError: expected scalar type BFloat16 but found Float", ["bf16", "fp32"], None),
     ("found-dtype-backward", "RuntimeError: Found dtype Float but expected Half", ["fp32", "fp16"], None),
     ("fp16-overflow", "RuntimeError: value cannot be converted to type c10::Half without overflow", ["fp16"], None),
-    ("fp16-overflow", "RuntimeError: Function 'MmBackward0' returned nan values in its 0th output.", [],
+    ("nonfinite-value", "RuntimeError: Function 'MmBackward0' returned nan values in its 0th output.", [],
      "MmBackward0"),
     ("numpy-bf16", "TypeError: Got unsupported ScalarType BFloat16", ["bf16"], "Tensor.numpy"),
     ("autocast-dtype", "UserWarning: In CPU autocast, but the target dtype is not supported. Disabling "
@@ -176,8 +176,8 @@ SAMPLES = [
     ("float-double", "RuntimeError: expected scalar type Double but found Float", ["fp64", "fp32"], None),
     ("cuda-kernel-dtype", 'RuntimeError: "ms_deform_attn_forward_cuda" not implemented for \'BFloat16\'', ["bf16"],
      "ms_deform_attn_forward_cuda"),
-    ("fp16-overflow", "steps: 100%|████| 3300/3300 [2:41:46<00:00,  2.94s/it, avr_loss=nan]", [], None),
-    ("fp16-overflow", "epoch 3 step 120 train loss nan", [], None),
+    ("nonfinite-value", "steps: 100%|████| 3300/3300 [2:41:46<00:00,  2.94s/it, avr_loss=nan]", [], None),
+    ("nonfinite-value", "epoch 3 step 120 train loss nan", [], None),
     ("loss-scale-skips", "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.", [],
      None),
     ("device-index-spelling", "RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - "
@@ -287,6 +287,9 @@ SAMPLES = [
      ["fp16"], None),
     ("fsdp-upcast-params", "UserWarning: Upcasted low precision parameters in LlamaForCausalLM because mixed "
      "precision turned on in FSDP. Affects: model.embed_tokens.weight, model.norm.weight.", [], None),
+    ("nonfinite-value", "ValueError: Expected parameter logits (Tensor of shape (64, 4)) of distribution "
+     "Categorical(logits: torch.Size([64, 4])) to satisfy the constraint IndependentConstraint(Real(), 1), but found "
+     "invalid values:\ntensor([[nan, nan, nan, nan],", [], None),
     # huggingface/peft: SVD inits on a 4-bit base
     ("float-init-on-quantized", "ValueError: Please initialize PiSSA under float32, float16, or bfloat16. "
      "Subsequently, re-quantize the residual model to help minimize quantization errors.", ["fp32", "fp16", "bf16"],
@@ -380,7 +383,7 @@ def test_typographic_quotes_read_as_plain_ones():
 
 def test_a_nan_loss_needs_the_word_nan_or_inf():
     assert not explain("loss information is logged to wandb every 10 steps").recognized
-    assert explain("loss went to inf at step 300").key == "fp16-overflow"
+    assert explain("loss went to inf at step 300").key == "nonfinite-value"
 
 
 def test_devices_are_extracted():
@@ -688,10 +691,11 @@ def test_flash_attention_dtype_wordings(text):
     assert explain(text).key == "flash-attn-dtype"
 
 
-def test_a_trainer_log_with_a_nan_grad_norm_is_an_overflow():
+def test_a_trainer_log_with_a_nan_grad_norm_is_a_non_finite_gradient():
     # transformers.Trainer's log line, as pasted in many "loss 0, grad_norm nan" threads
     text = "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.02}"
-    assert explain(text).key == "fp16-overflow"
+    assert explain(text).key == "nonfinite-value"
+    assert explain("fp16=True\n" + text).key in ("fp16-overflow", "fp16-nonfinite-report")
     assert not explain("{'loss': 1.23, 'grad_norm': 0.84, 'learning_rate': 1.9e-05, 'epoch': 0.02}").recognized
 
 
@@ -750,7 +754,7 @@ def test_chinese_text_run_into_ascii_words_is_read():
     # CJK characters are word characters for `\b`, so "fp16推理" and "loss为nan" hide their words without a space
     e = explain("fp16推理出现黑图")  # fp16 inference gives black images
     assert e.key == "fp16-nonfinite-report" and e.dtypes == ["fp16"]
-    assert explain("训练loss为nan").key == "fp16-overflow"  # the training loss is nan
+    assert explain("训练loss为nan").key == "nonfinite-value"  # the training loss is nan
 
 
 def test_float64_on_an_accelerator_without_it_is_a_device_limit():
@@ -772,3 +776,10 @@ def test_a_multinomial_assertion_behind_a_device_side_assert_is_the_sampling_sto
     index = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0] Assertion `-sizes[i] <= index "
              "&& index < sizes[i] && \"index out of bounds\"` failed.\n")
     assert not explain(index + "RuntimeError: CUDA error: device-side assert triggered").recognized
+
+
+def test_a_nan_without_half_precision_in_the_text_is_not_called_an_fp16_overflow():
+    e = explain("loss is nan after 100 steps with lr 1e-2")
+    assert e.key == "nonfinite-value" and "learning rate" in e.cause and "doctor run" in e.fix
+    assert explain("with --fp16 the loss is nan after 100 steps").key in ("fp16-overflow", "fp16-nonfinite-report")
+    assert explain("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale").key != "nonfinite-value"

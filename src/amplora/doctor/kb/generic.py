@@ -36,6 +36,21 @@ OTHER_FAULT = re.compile(
 OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|"
                                         r"probability tensor contains either", re.IGNORECASE)
 
+# a non-finite value named in a message, a log line or a report
+NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
+             r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
+             r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
+             r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
+             r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
+             r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
+             r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|Detected (NaN|Inf)\w* in the (loss|grad)|"
+             r"NaN or Inf found in input tensor")
+# evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
+HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
+                 r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度")
+
 # generic
 FALLBACKS = (
     _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",
@@ -137,21 +152,23 @@ FALLBACKS = (
        "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
-    _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN",
-       r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
-       r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
-       r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
-       r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
-       r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
-       r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
-       r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
-       r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])",
-       "The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
+    _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
+       context=HALF_EVIDENCE,
+       cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
-       "Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
+       fix="Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
        "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
        "(`GradScaler`) with fp16."),
+    _e("nonfinite-value", "overflow", "a value went inf/NaN (no half precision in the text)", NONFINITE,
+       "A value went inf/NaN and the text shows no half precision, so the usual causes are a too high learning "
+       "rate or exploding gradients, a log / sqrt / division of zero or negative values (or a -inf mask reaching a "
+       "softmax whose row is all masked), or NaN already in the data; under fp16 it would most often be an "
+       "overflow past 65504.",
+       "Find where it starts: `amplora doctor run script.py` (or `torch.autograd.set_detect_anomaly(True)`) names "
+       "the first op and module that produced it; then lower the learning rate and clip gradients "
+       "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
+       "fp16, use bf16 or fp32 there."),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(dtype|data ?type|scalar ?type|precision|type)s?)?[\s:=`'\"(\[]*"
