@@ -80,3 +80,8 @@ def test_each_family_wording_gets_its_story(key, text):
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)
     assert e.key not in {k for k, _ in CASES}, (e.key, text)
+
+
+def test_a_float8_format_is_named_once_among_the_dtypes():
+    e = explain("RuntimeError: Promotion for Float8 Types is not supported, attempted to promote Float8_e4m3fn and Half")
+    assert e.dtypes == ["float8_e4m3fn", "fp16"]

@@ -85,6 +85,8 @@ def extract_dtypes(text: str) -> list[str]:
         name = _DTYPE_TOKENS[int(m.lastgroup[1:])][1]
         if name not in found:
             found.append(name)
+    if any(name.startswith("float8_") for name in found):  # "Float8 Types ... Float8_e4m3fn": the format says it all
+        found = [name for name in found if name != "fp8"]
     return found
 
 
