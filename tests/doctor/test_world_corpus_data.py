@@ -61,7 +61,7 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"])
 def test_split_sizes(records, split):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
@@ -127,6 +127,22 @@ def test_fifth_collection_is_fresh_and_all_held_out(records):
     assert len({r["project"] for r in fifth}) >= 30
 
 
+def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
+    sixth = [r for r in records if wc.batch(r) == 6]
+    assert [r["id"] for r in sixth][:1] == ["w452"]
+    kinds = Counter(r["kind"] for r in sixth)
+    assert kinds["fault"] >= 40 and kinds["reject"] >= 15
+    assert {r["split"] for r in sixth} == {"heldout6"}
+    earlier = [r for r in records if wc.batch(r) < 6]
+    assert [r["id"] for r in sixth if r["source"] in {e["source"] for e in earlier}] == []
+    assert len({r["project"] for r in sixth}) >= 40
+    assert len({r["backend"] for r in sixth}) >= 10
+
+
+def test_rule_texts_are_dev(records):
+    assert {r["split"] for r in records if wc.batch(r) == 7} <= {"dev"}
+
+
 def test_split_follows_the_recorded_rule(records):
     assert wc.assign_splits(records) == {r["id"]: r["split"] for r in records}
 
@@ -145,8 +161,8 @@ def test_load_filters_by_split(records):
     held3, held4 = wc.load("heldout3"), wc.load("heldout4")
     assert {r["split"] for r in dev} == {"dev"}
     assert {r["split"] for r in held4} == {"heldout4"}
-    held5 = wc.load("heldout5")
-    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) + len(held5) == len(records)
+    held5, held6 = wc.load("heldout5"), wc.load("heldout6")
+    assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) + len(held5) + len(held6) == len(records)
     assert len(wc.load("seen")) == len(dev) + len(held) + len(held3) + len(held4) + len(held5)
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held2}
     with pytest.raises(ValueError):

@@ -38,7 +38,7 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3,
 # heldout4 and heldout5 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5")
@@ -61,18 +61,22 @@ BATCH3_FROM = 284
 # The fourth collection (ids from w344) was gathered while the rules were being changed from heldout3 by someone who
 # never saw it; all of it is held out (split "heldout4"), no hash rule: committed before it is scored once.
 BATCH4_FROM = 344
-# The fifth collection (w411-w599) was gathered by someone who neither saw the rules nor ran the doctor, while the
-# rules were being changed from the fourth; all of it is held out (split "heldout5"), committed before it is scored.
+# The fifth collection (w411-w451) was gathered by the rules' writer after that round's rules, with search queries
+# fixed in advance; all of it is held out (split "heldout5"), committed before it was scored.
 BATCH5_FROM = 411
-# From w600 on: texts found while writing rules for a family of faults (split "dev"), never held out.
+# The sixth collection (w452-w599) was gathered by someone who neither saw the rules nor ran the doctor, while the
+# rules were being changed from the fourth; all of it is held out (split "heldout6"), committed before it was scored.
+BATCH6_FROM = 452
+# w600-w699: texts found while writing rules for a family of faults (split "dev"), never held out.
 RULE_TEXTS_FROM = 600
 
 
 def batch(record: dict) -> int:
     """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
-    fourth (w344-w410), 5 for the fifth (w411-w599), 6 for texts found while writing rules (w600 on)."""
+    fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the sixth (w452-w599), 7 for texts found while writing
+    rules (w600-w699)."""
     n = int(record["id"][1:])
-    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, RULE_TEXTS_FROM)
+    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -93,7 +97,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout5' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout6' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -101,7 +105,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout3" for r in records if batch(r) == 3},
             **{r["id"]: "heldout4" for r in records if batch(r) == 4},
             **{r["id"]: "heldout5" for r in records if batch(r) == 5},
-            **{r["id"]: "dev" for r in records if batch(r) == 6}}
+            **{r["id"]: "heldout6" for r in records if batch(r) == 6},
+            **{r["id"]: "dev" for r in records if batch(r) == 7}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
