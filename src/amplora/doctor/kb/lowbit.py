@@ -1,23 +1,115 @@
-"""float8 as a storage dtype that PyTorch neither promotes nor computes with in most ops, the fp8 formats of AMD
-GPUs (fnuz), and ROCm GPUs whose bf16 support a library misjudges."""
+"""float8 as a storage dtype that PyTorch neither promotes nor computes with in most ops, the fp8 formats and fp8
+hardware of AMD and NVIDIA GPUs (fnuz on MI300, OCP elsewhere, e4m3 only from Ada/Hopper), fp8 KV caches and fp8 fast
+modes, accelerators without fp8, and ROCm GPUs whose bf16 support a library misjudges."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 
 _ROCM = (r"\b(ROCm|HIP|hipblas\w*|rocblas|hipDataType|gfx9\d\d|gfx1\d\d\d|MI\d{3}X?|AMD (GPU|Radeon|Instinct)|Radeon|"
-         r"RX ?[67]\d{3}|7900 ?XTX?)\b")
+         r"RX ?[67]\d{3}|7900 ?XTX?|W7900)\b")
 _OCP_FP8 = r"Float8_e4m3fn(?!uz)\b|float8_e4m3fn(?!uz)\b|Float8_e5m2(?!fnuz)\b|float8_e5m2(?!fnuz)\b"
+# AMD GPUs that take the OCP fp8 formats (MI350 / gfx950, RDNA 4 / gfx12xx), not MI300's fnuz
+_OCP_AMD = r"\b(gfx950|gfx12\d\d|MI35\dX?|RDNA ?4|Navi ?4\d|RX ?9\d{3}|R9700)\b"
+# AMD GPUs without fp8 matrix instructions (before MI300; Radeon before RDNA 4)
+_OLD_AMD = (r"\b(gfx90[0-8a]|gfx10\d\d|gfx11\d\d|MI(100|2\d\dX?)|RX ?[67]\d{3}X?T?|7900 ?XTX?|W[67]\d{3}|"
+            r"RDNA ?[123])\b")
+# an op whose float8 kernel is missing everywhere (arithmetic, fill, plain mm): not a format question
+_FP8_OTHER_KERNEL = r"\"(?!_tunable_scaled_gemm|_scaled_mm|_scaled_gemm)\w+\" not implemented for '?Float8"
+# an fp8 KV cache (vLLM / SGLang `--kv-cache-dtype fp8`, a PagedAttention cache type)
+_KV_CACHE = (r"kv[-_]cache[-_]dtype\W{1,4}fp8|fp8 kv[-_ ]?cache|kv[-_ ]?cache (quantization|type is f8)|"
+             r"kv[-_ ]?cache\W{1,3}(dtype|type)\W{1,4}f(p)?8")
+# tools with an fp8 'fast' mode that computes matmuls with torch._scaled_mm (diffusion UIs, video/Flux wrappers)
+_FP8_FAST_TOOL = (r"--fast\b|_fast\b|fast ?mode|fastmode|fp8_matrix_mult|fp8 matmul|\bComfy\w*|\bcomfy\b|Sampler\b|"
+                  r"\b(Flux|FLUX|flux\d?|Wan(Video)?|Hunyuan\w*|Cog(Video)?\w*|LTX\w*|FramePack|SD3|SDXL|unet)\b|"
+                  r"diffusers|custom_nodes")
 
 LOWBIT = (
-    _e("fp8-rocm-fnuz", "device-capability", "OCP float8 on an AMD GPU that computes the fnuz formats",
+    _e("fp8-rocm-fnuz", "device-capability", "an fp8 format this AMD GPU does not compute (fnuz vs OCP float8)",
        rf"(?:{_OCP_FP8}).{{0,400}}{_ROCM}|{_ROCM}.{{0,400}}(?:{_OCP_FP8})|"
-       rf"Cannot convert ScalarType (?:{_OCP_FP8}) to hipDataType|\"_tunable_scaled_gemm\" not implemented for",
-       "AMD MI300-series GPUs (gfx942, ROCm) compute fp8 in the fnuz formats (float8_e4m3fnuz / float8_e5m2fnuz), "
-       "not the OCP float8_e4m3fn / e5m2 that NVIDIA GPUs and most fp8 checkpoints use, so hipBLASLt has no GEMM "
-       "for them there (only MI350 / gfx950 and newer ROCm take the OCP formats).",
-       "On MI300 ask for the fnuz dtypes (`torch.float8_e4m3fnuz`; torchao: "
+       rf"Cannot convert ScalarType (?:{_OCP_FP8}) to hipDataType|\"_tunable_scaled_gemm\" not implemented for|"
+       r"\bF8E\dM\dFNUZ\b[^\n]{0,120}not supported on non-gfx942|"
+       rf"(float8_e[45]m[23]fnuz|Float8_e[45]m[23]fnuz|\bfnuz\b)[^\n]{{0,200}}(unsupported|not supported|"
+       rf"not implemented)[^\n]{{0,200}}{_OCP_AMD}|"
+       rf"{_OCP_AMD}[^\n]{{0,200}}(float8_e[45]m[23]fnuz|Float8_e[45]m[23]fnuz)"
+       r"[^\n]{0,120}(unsupported|not supported|not implemented)",
+       "AMD GPUs compute one fp8 family only: the MI300 series (gfx942: MI300X/MI300A/MI325X) takes the fnuz "
+       "formats (float8_e4m3fnuz / float8_e5m2fnuz), while MI350 (gfx950) and RDNA 4 (gfx12, RX 9000) take the OCP "
+       "float8_e4m3fn / float8_e5m2 that NVIDIA GPUs and most fp8 checkpoints use, so hipBLASLt has no fp8 GEMM "
+       "for a tensor of the other family.",
+       "Use the format of the GPU: on MI300/MI325 ask for the fnuz dtypes (`torch.float8_e4m3fnuz`; torchao: "
        "`float8_dynamic_activation_float8_weight(torch.float8_e4m3fnuz, torch.float8_e4m3fnuz)`; vLLM converts "
-       "fp8 checkpoints itself on ROCm), or keep the model in bf16/fp16."),
+       "fp8 checkpoints to fnuz itself on ROCm), on MI350 / RDNA 4 `torch.float8_e4m3fn` / `torch.float8_e5m2`; "
+       "choose it from `torch.cuda.get_device_properties(0).gcnArchName`, or keep the model in bf16/fp16.",
+       unless=_FP8_OTHER_KERNEL),
+    _e("fp8-kv-cache", "device-capability", "an fp8 (e4m3) KV cache on a GPU or checkpoint that cannot take it",
+       r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints|"
+       r"Cannot use FlashAttention-2 backend for FP8 KV cache|"
+       rf"(type fp8e4nv not supported in this architecture|fp8e4nv data type is not supported on CUDA arch|"
+       rf"F8E4M3\w* not supported in (the )?CUDA backend)(?=.{{0,3000}}({_KV_CACHE}))|"
+       rf"({_KV_CACHE}).{{0,3000}}(type fp8e4nv not supported in this architecture|fp8e4nv data type is not "
+       rf"supported on CUDA arch|F8E4M3\w* not supported in (the )?CUDA backend)",
+       "An fp8 KV cache (`--kv-cache-dtype fp8`, which means e4m3) needs e4m3 support in the attention kernels: "
+       "NVIDIA compute capability >= 8.9 (Ada, Hopper) or an AMD MI300; on Ampere (RTX 30xx, A100), Turing, Volta and "
+       "Radeon RDNA 3 Triton offers only fp8e5 (e5m2, plus fp8e4b15 on NVIDIA), so the e4m3 cache cannot be "
+       "compiled; an fp8 checkpoint that carries KV-cache scales, in turn, needs the e4m3 cache, not e5m2.",
+       "On these GPUs pass `--kv-cache-dtype fp8_e5m2` (vLLM; the engine's KV-cache dtype option elsewhere) or "
+       "leave it `auto` (the model's dtype); keep `--kv-cache-dtype fp8` / `fp8_e4m3` for Ada, Hopper and MI300; "
+       "with an fp8 checkpoint use `--kv-cache-dtype fp8` (or `auto`) instead of `fp8_e5m2`."),
+    _e("fp8-rocm-unsupported", "device-capability", "fp8 on an AMD GPU (or ROCm build) without fp8 compute",
+       r"type fp8e4b8 not supported in this architecture|"
+       r"\b(fp8|fbgemm_fp8|fp8_\w+)\b quantization is (currently )?not supported (in|on) ROCm|"
+       rf"type fp8e4\w* not supported in this architecture\. The supported fp8 dtypes are \('fp8e5',?\)"
+       rf"(?=.{{0,3000}}{_ROCM})|{_ROCM}.{{0,3000}}type fp8e4\w* not supported in this architecture|"
+       rf"_scaled_mm is only supported on[^\n]{{0,120}}MI300(?=.{{0,3000}}{_OLD_AMD})|"
+       rf"{_OLD_AMD}.{{0,3000}}_scaled_mm is only supported on",
+       "AMD GPUs before the MI300 series (MI100/MI200 = gfx908/gfx90a, Radeon RDNA 2/3) have no fp8 matrix "
+       "instructions, so `torch._scaled_mm` refuses them ('ROCm MI300+') and Triton and hipBLASLt offer no e4m3 "
+       "fp8 type there (Triton lists only fp8e5 for them); "
+       "older vLLM ROCm builds had no fp8 weight quantization at all.",
+       "Serve the bf16/fp16 checkpoint (or an int8 / 4-bit GPTQ or AWQ one) on these GPUs, or keep fp8 weights as "
+       "storage only and compute in bf16/fp16 (no fp8 fast mode); fp8 compute needs an MI300 (fnuz) or MI350 / "
+       "RDNA 4 (OCP fp8) with a recent ROCm and vLLM build; for an fp8 KV cache use `--kv-cache-dtype fp8_e5m2` or "
+       "leave it `auto`."),
+    _e("fp8-fast-matmul", "device-capability", "an fp8 fast mode (fp8 matmuls) on a GPU without fp8 tensor cores",
+       r"_scaled_mm is only supported on (CUDA )?devices with compute capability",
+       context=_FP8_FAST_TOOL,
+       cause="An fp8 'fast' mode computes the matmuls themselves in fp8 with `torch._scaled_mm` (ComfyUI's `--fast` "
+       "and the `fp8_e4m3fn_fast` weight dtype, the 'fp8 fastmode' / fp8 matmul options of video and Flux "
+       "wrappers, fp8 linear patches), which needs fp8 tensor cores: NVIDIA compute capability 8.9 (RTX 40xx, L4, "
+       "L40) or 9.0 (H100), or an AMD MI300; an RTX 30xx (8.6), 20xx or older cannot, and torch before 2.3 also "
+       "refused 8.9.",
+       fix="Keep the weights stored in fp8 but compute in bf16/fp16: choose the plain `fp8_e4m3fn` weight dtype "
+       "(not `..._fast`), turn the fp8 fast mode off (ComfyUI: run without `--fast` or its `fp8_matrix_mult` "
+       "option), or load the fp16/bf16 model; on an RTX 40xx / L4 that gets '>= 9.0' upgrade torch (2.3+ runs "
+       "`_scaled_mm` on sm_89)."),
+    _e("fp8-capability", "device-capability", "fp8 compute on a GPU (or recipe) without fp8 support",
+       r"Device compute capability [\d.]+ or higher required for FP8|"
+       r"compute capability [\d.]+\+? (or higher |or newer )?(is )?required for FP8|"
+       r"\bf8e4m3\w* is only supported on compute capability|\bF8E4M3\w* not supported in (the )?CUDA backend|"
+       r"\bMX?FP8\b[^\n]{0,120}(is )?not supported on [\d.]+\+? architectures|"
+       r"\bFP8 (execution|training|GEMMs?|compute)\b[^\n]{0,40}(is )?not supported on (this|the current) (GPU|device)",
+       "fp8 compute needs fp8 tensor cores: NVIDIA compute capability 8.9 (Ada: RTX 40xx, L4, L40) or 9.0 "
+       "(Hopper); Ampere (A100 = 8.0, RTX 30xx = 8.6) and older can only store fp8, and block-scaled recipes "
+       "(MXFP8, NVFP4) need Blackwell data-center kernels (10.0) that consumer Blackwell (12.0) lacked in early "
+       "Transformer Engine releases; some tools also ask for 9.0 where 8.9 would do.",
+       "Compute in bf16 on this GPU: Transformer Engine `te.fp8_autocast(enabled=False)` (its layers still run in "
+       "bf16), vLLM without `quantization='fp8'` (a bf16, GPTQ or AWQ checkpoint), the non-fp8 kernels of other "
+       "engines (ktransformers, mistral.rs); on Ada, when a tool asks for 9.0, upgrade it and Triton/torch; on RTX "
+       "50xx with Transformer Engine use `recipe.DelayedScaling()` or `Float8CurrentScaling()` instead of "
+       "`MXFP8BlockScaling()`, or upgrade TE."),
+    _e("fp8-scaled-mm-dtypes", "backend", "torch._scaled_mm got a scale or an operand of the wrong dtype",
+       r"Expected both inputs to be fp8( or fp4)? types|"
+       r"(both )?scale_a and scale_b must be float \(fp32\) tensors|scale_[ab] must be (a )?float\b|"
+       r"Invalid scaling configuration.{0,600}Got (mat_a|mat_b|scale_a|scale_b)\.dtype\(\)=.{0,300}?"
+       r"(scale_[ab]\.dtype\(\)=(BFloat16|Half|Double)\b|mat_[ab]\.dtype\(\)=(BFloat16|Half|Float|Double)\b)",
+       "`torch._scaled_mm`, the fp8 GEMM, takes only float8 matrices (both operands already cast to float8_e4m3fn / "
+       "e5m2) and float32 scales (a singleton per tensor, or (M, 1) and (1, N) for rowwise scaling); a scale "
+       "computed from a bf16/fp16 tensor's amax keeps that dtype, and an operand left in bf16/fp16 is not cast "
+       "for you.",
+       "Quantize both operands (`(x / scale_x).to(torch.float8_e4m3fn)`), keep the scales float32 "
+       "(`scale = (w.abs().amax().float() / 448).clamp(min=1e-12)`), and call "
+       "`torch._scaled_mm(a_fp8, b_fp8, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)`; for "
+       "rowwise scaling give scale_a shape (M, 1) and scale_b (1, N), contiguous."),
     _e("quant-method-cpu-dtype", "quantized", "a GPU-only quantization on vLLM's CPU backend",
        r"is not supported for quantization method \w+",
        context=r"not supported on CPU|cpu_executor|CPU backend|VLLM_TARGET_DEVICE=cpu|device[ =:'\"]+cpu\b",
@@ -29,21 +121,37 @@ LOWBIT = (
     _e("fp8-no-promotion", "mismatch", "float8 met another dtype (PyTorch does not promote float8)",
        r"Promotion for Float8 Types is not supported|"
        r"(mat1 and mat2|self and mat2|m1 and m2)[^\n]{0,80}\bFloat8_\w+",
-       "A float8 tensor (a base model stored in float8_e4m3fn to save memory, as ComfyUI, kohya, OneTrainer, "
-       "diffusers' layerwise casting or torchao do) met a tensor of another dtype in an op that was not on the "
-       "path that upcasts it (a LoRA/DoRA weight norm, a merge, a custom op); fp8 is a storage format that "
-       "PyTorch never promotes implicitly.",
-       "Upcast the fp8 tensor to the compute dtype first (`w.to(torch.bfloat16)`, times its scale if it has "
-       "one), enable the tool's upcast for that module (fp8 'weight dtype' with compute in bf16/fp16), or load "
-       "the base model in bf16/fp16 when training DoRA or merging."),
+       "A float8 tensor (a base model stored in float8_e4m3fn / e5m2 to save memory, as ComfyUI's "
+       "`--fp8_e4m3fn-unet` / `--fp8_e4m3fn-text-enc`, kohya, OneTrainer, diffusers' layerwise casting or torchao "
+       "do) met a tensor of another dtype (fp16/bf16/fp32 activations, a bool mask) in an op that reads the stored "
+       "weight directly instead of the path that upcasts it: a LoRA/DoRA weight norm, a merge, a custom node or "
+       "model code such as `weight * x.float()` in an RMSNorm; fp8 is a storage format that PyTorch never promotes "
+       "implicitly.",
+       "Upcast the fp8 tensor to the compute dtype first (`w.to(x.dtype)` or `w.to(torch.bfloat16)`, times its "
+       "scale if it has one), enable the tool's upcast for that module (fp8 'weight dtype' with compute in "
+       "bf16/fp16, or drop the `--fp8_e4m3fn-*` flags / fp8 offload dtype for the model the failing node uses), "
+       "or load the base model in bf16/fp16 when training DoRA or merging."),
     _e("fp8-no-kernel", "cpu-kernel", "no kernel for this op in float8",
        r"not implemented for '?(Float8_\w+)'?",
-       "float8 is a storage dtype: PyTorch implements few ops for it (casts, `_scaled_mm` on fp8 GPUs), so "
-       "creating, filling, indexing or doing arithmetic on a float8 tensor (often on the CPU, where even `fill` / "
-       "`zeros` lack fp8 kernels in older torch) finds no kernel.",
+       "float8 is a storage dtype: PyTorch implements few ops for it (casts, copies, `torch._scaled_mm` on fp8 "
+       "GPUs), so creating, filling, indexing, plain matmuls (`torch.mm`, `F.linear`) or arithmetic on a float8 "
+       "tensor (or on a float8_e8m0fnu scale) find no kernel, on the CPU (where older torch lacks even `fill` / "
+       "`zeros`), on CUDA and on ROCm, XPU and other backends alike.",
        "Create and compute in bf16/fp32 and cast to fp8 at the end (`torch.zeros(n, dtype=torch.bfloat16)"
-       ".to(torch.float8_e4m3fn)`), upcast before arithmetic (`w.to(torch.bfloat16)`), or upgrade torch (newer "
-       "releases add fp8 kernels); keep fp8 tensors on a GPU with fp8 support for fp8 matmuls."),
+       ".to(torch.float8_e4m3fn)`), upcast before arithmetic (`w.to(torch.bfloat16)`, `scale.float() * 2.0`), "
+       "and do fp8 matmuls with `torch._scaled_mm(a, b, scale_a=..., scale_b=..., out_dtype=torch.bfloat16)` on a "
+       "GPU with fp8 support; upgrading torch adds some fp8 kernels."),
+    _e("fp8-unsupported-device", "device-capability", "a device or loading path without the float8 dtype",
+       r"Float8_\w+ has not been supported|ConvertToAclDataType.{0,400}Float8|Float8_\w+.{0,400}ConvertToAclDataType|"
+       r"couldn't find storage object Float8_\w+Storage",
+       "This device or loading path has no float8 dtype: Ascend NPUs (torch_npu / CANN) cannot take float8 tensors "
+       "at all (fp8 checkpoints such as DeepSeek-V3/R1 fp8 or Flux fp8 cannot be loaded as fp8 there), and passing "
+       "`torch_dtype=torch.float8_e4m3fn` to `from_pretrained` builds a whole model in a storage dtype, which older "
+       "torch/transformers cannot even create storages for.",
+       "Load in bf16 (`torch_dtype=torch.bfloat16`) and keep only the weights in fp8 where the device supports it "
+       "(diffusers: `model.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)`"
+       "); on an Ascend NPU dequantize the fp8 checkpoint to bf16 first (DeepSeek's `fp8_cast_bf16.py`) or use a "
+       "W8A8 int8 checkpoint made for Ascend; upgrade torch if it cannot build float8 storages."),
     _e("rocm-bf16-rdna2", "device-capability", "bf16 on an AMD GPU without bf16 arithmetic (RDNA 2 and older)",
        r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16|"
        r"\bgfx(10\d\d|90[0-8])\b.{0,300}\b(bf16|bfloat16|BFloat16)\b|"
@@ -54,12 +162,14 @@ LOWBIT = (
        "Load and train in fp16 (or fp32) on these GPUs (`torch_dtype=torch.float16`, `precision='fp16-mixed'`); "
        "bf16 needs RDNA 3 (gfx11xx) or CDNA 2/3 (MI200/MI300)."),
     _e("rocm-bf16-check", "device-capability", "a library's bf16 check misjudges a ROCm GPU",
-       r"(bf16|bfloat16)\b.{0,80}(not available|not supported|unsupported|requires)",
+       r"(bf16|bfloat16)\b.{0,80}(not available|not supported|unsupported|requires)|"
+       r"(doesn'?t|does not|do not) support (bf16|bfloat16)|is_torch_bf16_gpu_available",
        context=_ROCM,
        cause="On a ROCm build of torch `torch.version.cuda` is None and CUDA capability checks do not apply, so a "
-       "library that decides bf16 support from the CUDA version or compute capability refuses bf16 on AMD GPUs "
+       "library that decides bf16 support from the CUDA version or compute capability (transformers' "
+       "`is_torch_bf16_gpu_available` in older releases, torchtune's `verify_bf16_support`) refuses bf16 on AMD GPUs "
        "that have it (RDNA 3 such as the RX 7900 XTX, MI200/MI300), while RDNA 2 and older really lack it.",
        fix="Check the GPU itself (`torch.cuda.is_bf16_supported()`, `amplora doctor`); on RDNA 3 / MI200+ upgrade "
-       "the library (torchtune, accelerate and others fixed their ROCm check) or skip its CUDA-version check; on "
-       "RDNA 2 and older use fp16 or fp32."),
+       "the library (transformers, torchtune, accelerate and others fixed their ROCm check) or skip its "
+       "CUDA-version check; on RDNA 2 and older use fp16 or fp32."),
 )

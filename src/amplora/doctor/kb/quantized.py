@@ -1,8 +1,15 @@
-"""Quantized weights (bitsandbytes, GPTQ, AWQ, Marlin, ExLlama) and their kernels."""
+"""Quantized weights (bitsandbytes, GPTQ, AWQ, Marlin, ExLlama, HQQ, optimum-quanto, torchao int4) and their kernels:
+where activations meet a packed or dequantized weight of another dtype."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import LOW, MATMUL, PACKED, QUANT_CONTEXT, QUANT_KERNEL
+
+# two floating dtypes in a mismatch message (a dequantized weight meets activations): never a packed int8/uint8 weight
+_FLOAT = (r"(?:struct )?(?:c10::|at::|torch\.)?"
+          r"(?:Half|BFloat16|Float|Double|half|bfloat16|float16|float32|float|double)\b")
+_FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){_FLOAT}|"
+                   rf"expected scalar type {_FLOAT} but found {_FLOAT}|got:? {_FLOAT} != {_FLOAT}")
 
 # quantized weights and their kernels
 QUANTIZED = (
@@ -68,6 +75,30 @@ QUANTIZED = (
        "Set the compute dtype to the activations' dtype: `BitsAndBytesConfig(load_in_4bit=True, "
        "bnb_4bit_compute_dtype=torch.bfloat16)` (or `torch.float16` on GPUs without bf16), matching the model's "
        "`torch_dtype`."),
+    _e("hqq-compute-dtype", "quantized", "HQQ dequantizes to a compute dtype other than the activations'",
+       _FLOAT_MISMATCH,
+       context=r"hqq[/\\.]|HQQLinear|HQQBackend|HqqConfig|AutoHQQ|HQQModel|\bhqq\b",
+       cause="HQQ dequantizes each weight to its `compute_dtype` (float16 by default in `HQQLinear`, "
+       "`AutoHQQHFModel.quantize_model` and `from_quantized`) and multiplies it with the activations, so a bf16 (or "
+       "fp32) model meets fp16 weights inside hqq, or an fp16 compute dtype meets activations a trainer upcast.",
+       fix="Give HQQ the model's dtype: `HQQLinear(layer, quant_config, compute_dtype=torch.bfloat16)`, "
+       "`AutoHQQHFModel.quantize_model(model, quant_config=quant_config, compute_dtype=torch.bfloat16, "
+       "device='cuda')` or `from_quantized(path, compute_dtype=torch.bfloat16)`; with transformers' `HqqConfig` "
+       "load with `torch_dtype=torch.bfloat16` (the compute dtype follows it); or run the whole model in fp16."),
+    _e("quant-tensor-dtype", "quantized", "quanto / torchao weights dequantize to the dtype the model had when "
+       "quantized",
+       _FLOAT_MISMATCH,
+       context=r"quanto|QBytesTensor|QBitsTensor|QTensor|QuantoConfig|\bqint[248]\b|qfloat8|torchao[/\\.]|"
+       r"AffineQuantizedTensor|LinearActivationQuantizedTensor|TorchAoConfig|\bquantize_\(",
+       cause="optimum-quanto and torchao keep each quantized weight's scale in the dtype the model had when it was "
+       "quantized (`quantize()` / `quantize_()`) and dequantize to it, so a model cast to another dtype afterwards, "
+       "inputs of another dtype, or a trainer's fp32 pieces (LoRA adapters, upcast layers, an fp32 loss path in "
+       "backward) meet weights of the quantization-time dtype.",
+       fix="Cast the model to its compute dtype before quantizing and keep it there: `model.to(torch.bfloat16)`, then "
+       "`quantize(model, weights=qint8)` and `freeze(model)` (quanto) or `quantize_(model, int8_weight_only())` "
+       "(torchao); with transformers pass `torch_dtype=torch.bfloat16` next to `QuantoConfig(weights='int8')` / "
+       "`TorchAoConfig(...)`; feed inputs in that dtype, do not `.to(dtype)` the model after quantizing, and keep "
+       "the trainer's mixed precision the same dtype (or cast adapters with `.to(x.dtype)`)."),
     _e("packed-quant-weight", "quantized", "packed quantized weights used as plain weights",
        rf"({MATMUL}).{{0,80}}{PACKED}|expected scalar type (Half|BFloat16) but found (?-i:Char|Byte)|"
        r"\"(addmm|mm|bmm|matmul|baddbmm|addmv|linear)\w*\" not implemented for '(Byte|Char)'|"
@@ -93,6 +124,24 @@ QUANTIZED = (
        "`quantization_config=BitsAndBytesConfig(...)` (or the tool's quantize option) once, do not quantize an "
        "already-quantized model or checkpoint again (int8 then nf4), and keep integer tensors out of the layers "
        "being quantized."),
+    _e("torchao-int4-dtype", "quantized", "torch's int4 weight-only kernel (torchao, gpt-fast, HQQ) wants bf16",
+       r"_weight_int4pack_mm\w*\s*:?\s*expect(ed)? (A|x) to be (float16 or |bf16|bfloat16)|"
+       r"expected x to be bf16|"
+       r"Expected (Tensor argument )?scales to have dtype torch\.bfloat16"
+       r"(?=.{0,2000}(int4|torchao|quantize_|tinygemm))|"
+       r"(int4|torchao|quantize_|tinygemm).{0,2000}Expected (Tensor argument )?scales to have dtype torch\.bfloat16|"
+       r"_convert_weight_to_int4pack.{0,2000}Expected in\.dtype\(\) == at::k(Int|Byte)|"
+       r"Expected in\.dtype\(\) == at::k(Int|Byte).{0,2000}(int4pack|int4|hqq|torchao)",
+       "torch's int4 weight-only kernels (tinygemm: `_weight_int4pack_mm` / `_convert_weight_to_int4pack`, used by "
+       "torchao's `int4_weight_only()` / `Int4WeightOnlyConfig`, gpt-fast / torchchat and HQQ's torchao backend) take "
+       "bf16 activations and bf16 scales on CUDA (fp16 or bf16 on CPU and MPS), and their packed-weight input "
+       "changed from int32 to uint8 in torch 2.5, so an fp32/fp16 model, or a torch version that does not match "
+       "torchao / hqq / gpt-fast, is refused.",
+       "Cast the model to bf16 before quantizing and run it in bf16: `model.to(torch.bfloat16)` then "
+       "`quantize_(model, int4_weight_only())` (transformers: `TorchAoConfig('int4_weight_only')` with "
+       "`torch_dtype=torch.bfloat16`; HQQ: `compute_dtype=torch.bfloat16`), with bf16 inputs; on CPU/MPS fp16 or bf16 "
+       "activations; for `Expected in.dtype() == at::kInt/kByte` install torch and torchao / hqq / gpt-fast "
+       "versions made for each other."),
     _e("quant-matmul-unnamed", "quantized", "a matmul dtype mismatch in a quantized model (dtypes cut off)",
        rf"({MATMUL})(?![^\n]{{0,40}}(float|half|bfloat|double|byte|char|int|long|bool))",
        "The message is cut before it names the two dtypes; in a quantized model (the text mentions "
@@ -114,12 +163,17 @@ QUANTIZED = (
        "Upgrade bitsandbytes (newer releases handle bf16 in 8-bit layers), or run the 8-bit model in fp16 "
        "(`torch_dtype=torch.float16`, `fp16=True`), or use 4-bit with `bnb_4bit_compute_dtype=torch.bfloat16`.",
        context=r"bitsandbytes|load_in_8bit|Linear8bit|LLM\.int8|MatMul8bit"),
-    _e("quant-kernel-dtype", "quantized", "GPTQ/AWQ/Marlin/ExLlama kernels need fp16 (or bf16) activations",
-       rf"{QUANT_KERNEL}.{{0,300}}{LOW}|{LOW}.{{0,300}}{QUANT_KERNEL}",
+    _e("quant-kernel-dtype", "quantized", "GPTQ/AWQ/Marlin/ExLlama (AQLM, EETQ, VPTQ) kernels need fp16 (or bf16) "
+       "activations",
+       rf"{QUANT_KERNEL}.{{0,300}}{LOW}|{LOW}.{{0,300}}{QUANT_KERNEL}|"
+       r"\b(aqlm|eetq|vptq|VQuantLinear)\w*.{0,600}(un-?supported dtype|only supports? (float16|bfloat16|half)|"
+       r"(float16|bfloat16|fp16|bf16|float32)\b[^\n]{0,40}(is )?(not supported|unsupported))",
        "The quantized GEMM kernels compute in half precision only: GPTQ, AWQ and ExLlama kernels want float16 "
-       "activations, Marlin float16 or bfloat16, so a float32 model (the default dtype) or bf16 (vLLM's default "
-       "for bf16 checkpoints) on an fp16-only kernel is refused.",
+       "activations, Marlin float16 or bfloat16 (AQLM, EETQ and VPTQ builds likewise take a fixed half dtype), so "
+       "a float32 model (the default dtype) or bf16 (vLLM's default for bf16 checkpoints) on an fp16-only kernel is "
+       "refused.",
        "Load the model in the kernel's dtype: `torch_dtype=torch.float16` in `from_pretrained` (AWQ, GPTQ, "
-       "ExLlama), or `dtype='float16'` / `--dtype half` in vLLM; Marlin accepts float16 or bfloat16 but never "
+       "ExLlama), or `dtype='float16'` / `--dtype half` in vLLM (or `\"torch_dtype\": \"float16\"` in the "
+       "quantized model's config.json, which vLLM's `auto` follows); Marlin accepts float16 or bfloat16 but never "
        "float32."),
 )
