@@ -309,6 +309,24 @@ SAMPLES = [
     ("xformers-dtype-device", "NotImplementedError: No operator found for `memory_efficient_attention_forward` "
      "with inputs:\n query : shape=(2, 1024, 8, 40) (torch.float32)\n`flshattF` is not supported because:\n "
      "dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})", [], None),
+    # low-bit family (fp8, ROCm, quantized backends)
+    ("fp8-kv-cache", "--kv-cache-dtype fp8\nValueError(\"type fp8e4nv not supported in this architecture. The "
+     "supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")", [], None),
+    ("fp8-rocm-unsupported", "ValueError: fbgemm_fp8 quantization is currently not supported in ROCm.", [], None),
+    ("fp8-fast-matmul", "ComfyUI --fast\nRuntimeError: torch._scaled_mm is only supported on CUDA devices with "
+     "compute capability >= 9.0 or 8.9, or ROCm MI300+", [], None),
+    ("fp8-capability", "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", [],
+     None),
+    ("fp8-scaled-mm-dtypes", "RuntimeError: Expected both inputs to be fp8 types but got self.dtype=torch.bfloat16 "
+     "and mat2.dtype=torch.float8_e4m3fn", ["bf16", "float8_e4m3fn"], None),
+    ("fp8-unsupported-device", "TypeError: couldn't find storage object Float8_e4m3fnStorage", ["float8_e4m3fn"],
+     None),
+    ("hqq-compute-dtype", "hqq/core/quantize.py\nRuntimeError: expected mat1 and mat2 to have the same dtype, but "
+     "got: c10::BFloat16 != c10::Half", ["bf16", "fp16"], "matmul (mm/addmm)"),
+    ("quant-tensor-dtype", "optimum/quanto/tensor/qbytes.py\nRuntimeError: mat1 and mat2 must have the same dtype, "
+     "but got Half and BFloat16", ["fp16", "bf16"], "matmul (mm/addmm)"),
+    ("torchao-int4-dtype", "RuntimeError: _weight_int4pack_mm_cpu : expect A to be float16 or bfloat16 tensor.",
+     ["fp16", "bf16"], None),
     ("bnb-int8-bf16", "model = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True, "
      "torch_dtype=torch.bfloat16)\nRuntimeError: expected scalar type Float but found BFloat16", ["fp32", "bf16"],
      None),

@@ -75,6 +75,13 @@ def _generic(s: Scene):
 
 # ---- dtype mismatches ------------------------------------------------------------------------------------------
 def _mismatch(s: Scene):
+    culprit, cause, fix = _mismatch_story(s)
+    if s.entry.key == "fp8-no-promotion":  # autocast never upcasts float8 storage: it must be upcast by hand
+        cause, fix = s.entry.cause, s.entry.fix
+    return culprit, cause, fix
+
+
+def _mismatch_story(s: Scene):
     floats = _floats(s)
     if len({t.dtype for _, _, t in floats}) < 2:
         return _generic(s)
@@ -148,8 +155,6 @@ def _mismatch(s: Scene):
         cause = f"{op} got a {odt} {role} together with {others}, outside any module and outside autocast."
     if not names:
         fix = f"Cast at the boundary: `.to(x.dtype)` the {odt} tensor before {op}, or run under {autocast_hint}."
-    if s.entry.key == "fp8-no-promotion":  # autocast does not help: float8 is storage and must be upcast by hand
-        cause, fix = s.entry.cause, s.entry.fix
     return culprit, cause, fix
 
 
