@@ -104,7 +104,26 @@ SAMPLES = [
     ("expected-scalar-type", "RuntimeError: expected scalar type Float but found Half", ["fp32", "fp16"], None),
     ("expected-scalar-type", "RuntimeError: expected scalar type BFloat16 but found Float", ["bf16", "fp32"], None),
     ("found-dtype-backward", "RuntimeError: Found dtype Float but expected Half", ["fp32", "fp16"], None),
-    ("fp16-overflow", "RuntimeError: value cannot be converted to type c10::Half without overflow", ["fp16"], None),
+    ("half-constant-overflow", "RuntimeError: value cannot be converted to type c10::Half without overflow",
+     ["fp16"], None),
+    ("fp16-overflow", "RuntimeError: Function 'MulBackward0' returned nan values in its 0th output. (under "
+     "torch.autocast)", [], None),
+    ("fp16-underflow", "With model.half() the Adam epsilon 1e-8 underflows and every weight becomes NaN after the "
+     "first step", [], None),
+    ("vae-nan-image", "pipeline_stable_diffusion_xl.py: RuntimeWarning: invalid value encountered in cast\n"
+     "  image = (image * 255).round().astype('uint8')", [], None),
+    ("tensorrt-strongly-typed", "[E] Error Code 3: API Usage Error (Parameter check failed, condition: "
+     "!config.getFlag(BuilderFlag::kBF16). )", [], None),
+    ("ctranslate2-compute-type", "ValueError: Requested int8_bfloat16 compute type, but the target device or backend "
+     "do not support efficient int8_bfloat16 computation.", [], None),
+    ("collective-dtype-mix", "File \"torch/distributed/distributed_c10d.py\", in all_gather_into_tensor\n"
+     "TypeError: output tensor must have the same type as input tensor", [], None),
+    ("deepspeed-grad-accum-dtype", "NotImplementedError: Model data type and gradient accumulation data type must be "
+     "equal to use ZeRO", [], None),
+    ("lightning-precision-value", "ValueError: Precision 'fp16' is invalid. Allowed precision values: "
+     "('16-mixed', 'bf16-mixed', '32-true', '64-true', 64, 32, 16, '64', '32', '16', 'bf16')", [], None),
+    ("backend-half-kernel-bug", "On MPS, torch.matmul in float16 returns all zeros for large inputs, while float32 "
+     "on the same Mac gives the correct result.", [], None),
     ("nonfinite-value", "RuntimeError: Function 'MmBackward0' returned nan values in its 0th output.", [],
      "MmBackward0"),
     ("numpy-bf16", "TypeError: Got unsupported ScalarType BFloat16", ["bf16"], "Tensor.numpy"),
@@ -528,7 +547,7 @@ CLASS_WORDINGS = [
      "checking arguments for addmm)"),
     ("expected-scalar-type", "RuntimeError: Expected object of scalar type Float but got scalar type Half for "
      "argument #2 'mat2' in call to _th_mm"),
-    ("fp16-overflow", "RuntimeError: value cannot be converted to type at::BFloat16 without overflow"),
+    ("half-constant-overflow", "RuntimeError: value cannot be converted to type at::BFloat16 without overflow"),
     ("generic-dtype", "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for "
      "argument #2 'rois'; but type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor"),
 ]

@@ -55,6 +55,30 @@ CASES = [
     ("tensorrt-precision-ignored", "No implementation of layer zero__8 obeys the requested constraints in strict "
      "mode. No conforming implementation was found i.e. requested layer computation precision and output precision "
      "types are ignored, using the fastest implementation."),
+    # constants outside fp16's range, values below it
+    ("half-constant-overflow", "scores = scores.masked_fill(mask == 0, -1e9)\nRuntimeError: value cannot be "
+     "converted to type at::Half without overflow: -1e+09"),
+    ("fp16-underflow", "Training with precision=16 the gradients underflow to zero unless I use a GradScaler"),
+    ("fp16-underflow", "In pure float16 small weight updates are rounded to zero and the model stops learning"),
+    # diffusion images that decode to NaN
+    ("vae-nan-image", "SDXL img2img gives black images in fp16, txt2img is fine"),
+    ("vae-nan-image", "ComfyUI: VAE Decode\nRuntimeWarning: invalid value encountered in cast\n"
+     "  img = Image.fromarray(np.clip(i, 0, 255).astype(np.uint8))"),
+    # exported and converted runtimes
+    ("tensorrt-strongly-typed", "trtexec --onnx=model_fp16.onnx --stronglyTyped --fp16\n"
+     "[E] BuilderFlag::kFP16 cannot be set for a strongly typed network"),
+    ("ctranslate2-compute-type", "WhisperModel('large-v3', device='cpu', compute_type='float16')\n"
+     "ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 "
+     "computation."),
+    # distributed engines and trainers
+    ("collective-dtype-mix", "deepspeed/runtime/zero/partition_parameters.py, in _allgather_params_coalesced\n"
+     "TypeError: output tensor must have the same type as input tensor"),
+    ("deepspeed-grad-accum-dtype", "AssertionError: BF16 optimizer for ZeRO requires fp32 gradient accumulation"),
+    ("lightning-precision-value", "lightning_fabric.utilities.exceptions.MisconfigurationException: Precision "
+     "'16-mixed' is invalid. Allowed precision values: ('64', '32', '16', 'bf16', 64, 32, 16)"),
+    # a backend's own half kernel
+    ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
+     "correct and bf16 on CUDA is fine"),
 ]
 
 
@@ -76,6 +100,15 @@ def test_each_family_wording_gets_its_story(key, text):
     "AMD Ryzen 9 7950X CPU: bf16 is not supported here, falling back to fp32",
     # Core ML conversion failing for another reason
     "coremltools: ValueError: Unsupported op 'aten::unflatten' (fp16 model)",
+    # a safety checker's black image; black output without a diffusion model; an int64 overflow
+    "diffusers: Potential NSFW content was detected in one or more images. A black image will be returned instead.",
+    "The webcam preview shows a black image after the driver update",
+    "RuntimeError: value cannot be converted to type int64_t without overflow",
+    # underflow that is no fp16 story
+    "numpy FloatingPointError: underflow encountered in exp",
+    # Lightning's deprecation note is not an error
+    "precision=16 is supported for historical reasons but its usage is discouraged. Please set your precision to "
+    "16-mixed instead!",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)
@@ -85,3 +118,8 @@ def test_look_alikes_are_not_these_stories(text):
 def test_a_float8_format_is_named_once_among_the_dtypes():
     e = explain("RuntimeError: Promotion for Float8 Types is not supported, attempted to promote Float8_e4m3fn and Half")
     assert e.dtypes == ["float8_e4m3fn", "fp16"]
+
+
+def test_a_backend_kernel_is_blamed_only_when_fp32_on_that_device_is_right():
+    assert explain("MPS: fp16 generation gives NaN logits").key == "fp16-nonfinite-report"
+    assert explain("MPS: fp16 generation gives NaN logits, fp32 on the same Mac works").key == "backend-half-kernel-bug"

@@ -163,7 +163,7 @@ def test_load_filters_by_split(records):
     assert {r["split"] for r in held4} == {"heldout4"}
     held5, held6 = wc.load("heldout5"), wc.load("heldout6")
     assert len(dev) + len(held) + len(held2) + len(held3) + len(held4) + len(held5) + len(held6) == len(records)
-    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3) + len(held4) + len(held5)
+    assert len(wc.load("seen")) == len(dev) + len(held) + len(held3) + len(held4) + len(held5) + len(held6)
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held2}
     with pytest.raises(ValueError):
         wc.load("test")

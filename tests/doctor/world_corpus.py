@@ -7,7 +7,7 @@ it is not recognised. A reject is *correctly rejected* when `explain(text).recog
 otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-5. `heldout2` is part of the second
+it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-6. `heldout2` is part of the second
 collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
 `dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
 `heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once; its misses
@@ -15,11 +15,13 @@ were read for rules, so it counts as seen now. `heldout4` is the whole fourth co
 while the rules were being changed by someone who never saw it, committed before it was scored, scored once and
 read for rules since: seen too. `heldout5` (w411-w599) is the fifth collection, gathered after the rules of its
 round by their writer with a search procedure fixed in advance (weaker than an independent collection), committed
-before it was scored, scored once and read since: seen too. Texts from w600 on were found while writing rules (dev).
+before it was scored, scored once and read since: seen too. `heldout6` (w452-w599) is the sixth collection, gathered
+by someone who neither saw the rules nor ran the doctor, committed before it was scored, scored once and read since:
+seen too. Texts w600-w699 were found while writing rules (dev).
 
-    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-5)
+    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-6)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout4 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout6 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -39,9 +41,9 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
-# texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3,
-# heldout4 and heldout5 (their misses were read for rules after their one score)
-SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5")
+# texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
+# to heldout6 (their misses were read for rules after their one score)
+SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")
 BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "rocm", "openvino", "coreml", "any")
 
 # The split rule (fixed before any rule was written or any text scored): per kind, message groups are ordered by

@@ -42,6 +42,10 @@ _OP_PHRASES = [
     (r"unscale FP16 gradients", "GradScaler.unscale_"),
     (r"Expected out tensor", "out= write"),
     (r"\.numpy\(\)|ScalarType BFloat16|tensor to numpy", "Tensor.numpy"),
+    (r"\bLayerNorm\b|\blayer_norm\b", "layer_norm"),
+    (r"\bGroupNorm\b|\bgroup_norm\b", "group_norm"),
+    (r"\bRMSNorm\b|\brms_norm\b", "rms_norm"),
+    (r"\bBatchNorm\w*\b|\bbatch_norm\b", "batch_norm"),
 ]
 
 
@@ -287,7 +291,7 @@ def explain(text: str) -> Explanation:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
     unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
-    if unnamed and entry.kind in ("onnx", "backend", "cpu-kernel"):
+    if unnamed and (entry.kind in ("onnx", "backend", "cpu-kernel") or entry.key == "expected-scalar-type"):
         here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a kernel/runtime answer cannot guess
     said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
     devices = extract_devices(text)

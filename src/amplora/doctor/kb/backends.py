@@ -181,4 +181,20 @@ DIFFUSION = (
        "half precision badly (GTX 16xx), so the sampled image is NaN (black).",
        "Upcast attention to fp32 (\"Upcast cross attention layer to float32\" / `--upcast-sampling`), run the UNet "
        "in bf16 on GPUs that have it, or in fp32 (`--no-half`) on GPUs without reliable fp16."),
+    _e("vae-nan-image", "overflow", "a NaN (black) image from a half-precision VAE",
+       r"invalid value encountered in cast.{0,300}(images?\b|uint8|\* ?255)|"
+       r"(images?\b|uint8|\* ?255).{0,600}invalid value encountered in cast|"
+       r"black (output |result )?(images?|pictures?|outputs?)\b|"
+       r"\b(images?|outputs?|pictures?|results?) (is |are )?(all |completely |totally |just |only )?black\b",
+       context=r"\bVAE\b|SD ?XL|stable[ _-]?diffusion|diffusers|ComfyUI|img2img|txt2img|\bunet\b|image_processor|"
+               r"\bFlux\b|\bSD ?(1\.5|2\.1|3)\b",
+       unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError",
+       cause="The generated image is NaN, which turns black when cast to 8 bits (NumPy warns 'invalid value "
+       "encountered in cast'): almost always the VAE (the decoder, or the encoder for img2img) running in fp16 "
+       "overflows past 65504 (the SDXL VAE is known for it, and a Core ML VAE compiled in fp16 does the same), less "
+       "often the UNet in fp16 on GPUs with poor half support (GTX 16xx).",
+       fix="Run the VAE in fp32 (diffusers: `pipe.vae.to(torch.float32)`, `force_upcast` / `upcast_vae()`; the web "
+       "UIs: `--no-half-vae`; ComfyUI: `--fp32-vae`; Core ML: convert the VAE encoder/decoder with fp32 compute "
+       "precision), use the fp16-fixed SDXL VAE (`madebyollin/sdxl-vae-fp16-fix`), or bf16 on GPUs that have it; "
+       "if the VAE is fp32 already, upcast the UNet's attention or run it in fp32."),
 )

@@ -7,7 +7,9 @@ from amplora.doctor.kb.entry import make as _e
 _COREML = r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b"
 _OPENVINO = r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)"
 _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w*|mismatch\w*|not (the )?same|"
-               r"overflow\w*|e\+3\d)\b")
+               r"overflow\w*|e\+3\d|worse|degrad\w*|(problems?|issues?) (of|with) (precision|accuracy)|"
+               r"(precision|accuracy|quality) (problems?|issues?|loss|drop)|los(e|es|ing|t) [\w ]{0,20}"
+               r"(quality|accuracy|precision))\b")
 
 RUNTIMES = (
     _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
@@ -42,4 +44,25 @@ RUNTIMES = (
        "(`--precisionConstraints=obey --layerPrecisions=...` in trtexec), avoid the fusion that swallowed the "
        "layer (mark its output as a network output or export it unfused), or build that part in fp32; newer "
        "TensorRT releases honour more constraints."),
+    _e("tensorrt-strongly-typed", "backend", "a precision flag on a strongly typed TensorRT network",
+       r"getFlag\(BuilderFlag::k(FP16|BF16|INT8|FP8|INT4|TF32)\)|strongly[ _-]?typed.{0,200}(BuilderFlag|kFP16|"
+       r"kBF16|kINT8|precision flags?|--fp16|--bf16|--int8)|(BuilderFlag|kFP16|kBF16|kINT8|--fp16|--bf16|--int8)"
+       r".{0,200}strongly[ _-]?typed",
+       "The network is strongly typed (always in TensorRT-RTX; in TensorRT 10 when created with "
+       "`NetworkDefinitionCreationFlag.STRONGLY_TYPED` or trtexec `--stronglyTyped`): every tensor's precision comes "
+       "from the types in the ONNX model, so builder precision flags (FP16, BF16, INT8, FP8) are refused.",
+       "Drop the flag (`config.set_flag(trt.BuilderFlag.FP16)`, trtexec `--fp16`): an fp16 ONNX model already "
+       "builds an fp16 engine; to get fp16 from an fp32 model convert the ONNX model itself "
+       "(`onnxconverter_common.float16.convert_float_to_float16`, or export the model in half), or build a weakly "
+       "typed network on a TensorRT that still has them."),
+    _e("ctranslate2-compute-type", "backend", "a CTranslate2 compute type this device cannot run efficiently",
+       r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient",
+       "CTranslate2 (faster-whisper, WhisperX and other CTranslate2 models) was asked for a `compute_type` the "
+       "device has no efficient kernels for: its CPU backends have no float16 / bfloat16 GEMM (int8, int8_float32, "
+       "int16 and float32 only), float16 needs a GPU of compute capability >= 7.0 and bfloat16 >= 8.0, and a CUDA "
+       "request that fell back to the CPU lands here too.",
+       "Pick a compute type the device runs: `compute_type=\"int8\"` or `\"float32\"` on the CPU, `\"int8_float32\"` or "
+       "`\"float32\"` on GPUs older than Volta, `\"float16\"` instead of bfloat16 before Ampere, or "
+       "`compute_type=\"default\"` / `\"auto\"` to let CTranslate2 choose; check that the GPU is really used "
+       "(`device=\"cuda\"` and a CUDA build)."),
 )

@@ -29,8 +29,22 @@ SCALING = (
        "computed through them; call `scaler.scale(loss).backward()` before `scaler.step(optimizer)`."),
 )
 
+# evidence of fp16 (not bf16, which has fp32's exponent range) in a report
+_FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision\s*=\s*['\"]?16)(?![A-Za-z0-9_])|"
+         r"\.half\(\)|other than ['\"]?(32|fp32|32-true)\b|\b(lower|reduced|low)[- ]precision")
+
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("half-constant-overflow", "overflow", "a number outside the half-precision tensor's range",
+       r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow",
+       "A Python number written into or combined with a half-precision tensor (a mask fill value such as -1e9 or "
+       "`torch.finfo(torch.float32).min`, a scale, a clamp bound) lies outside that dtype's range (fp16 tops out "
+       "at 65504; bf16 only past 3.4e38, e.g. a float64 limit), so it cannot be converted: the constant was "
+       "hard-coded for fp32 or taken from another tensor's dtype (`finfo` of an fp32 query while the scores it "
+       "fills are fp16).",
+       "Take the constant from the tensor it goes into: `x.masked_fill(mask, torch.finfo(x.dtype).min)` (not "
+       "`finfo` of another tensor's dtype, not -1e9), or -1e4 / `float('-inf')` for masks in fp16; or compute that "
+       "part in fp32 (or bf16, which has fp32's range)."),
     _e("multinomial-nan", "overflow", "sampling from NaN/inf probabilities",
        r"probability tensor contains either .?inf.?, .?nan.? or|binarySearchForMultinomial|"
        r"MultinomialKernel\.cu.{0,200}Assertion",
@@ -49,4 +63,14 @@ OVERFLOW = (
        "Find where the inf/NaN starts instead of tuning the scale: train in bf16 where the GPU has it "
        "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
        "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step."),
+    _e("fp16-underflow", "overflow", "small values underflow to zero in fp16",
+       r"\bunderflow\w*|\b(round|rounds|rounded|rounding|flush|flushes|flushed)( up| down)? to (zero|0)\b",
+       context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError",
+       cause="fp16's smallest normal number is 6.1e-5 (subnormals end at 6e-8), so small values kept in fp16 round "
+       "to zero: Adam's eps=1e-8 in a pure-fp16 optimizer (the update divides by sqrt(v) + eps with both zero, "
+       "giving inf/NaN parameters even at lr 0), tiny learning rates or weight updates, and small gradients "
+       "without loss scaling, which vanish.",
+       fix="Train with mixed precision rather than pure fp16: fp32 master weights and optimizer state with fp16 "
+       "autocast (`16-mixed` / `fp16=True`, not `16-true` or `model.half()`) and a GradScaler for the gradients; "
+       "or bf16 (fp32's exponent range); an optimizer that must run in fp16 needs an eps of about 1e-4."),
 )

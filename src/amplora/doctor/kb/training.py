@@ -83,6 +83,35 @@ TRAINING = (
        "Keep the weights fp32 and train with bf16 autocast instead of casting the model: load in fp32 and use "
        "`bf16=True` (Trainer) / `ipex.optimize(model, optimizer=opt, dtype=torch.bfloat16)`, which keeps fp32 "
        "master parameters, or `torch.autocast('xpu', dtype=torch.bfloat16)`."),
+    _e("collective-dtype-mix", "mismatch", "a collective got buffers of two dtypes",
+       r"output tensor must have the same type as input tensor|input tensor must have the same type as output",
+       "An all-gather / reduce-scatter got input and output buffers of different dtypes: parameters or gradients "
+       "of two dtypes gathered into one flat buffer, typically fp32 LoRA adapters (PEFT keeps adapters fp32) next "
+       "to a bf16/fp16 base under DeepSpeed ZeRO-3 or FSDP, or part of the model cast after the engine was built.",
+       "Give every parameter one dtype before wrapping: adapters in the base dtype "
+       "(`get_peft_model(..., autocast_adapter_dtype=False)` or `model.to(torch.bfloat16)` before "
+       "`deepspeed.initialize` / FSDP), or load in fp32 and let the engine's mixed precision cast; if it began with "
+       "a DeepSpeed upgrade (ZeRO-3's coalesced all-gather of mixed-dtype parameters has regressed in releases), "
+       "pin the previous version or upgrade to a fixed one."),
+    _e("deepspeed-grad-accum-dtype", "mismatch", "DeepSpeed refused the gradient accumulation dtype",
+       r"Model data type and gradient accumulation data type must be equal|"
+       r"BF16 optimizer for ZeRO requires fp32 gradient accumulation|gradient accumulation data ?type",
+       "DeepSpeed checks the model dtype (bf16 / fp16) against `data_types.grad_accum_dtype`: with bf16, ZeRO stage "
+       "1 accumulating in fp32 runs its BF16 optimizer, while the ZeRO optimizer of other stages wants gradients "
+       "accumulated in the model dtype; a release whose check refuses every setting (0.8.0 refused bf16 with ZeRO "
+       "both ways) is a DeepSpeed bug, not your config.",
+       "Set the pair explicitly in the DeepSpeed config: `\"data_types\": {\"grad_accum_dtype\": \"fp32\"}` with "
+       "ZeRO stage 1, or the model dtype (`\"bf16\"`) with stages 2/3; if both are refused, change the DeepSpeed "
+       "version (upgrade past the regression, or downgrade to the last release that worked)."),
+    _e("lightning-precision-value", "mismatch", "a precision value this Lightning version does not know",
+       r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
+       r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)",
+       "PyTorch Lightning takes only its own precision values and they changed in 2.0: 1.x accepts 16, 32, 64 and "
+       "'bf16'; 2.x spells them '16-mixed', 'bf16-mixed', '32-true', '16-true', 'bf16-true' (and still takes the "
+       "old forms), so a config written for 2.x fails on 1.x, and a value such as 'fp16' fails on both.",
+       "Use a value from the 'Allowed precision values' in the message: with Lightning 1.x `precision='bf16'` or "
+       "`precision=16`, with 2.x `precision='bf16-mixed'` / `'16-mixed'`; or upgrade to Lightning 2.x "
+       "(`pip install -U lightning`) to keep the config as written."),
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
@@ -117,6 +146,20 @@ NONFINITE_REPORTS = (
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+    _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
+       r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
+       r"all[- ]zeros?|zeros|nans?|garbage)\b",
+       context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|MPS|Apple (M\d|silicon)|ROCm|HIP|Ascend|"
+               r"NPU|DirectML)\b)(?=.*\b(fp32|float32)\b[^.\n]{0,120}\b(correct|right|fine|works?|ok|good|"
+               r"expected)\b)",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="fp16/bf16 results are wrong (zeros, NaN, garbage) on a non-CUDA backend (Intel XPU, Apple MPS, ROCm, "
+       "an NPU, DirectML) while fp32 on the same device is right: that points to a bug in the backend's "
+       "reduced-precision kernel (oneDNN, MPSGraph, hipBLASLt or the driver) rather than an overflow in the model, "
+       "the more so when the same dtype is right on another device.",
+       fix="Run the affected layer (or the model) in fp32 on that device, or that op on the CPU, until it is "
+       "fixed; update the driver and torch (or the backend's extension); and report a minimal repro (one "
+       "`nn.Linear` in fp16 against fp32) to the backend (torch-xpu-ops, PyTorch MPS, ROCm)."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        NONFINITE_SYMPTOM, context=HALF_WORDS,
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
