@@ -108,6 +108,22 @@ SAMPLES = [
      ["fp16"], None),
     ("fp16-overflow", "RuntimeError: Function 'MulBackward0' returned nan values in its 0th output. (under "
      "torch.autocast)", [], None),
+    ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
+     "autocast.", [], None),
+    ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "
+     "backend.", [], None),
+    ("ao-quantized-device", "NotImplementedError: Could not run 'quantized::conv2d.new' with arguments from the 'CUDA' "
+     "backend.", [], None),
+    ("quantized-tensor-float-op", "NotImplementedError: Could not run 'aten::native_layer_norm' with arguments from "
+     "the 'QuantizedCPU' backend.", [], None),
+    ("triton-dot-dtype", "triton.compiler.errors.CompilationError: at 40:15:\n    acc += tl.dot(a, b)\n"
+     "AssertionError: First input (bf16) and second input (fp32) must have the same dtype!", [], None),
+    ("apex-half-model", "RuntimeError: Found param decoder.weight with type torch.cuda.HalfTensor, expected "
+     "torch.cuda.FloatTensor.", [], None),
+    ("pin-gpu-tensor", "RuntimeError: cannot pin 'torch.cuda.LongTensor' only dense CPU tensors can be pinned", [],
+     None),
+    ("bool-arithmetic", "RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+     "trying to invert a mask, use the `~` or `logical_not()` operator instead.", [], None),
     ("fp16-underflow", "With model.half() the Adam epsilon 1e-8 underflows and every weight becomes NaN after the "
      "first step", [], None),
     ("vae-nan-image", "pipeline_stable_diffusion_xl.py: RuntimeWarning: invalid value encountered in cast\n"

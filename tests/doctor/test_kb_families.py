@@ -76,6 +76,26 @@ CASES = [
     ("deepspeed-grad-accum-dtype", "AssertionError: BF16 optimizer for ZeRO requires fp32 gradient accumulation"),
     ("lightning-precision-value", "lightning_fabric.utilities.exceptions.MisconfigurationException: Precision "
      "'16-mixed' is invalid. Allowed precision values: ('64', '32', '16', 'bf16', 64, 32, 16)"),
+    # autocast, loss scaling and quantized formats
+    ("bce-autocast", "Many models use a sigmoid layer right before the binary cross entropy layer.\nRuntimeError: "
+     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast."),
+    ("amp-scaler-device", "scaler.unscale_(optimizer)\nNotImplementedError: Could not run "
+     "'aten::_amp_foreach_non_finite_check_and_unscale_' with arguments from the 'CPU' backend."),
+    ("ao-quantized-device", "model = torch.ao.quantization.quantize_dynamic(model); model.cuda()\n"
+     "NotImplementedError: Could not run 'quantized::linear_dynamic' with arguments from the 'CUDA' backend."),
+    ("quantized-tensor-float-op", "NotImplementedError: Could not run 'aten::add.out' with arguments from the "
+     "'QuantizedCPU' backend."),
+    ("triton-dot-dtype", "AssertionError('Both operands must be same dtype. Got fp32 and bf16')"),
+    ("apex-half-model", "When using amp.initialize, you do not need to call .half() on your model before passing it, "
+     "no matter what optimization level you choose."),
+    ("pin-gpu-tensor", "RuntimeError: cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned"),
+    ("bool-arithmetic", "attention_mask = 1 - attention_mask\nRuntimeError: Subtraction, the `-` operator, with a "
+     "bool tensor is not supported."),
+    ("meta-device", "NotImplementedError: Could not run 'aten::_local_scalar_dense' with arguments from the 'Meta' "
+     "backend."),
+    ("autocast-without-cuda", "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+     "Disabling."),
+    ("nccl-bf16", "RuntimeError: Unsupported data type for NCCL process group: BFloat16"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),
@@ -106,6 +126,10 @@ def test_each_family_wording_gets_its_story(key, text):
     "RuntimeError: value cannot be converted to type int64_t without overflow",
     # underflow that is no fp16 story
     "numpy FloatingPointError: underflow encountered in exp",
+    # a quantized op on the CPU backend is no device fault; a deprecation note is no error
+    "NotImplementedError: Could not run 'aten::_foo' with arguments from the 'SparseCPU' backend.",
+    "FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
+    "args...)` instead.",
     # Lightning's deprecation note is not an error
     "precision=16 is supported for historical reasons but its usage is discouraged. Please set your precision to "
     "16-mixed instead!",

@@ -6,6 +6,13 @@ from amplora.doctor.kb.entry import make as _e
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    _e("bce-autocast", "autocast", "binary_cross_entropy under autocast",
+       r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast",
+       "`F.binary_cross_entropy` / `nn.BCELoss` take probabilities, and a sigmoid output in fp16 rounds to exactly "
+       "0 or 1, where the log is -inf, so autocast refuses to run them in half precision.",
+       "Drop the sigmoid and use `F.binary_cross_entropy_with_logits` / `nn.BCEWithLogitsLoss` on the logits (safe "
+       "under autocast, and numerically better), or compute the loss outside autocast in fp32: "
+       "`with torch.autocast('cuda', enabled=False): loss = F.binary_cross_entropy(p.float(), y.float())`."),
     _e("autocast-dtype", "autocast", "autocast asked for a dtype its device does not support",
        r"In (CPU|MPS|CUDA|XPU|HPU|XLA|IPU|\w+) autocast, but the target dtype is not supported|"
        r"(CPU|MPS|CUDA|XPU|HPU|XLA|IPU) Autocast only supports dtypes? of|"

@@ -7,7 +7,7 @@ from amplora.doctor.kb.entry import make as _e
 # backends without a dtype
 BACKENDS = (
     _e("nccl-bf16", "backend", "this NCCL has no bf16 collectives",
-       r"Unconvertible NCCL type|not supported for NCCL process group|"
+       r"Unconvertible NCCL type|not supported for NCCL process group|Unsupported data type for NCCL process group|"
        r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)",
        "torch was built with an NCCL older than 2.10 (torch 1.8 and before), which has no bfloat16 type for "
        "all_reduce / send / recv, so bf16 gradients or tensors cannot be communicated.",
@@ -48,6 +48,15 @@ BACKENDS = (
 
 # attention and compiled kernels (xFormers, Triton) without a dtype
 KERNELS = (
+    _e("triton-dot-dtype", "backend", "a Triton kernel's dot got operands of two dtypes",
+       r"First input \((\w+)\) and second input \((\w+)\) must have the same dtype|"
+       r"Both operands must be same (dtype|type)\.? Got \w+ and \w+",
+       "A Triton kernel (a fused LoRA / attention / quantization kernel of unsloth, liger, bitsandbytes, vLLM or a "
+       "`torch.compile` graph) calls `tl.dot` on tiles of two dtypes, because the tensors it was given differ, such "
+       "as fp32 adapter weights or activations with a bf16/fp16 base, and Triton's dot never promotes.",
+       "Give the kernel's inputs one dtype before the call (load the model and adapters in one `torch_dtype`, or "
+       "`x.to(w.dtype)`); in your own kernel cast a tile before the dot (`tl.dot(a.to(b.dtype), b)`); or turn the "
+       "fused kernel off for that dtype."),
     _e("xformers-dtype-device", "attention", "xFormers has no attention kernel for these dtypes / devices",
        r"No operator found for .?memory_efficient_attention\w*",
        "xFormers found no memory-efficient attention kernel for these inputs, and the reasons it lists include "

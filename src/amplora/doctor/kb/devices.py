@@ -6,6 +6,13 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
+    _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
+       r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
+       r"cannot pin '\w+' only dense CPU tensors",
+       "`pin_memory` (the DataLoader's `pin_memory=True`) pages-locks host memory for fast copies to the GPU, and "
+       "it got tensors that are already on the GPU: the dataset or its collate function moves samples to CUDA.",
+       "Keep the dataset on the CPU and move each batch in the training loop (`batch.to(device, "
+       "non_blocking=True)`), or set `pin_memory=False` when the data already lives on the GPU."),
     _e("meta-state-dict", "device", "a state dict of meta tensors (no data)",
        r"Cannot copy out of meta tensor", context=r"state_dict|While copying the parameter",
        cause="The tensors being loaded are themselves on the meta device (a state dict taken from a model "
@@ -33,7 +40,8 @@ DEVICES = (
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
-       r"should be materialized from meta device before training|still on meta device",
+       r"should be materialized from meta device before training|still on meta device|"
+       r"Could not run '[\w:.]+' with arguments from the 'Meta' backend",
        "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
        "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
        "or weights offloaded by `device_map='auto'`.",
@@ -64,10 +72,11 @@ DEVICES = (
        "`'cuda' if torch.cuda.is_available() else 'cpu'`."),
     _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
        r"User provided device_type of .?cuda.?, but CUDA is not available|"
-       r"CUDA is not available or torch_xla is imported\. Disabling autocast",
-       "`torch.autocast('cuda')` (or `torch.cuda.amp.autocast`) ran where torch sees no GPU (a CPU-only torch "
-       "build, `CUDA_VISIBLE_DEVICES` empty, or a driver problem), so autocast is switched off and the code runs "
-       "in fp32 on the CPU.",
+       r"CUDA is not available or torch_xla is imported\. Disabling autocast|"
+       r"GradScaler is enabled, but CUDA is not available",
+       "`torch.autocast('cuda')` or a CUDA `GradScaler` (or their `torch.cuda.amp` forms) ran where torch sees no "
+       "GPU (a CPU-only torch build, `CUDA_VISIBLE_DEVICES` empty, or a driver problem), so they are switched off "
+       "and the code runs in fp32 on the CPU.",
        "Check `torch.cuda.is_available()` (install a CUDA build of torch if it is False on a GPU machine), or use "
        "the device the tensors are on: `torch.autocast(x.device.type, dtype=torch.bfloat16)` (bf16 on the CPU)."),
     _e("generate-input-device", "device", "generate() inputs on another device than the model",

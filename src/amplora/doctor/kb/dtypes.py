@@ -34,6 +34,14 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    _e("bool-arithmetic", "mismatch", "arithmetic on a bool mask",
+       r"Subtraction, the `-` operator, with (a bool tensor|two bool tensors) is not supported|"
+       r"Negation, the `-` operator, on a bool tensor is not supported",
+       "A bool tensor (an attention or padding mask) was used in arithmetic, `1 - mask` or `-mask`, which torch "
+       "refuses for bool: masks built with comparisons are bool, while code written for 0/1 integer or float "
+       "masks subtracts them.",
+       "Invert with `~mask` / `mask.logical_not()`, or turn the mask into numbers first: "
+       "`(1 - mask.to(x.dtype))` in the dtype it is combined with."),
     _e("custom-ext-dtype", "mismatch", "a custom C++/CUDA extension got another dtype than it was written for",
        r"data_ptr<\w+>|\bdata<\w+>\(\)|expected scalar type (Float|Half|BFloat16|Double) but found "
        r"(Float|Half|BFloat16|Double)",
@@ -125,7 +133,8 @@ KERNELS = (
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
-       r"expected (Double|Float) tensor \(got (Float|Double) tensor\)",
+       r"expected (Double|Float) tensor \(got (Float|Double) tensor\)|\b(Double did not match Float|Float did not "
+       r"match Double)\b",
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "

@@ -46,7 +46,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|Detected (NaN|Inf)\w* in the (loss|grad)|"
-             r"NaN or Inf found in input tensor")
+             r"NaN or Inf found in input tensor|Input contains (NaN|infinity)|contains NaN, infinity")
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
 HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
                  r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度")
@@ -173,7 +173,8 @@ FALLBACKS = (
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(dtype|data ?type|scalar ?type|precision|type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
-       r"\s+(is|are) (not supported|unsupported|not available|only supported)",
+       r"\s+(is|are) (not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
+       r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
        "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "
        "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU); the message names the dtype, and "
@@ -187,6 +188,7 @@ FALLBACKS = (
        r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
+       r"\b(Half|Float|BFloat16) did not match (Half|Float|BFloat16)\b|"
        r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",

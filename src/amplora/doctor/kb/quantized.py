@@ -13,6 +13,22 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
+       r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta)' backend",
+       "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "
+       "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU, and this one was moved to "
+       "or called with tensors on a GPU.",
+       "Run the quantized model on the CPU (`model.to('cpu')` and CPU inputs); for int8 or 4-bit on a GPU use a GPU "
+       "quantization backend instead (bitsandbytes `load_in_8bit`, torchao, GPTQ/AWQ), or keep the float model on "
+       "the GPU in fp16/bf16."),
+    _e("quantized-tensor-float-op", "quantized", "a quantized tensor reached a float op",
+       r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)' backend",
+       "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no quantized kernel (an add, "
+       "a matmul, a norm or a custom layer of the float model): the model lacks a `DeQuantStub` (or "
+       "`.dequantize()`) before the float part, or a float add ran where `FloatFunctional` is needed.",
+       "Dequantize before float ops: put `torch.ao.quantization.DeQuantStub()` (or `x.dequantize()`) where the "
+       "quantized region ends, use `nn.quantized.FloatFunctional()` for adds/cats inside it, or leave that module "
+       "out of quantization (`qconfig = None` for it)."),
     _e("quant-kernel-offload", "device", "GPU-only quantized kernels with modules offloaded to the CPU or disk",
        r"(Exllama|exllama|marlin|machete)\w*( or \w+)? backend requires all the modules to be on GPU|"
        r"Found modules on cpu/disk|(exllama|marlin)\w*[^\n]{0,80}(requires|needs) all[^\n]{0,30}(on|in) (the )?GPU",

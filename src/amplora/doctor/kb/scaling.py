@@ -5,6 +5,15 @@ from amplora.doctor.kb.entry import make as _e
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
+    _e("amp-scaler-device", "scaler", "GradScaler's kernels on the CPU",
+       r"Could not run 'aten::_amp_(foreach_non_finite_check_and_unscale|update_scale)_?' with arguments from the "
+       r"'(CPU|MPS|XPU)' backend",
+       "The GradScaler (fp16 loss scaling) unscales gradients with kernels that this torch has only for CUDA, and "
+       "here the gradients are on the CPU (or MPS/XPU): the model was never moved to the GPU, or a "
+       "`torch.cuda.amp.GradScaler` runs in a CPU-only setup.",
+       "Move the model and data to the GPU before training (`model.to('cuda')`); on the CPU train without a scaler "
+       "(fp32, or bf16 autocast, which needs none: `GradScaler(enabled=False)`), or use torch >= 2.3 with "
+       "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
        r"_amp_\w+\"? not implemented for '?BFloat16",
        "GradScaler (fp16 loss scaling, switched on by fp16 mixed-precision settings) got bf16 gradients: bf16 "

@@ -21,6 +21,14 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"溢出|黑图|全黑")
 
 TRAINING = (
+    _e("apex-half-model", "mismatch", "apex amp given a model already cast to fp16",
+       r"Found param \S+ with type torch\.cuda\.HalfTensor, expected torch\.cuda\.FloatTensor|"
+       r"you do not need to call \.half\(\) on your model before passing it",
+       "apex's `amp.initialize` keeps fp32 master weights and casts for you at every opt level, so it refuses a "
+       "model whose parameters were already cast with `.half()` (or loaded in fp16).",
+       "Pass the fp32 model to `amp.initialize(model, optimizer, opt_level='O1')` without `.half()`; better, drop "
+       "apex for native AMP: `torch.autocast('cuda', dtype=torch.float16)` with `torch.amp.GradScaler('cuda')` "
+       "(or bf16 autocast without a scaler)."),
     _e("unscale-twice", "scaler", "GradScaler.unscale_ called twice in one step",
        r"unscale_\(\) has already been called on this optimizer since the last update\(\)",
        "The gradients of this optimizer were unscaled twice before `scaler.update()`: the script calls "
