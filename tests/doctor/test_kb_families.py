@@ -96,6 +96,16 @@ CASES = [
     ("autocast-without-cuda", "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
      "Disabling."),
     ("nccl-bf16", "RuntimeError: Unsupported data type for NCCL process group: BFloat16"),
+    # trainer and engine wordings (DeepSpeed, Lightning, diffusers, LLaMA-Factory, ultralytics)
+    ("precision-flags-both", "AssertionError: bfloat16 and fp16 modes cannot be simultaneously enabled"),
+    ("fp16-needs-gpu", "SystemError: Cannot use fp16 without accelerator."),
+    ("fp16-needs-gpu", "ValueError: FP16 TorchScript export is only supported on GPU, i.e. use device=0."),
+    ("amp-unscale-bf16", "ValueError: `precision='bf16-mixed'` does not use a scaler, found <GradScaler object>."),
+    ("bnb-model-cast", "ValueError: `.float()` is not supported for quantized model. Please use the model as it is, "
+     "since the model has already been cast to the correct `dtype`."),
+    ("bf16-gpu-unsupported", "ValueError: This device does not support `pure_bf16`."),
+    ("lightning-precision-value", "ValueError: Passed `MixedPrecision(precision=32)`. Precision must be '16-mixed' or "
+     "'bf16-mixed'."),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),

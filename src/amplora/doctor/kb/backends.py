@@ -91,7 +91,9 @@ CAPABILITY = (
        r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA|"
        r"requires a device in \[[^\]]*\] \(not .?cpu)|"
        r"\b(fp16|float16|half)( precision)?( on (the )?(CPU|MPS))? (is )?not supported( on (the )?(CPU|MPS))?|"
-       r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device",
+       r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device|"
+       r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
+       r"\b(FP16|half)\b[\w =-]{0,40}\bonly (supported|compatible) (on|with) (a )?GPU",
        "fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or similar) "
        "device, and this run is on the CPU or MPS.",
        "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
@@ -122,7 +124,7 @@ CAPABILITY = (
        r"(bf16|bfloat16).{0,80}(not supported|only supported|requires|is not available|doesn't support|"
        r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "
-       r"(bfloat16|bf16)|"
+       r"[`'\"]?(pure_)?(bfloat16|bf16)|"
        r"setup doesn'?t support bf16",
        "bf16 needs a GPU of compute capability >= 8.0 (Ampere or newer); older GPUs lack bf16 kernels or only "
        "emulate them slowly.",

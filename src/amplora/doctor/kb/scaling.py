@@ -15,7 +15,7 @@ SCALING = (
        "(fp32, or bf16 autocast, which needs none: `GradScaler(enabled=False)`), or use torch >= 2.3 with "
        "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
-       r"_amp_\w+\"? not implemented for '?BFloat16",
+       r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler",
        "GradScaler (fp16 loss scaling, switched on by fp16 mixed-precision settings) got bf16 gradients: bf16 "
        "parameters (a model cast with `.to(torch.bfloat16)`) trained with fp16 AMP settings, while bf16 has fp32's "
        "range and does not need a scaler.",

@@ -60,6 +60,8 @@ TRAINING = (
        r"(At most one of|only one of) .?fp16.? (and|or) .?bf16|"
        r"\b(bf16|fp16) and (fp16|bf16) (mixed precision )?(can ?not|cannot|can't) (both )?be (enabled|used|set|True)|"
        r"--(fp16|bf16) and --(bf16|fp16) cannot be used together|"
+       r"\b(bfloat16|bf16|fp16) and (fp16|bf16|bfloat16) (modes )?(can ?not|cannot) be (simultaneously enabled|"
+       r"enabled at once)|"
        r"mixed_precision.? arg cannot be set to .?(fp16|bf16|no).? when .?(bf16|fp16).? is set in the DeepSpeed config",
        "Two precisions were asked for at once (`fp16=True` and `bf16=True`, `--fp16 --bf16`, or both sections "
        "enabled in a DeepSpeed config), and a run can autocast to only one.",
@@ -113,7 +115,7 @@ TRAINING = (
        "version (upgrade past the regression, or downgrade to the last release that worked)."),
     _e("lightning-precision-value", "mismatch", "a precision value this Lightning version does not know",
        r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
-       r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)",
+       r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'",
        "PyTorch Lightning takes only its own precision values and they changed in 2.0: 1.x accepts 16, 32, 64 and "
        "'bf16'; 2.x spells them '16-mixed', 'bf16-mixed', '32-true', '16-true', 'bf16-true' (and still takes the "
        "old forms), so a config written for 2.x fails on 1.x, and a value such as 'fp16' fails on both.",
