@@ -108,6 +108,9 @@ SAMPLES = [
      ["fp16"], None),
     ("fp16-overflow", "RuntimeError: Function 'MulBackward0' returned nan values in its 0th output. (under "
      "torch.autocast)", [], None),
+    ("onnx-fp16-accuracy", "The fp16 ONNX model (keep_io_types=True) gives outputs that differ from the PyTorch "
+     "model by 0.2", [], None),
+    ("half-slow-report", "Training with mixed precision (fp16) on a GTX 1080 is slower than fp32", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

@@ -106,6 +106,14 @@ CASES = [
     ("bf16-gpu-unsupported", "ValueError: This device does not support `pure_bf16`."),
     ("lightning-precision-value", "ValueError: Passed `MixedPrecision(precision=32)`. Precision must be '16-mixed' or "
      "'bf16-mixed'."),
+    # results and speed reported in words
+    ("fp16-drift-report", "When I load the model with torch_dtype=torch.float16 the generated text is gibberish, "
+     "with float32 it is fine."),
+    ("onnx-fp16-accuracy", "After converting the ONNX model to fp16 with onnxconverter_common the accuracy dropped "
+     "from 92% to 40%"),
+    ("merge-into-quantized", "after merging the LoRA into the 4-bit base the outputs are wrong"),
+    ("half-slow-report", "bf16 inference on the CPU is 3x slower than fp32"),
+    ("half-slow-report", "With --bf16 on a V100 training is extremely slow"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),
@@ -122,7 +130,7 @@ def test_each_family_wording_gets_its_story(key, text):
 @pytest.mark.parametrize("text", [
     # NaN without half precision, half precision without NaN
     "The loss is finite in fp32 and bf16 and training converges fine.",
-    "My fp16 model is slower than expected on the T4.",
+    "My model is slower than expected on the T4.",
     "bf16 model gives different shape error",
     "nanoGPT trains fine in fp16 on the A100",
     "loss does not decrease after 10 epochs with lr 1e-3",

@@ -52,6 +52,18 @@ EXPORTED = (
        "op_block_list=['ReduceMean', 'Pow', 'Sqrt', 'LayerNormalization', 'Softmax'])`, or let "
        "`auto_mixed_precision.auto_convert_mixed_precision` find them; or run the model in fp32.",
        context=r"onnx|\bORT\b|ReduceMean|_output_\d", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy"),
+    _e("onnx-fp16-accuracy", "onnx", "an fp16 ONNX graph drifts from the fp32 model",
+       r"(fp16|float16|half)[^\n]{0,200}(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|"
+       r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
+       "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "
+       "transformers optimizer with `--float16`) runs every op in fp16: reductions (the ReduceMean / Pow of "
+       "LayerNorm or RMSNorm), Softmax, long MatMul sums and index math lose precision, so outputs drift from "
+       "the fp32 model even without inf/NaN.",
+       "Keep the sensitive ops in fp32: `float16.convert_float_to_float16(model, keep_io_types=True, "
+       "op_block_list=['ReduceMean', 'Pow', 'Sqrt', 'LayerNormalization', 'Softmax'])`, or let "
+       "`auto_mixed_precision.auto_convert_mixed_precision` pick them against fp32 outputs; compare node outputs "
+       "with fp32 to find the first that drifts, or serve the fp32 model.",
+       context=r"onnx|\bORT\b", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy|\b(nan|inf)\b"),
     _e("triton-server-bf16", "onnx", "the Triton Inference Server backend has no BF16 inputs",
        r"unsupported datatype TYPE_BF16|TYPE_BF16.{0,100}(not supported|unsupported)",
        "The Triton Inference Server backend serving this model (the ONNX Runtime backend among others) does not "
@@ -69,7 +81,8 @@ EXPORTED = (
     _e("tensorrt-fp16-range", "backend", "an FP16 TensorRT engine overflows or drifts from fp32",
        r"outside (of )?(the )?fp16 range|Subnormal FP16 values|(weights|values).{0,60}(exceed|outside).{0,20}"
        r"(FP16|half) range|FP16 (overflow|underflow)|"
-       r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|(?<!shape )(?<!size )"
+       r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|"
+       r"(?<!shape )(?<!size )"
        r"mismatch|differ|wrong|inaccura|accuracy|precision (loss|drop|issue|problem))|"
        r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
        "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "

@@ -69,7 +69,9 @@ QUANTIZED = (
        "path_initial_model_for_weight_conversion=...)`), then load that residual quantized for training; or "
        "dequantize the layer first (`peft.utils.integrations.dequantize_module_weight`)."),
     _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
-       r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors",
+       r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors|"
+       r"merg\w*[^.\n]{0,80}\b(4|8)-?bit[^.\n]{0,80}\b(wrong|differ\w*|worse|garbage|gibberish|degrad\w*|broken|"
+       r"bad|nonsense)",
        "Merging adds the LoRA delta to a dequantized copy of each 4-bit/8-bit weight and quantizes the sum again, so "
        "the merged model rounds the (small) adapter update away in part and its generations differ from the "
        "unmerged adapter's.",

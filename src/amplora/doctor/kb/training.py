@@ -13,7 +13,10 @@ BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
-                 r"(worse|lower) than (in )?(fp32|float32))")
+                 r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|"
+                 r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
+                 r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
+                 r"diverg\w*|loss spikes?)")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"black (images?|outputs?|results?|frames?|screens?|pictures?)|"
@@ -138,8 +141,22 @@ TRAINING = (
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
+    _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
+       r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
+       r"all[- ]zeros?|zeros|nans?|garbage)\b",
+       context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|MPS|Apple (M\d|silicon)|ROCm|HIP|Ascend|"
+               r"NPU|DirectML)\b)(?=.*\b(fp32|float32)\b[^.\n]{0,120}\b(correct|right|fine|works?|ok|good|"
+               r"expected)\b)",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="fp16/bf16 results are wrong (zeros, NaN, garbage) on a non-CUDA backend (Intel XPU, Apple MPS, ROCm, "
+       "an NPU, DirectML) while fp32 on the same device is right: that points to a bug in the backend's "
+       "reduced-precision kernel (oneDNN, MPSGraph, hipBLASLt or the driver) rather than an overflow in the model, "
+       "the more so when the same dtype is right on another device.",
+       fix="Run the affected layer (or the model) in fp32 on that device, or that op on the CPU, until it is "
+       "fixed; update the driver and torch (or the backend's extension); and report a minimal repro (one "
+       "`nn.Linear` in fp16 against fp32) to the backend (torch-xpu-ops, PyTorch MPS, ROCm)."),
     _e("bf16-rounding-report", "overflow", "bf16 training or inference is worse than fp32 (rounding)",
-       DRIFT_SYMPTOM, context=BF16_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory",
+       DRIFT_SYMPTOM, context=BF16_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory|" + HALF_WORDS,
        cause="bf16 keeps only 8 bits of mantissa (about 3 decimal digits): weights and optimizer updates stored in "
        "bf16 (a model cast wholly to bf16 and trained without fp32 master weights) lose every update smaller than "
        "the weight's rounding step, so the loss stalls or ends worse than in fp32, and long reductions drift; the "
@@ -156,20 +173,20 @@ NONFINITE_REPORTS = (
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
-    _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
-       r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
-       r"all[- ]zeros?|zeros|nans?|garbage)\b",
-       context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|MPS|Apple (M\d|silicon)|ROCm|HIP|Ascend|"
-               r"NPU|DirectML)\b)(?=.*\b(fp32|float32)\b[^.\n]{0,120}\b(correct|right|fine|works?|ok|good|"
-               r"expected)\b)",
-       unless=r"out of memory|OutOfMemoryError",
-       cause="fp16/bf16 results are wrong (zeros, NaN, garbage) on a non-CUDA backend (Intel XPU, Apple MPS, ROCm, "
-       "an NPU, DirectML) while fp32 on the same device is right: that points to a bug in the backend's "
-       "reduced-precision kernel (oneDNN, MPSGraph, hipBLASLt or the driver) rather than an overflow in the model, "
-       "the more so when the same dtype is right on another device.",
-       fix="Run the affected layer (or the model) in fp32 on that device, or that op on the CPU, until it is "
-       "fixed; update the driver and torch (or the backend's extension); and report a minimal repro (one "
-       "`nn.Linear` in fp16 against fp32) to the backend (torch-xpu-ops, PyTorch MPS, ROCm)."),
+    _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
+       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)[^.\n]{0,100}"
+       r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|same speed)\b|"
+       r"\b(slower|no speed-?up|not faster)\b[^.\n]{0,80}(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]"
+       r"precision)",
+       unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b",
+       cause="Half precision is faster only where the hardware computes that dtype natively: bf16 is emulated on "
+       "GPUs before Ampere (V100, T4, GTX/RTX 20xx) and on CPUs without AVX512-BF16 / AMX, and fp16 runs at a "
+       "fraction of fp32's rate on Pascal consumer GPUs (GTX 10xx) and on most CPUs, so there it is slower than "
+       "fp32; on capable hardware, small models and batches are bound by kernel launches and casts rather than "
+       "arithmetic.",
+       fix="Use a dtype the device has: bf16 on Ampere or newer, fp16 with loss scaling on V100/T4/RTX 20xx, fp32 on "
+       "Pascal GPUs and on CPUs without bf16 instructions (`lscpu | grep -E 'avx512_bf16|amx'`); `amplora doctor` "
+       "reports what the device supports and `precision='auto'` picks it; measure at realistic batch sizes."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        NONFINITE_SYMPTOM, context=HALF_WORDS,
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
