@@ -111,6 +111,8 @@ SAMPLES = [
     ("onnx-fp16-accuracy", "The fp16 ONNX model (keep_io_types=True) gives outputs that differ from the PyTorch "
      "model by 0.2", [], None),
     ("half-slow-report", "Training with mixed precision (fp16) on a GTX 1080 is slower than fp32", [], None),
+    ("tensorrt-layer-precision-flag", "[TRT] [E] 4: [network.cpp::validate::2925] Error Code 4: Internal Error (fp16 "
+     "precision has been set for a layer or layer output, but fp16 is not configured in the builder)", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

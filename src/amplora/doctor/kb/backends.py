@@ -50,7 +50,8 @@ BACKENDS = (
 KERNELS = (
     _e("triton-dot-dtype", "backend", "a Triton kernel's dot got operands of two dtypes",
        r"First input \((\w+)\) and second input \((\w+)\) must have the same dtype|"
-       r"Both operands must be same (dtype|type)\.? Got \w+ and \w+",
+       r"Both operands must be same (dtype|type)\.? Got \w+ and \w+|"
+       r"tl\.dot[^\n]{0,80}\b(fp8\w*|bf16|fp16|fp32) and (fp8\w*|bf16|fp16|fp32)\b",
        "A Triton kernel (a fused LoRA / attention / quantization kernel of unsloth, liger, bitsandbytes, vLLM or a "
        "`torch.compile` graph) calls `tl.dot` on tiles of two dtypes, because the tensors it was given differ, such "
        "as fp32 adapter weights or activations with a bf16/fp16 base, and Triton's dot never promotes.",
@@ -85,6 +86,10 @@ KERNELS = (
        unless=r"No operator found for"),
 )
 
+# runtimes and accelerators other than a CUDA GPU, where "no fp16/bf16 here" is not the GPU-generation story
+_OTHER_RUNTIME = (r"\b(XNNPACK|ExecuTorch|DirectML|torch_dml|TPU|torch_xla|XLA|Ascend|NPU|opset|ONNX|TensorRT|TRT|"
+                  r"OpenVINO|Core ?ML|TFLite|Vulkan|aclnn\w*|CANN|DT_BF16|DT_FLOAT16|EZ\d{4})\b")
+
 # device capability and attention kernels
 CAPABILITY = (
     _e("fp16-needs-gpu", "device-capability", "fp16 mixed precision needs a GPU",
@@ -98,7 +103,7 @@ CAPABILITY = (
        "device, and this run is on the CPU or MPS.",
        "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
        "(`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.",
-       unless=r"\bFP8\b|float8|with MPS device requires a Pytorch"),
+       unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     _e("bf16-only-component", "mismatch", "a bf16-only component got tensors of another dtype",
        r"only bfloat ?16 (is |are )?supported|only supports? bfloat ?16|only bf16 (is |are )?supported",
        "A component that works only in bf16 got fp32 (or fp16) tensors: most often a bf16-only optimizer (a "
@@ -130,7 +135,7 @@ CAPABILITY = (
        "emulate them slowly.",
        "Use fp16 with loss scaling on this GPU (`precision='fp16-mixed'`, or `auto`, which picks it), or fp32; "
        "run `amplora doctor` to see what the device really supports.",
-       unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)"),
+       unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
        r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"

@@ -79,7 +79,7 @@ EXPORTED = (
        "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
        "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
     _e("tensorrt-fp16-range", "backend", "an FP16 TensorRT engine overflows or drifts from fp32",
-       r"outside (of )?(the )?fp16 range|Subnormal FP16 values|(weights|values).{0,60}(exceed|outside).{0,20}"
+       r"outside (of )?(the )?fp16 range|Subnormal FP16 values|issues when converting weights between types|(weights|values).{0,60}(exceed|outside).{0,20}"
        r"(FP16|half) range|FP16 (overflow|underflow)|"
        r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|"
        r"(?<!shape )(?<!size )"

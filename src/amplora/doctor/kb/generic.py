@@ -8,7 +8,7 @@ from amplora.doctor.kb.patterns import MATMUL
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
-               r"half|half[- ]precision|double)\b)")
+               r"half|half[- ]precision|double|DT_BF16|DT_BFLOAT16|DT_FLOAT16)\b)")
 
 # faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention, a
 # torch or extension built without kernels for the GPU):
@@ -173,7 +173,7 @@ FALLBACKS = (
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(dtype|data ?type|scalar ?type|precision|type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
-       r"\s+(is|are) (not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
+       r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
        "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "

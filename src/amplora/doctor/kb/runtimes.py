@@ -44,6 +44,14 @@ RUNTIMES = (
        "(`--precisionConstraints=obey --layerPrecisions=...` in trtexec), avoid the fusion that swallowed the "
        "layer (mark its output as a network output or export it unfused), or build that part in fp32; newer "
        "TensorRT releases honour more constraints."),
+    _e("tensorrt-layer-precision-flag", "backend", "a layer set to a precision the TensorRT builder was not given",
+       r"(fp16|bf16|int8|fp8) precision has been set for a layer or layer output, but (fp16|bf16|int8|fp8) is not "
+       r"configured in the builder",
+       "A layer's precision or output type was set to fp16/bf16/int8 (`layer.precision`, `set_output_type`, "
+       "trtexec `--layerPrecisions`) in a build whose config does not enable that precision, so TensorRT refuses "
+       "the network.",
+       "Enable the precision in the builder (`config.set_flag(trt.BuilderFlag.FP16)`, trtexec `--fp16`), or drop "
+       "the per-layer setting; with a strongly typed network set types in the ONNX model instead."),
     _e("tensorrt-strongly-typed", "backend", "a precision flag on a strongly typed TensorRT network",
        r"getFlag\(BuilderFlag::k(FP16|BF16|INT8|FP8|INT4|TF32)\)|strongly[ _-]?typed.{0,200}(BuilderFlag|kFP16|"
        r"kBF16|kINT8|precision flags?|--fp16|--bf16|--int8)|(BuilderFlag|kFP16|kBF16|kINT8|--fp16|--bf16|--int8)"
