@@ -113,6 +113,10 @@ SAMPLES = [
     ("half-slow-report", "Training with mixed precision (fp16) on a GTX 1080 is slower than fp32", [], None),
     ("tensorrt-layer-precision-flag", "[TRT] [E] 4: [network.cpp::validate::2925] Error Code 4: Internal Error (fp16 "
      "precision has been set for a layer or layer output, but fp16 is not configured in the builder)", [], None),
+    ("directml-dtype", "import torch_directml\nRuntimeError: tensor of dtype torch.float64 cannot be created on "
+     "the privateuseone device", [], None),
+    ("gtx16-fp16-nan", "On my GTX 1660 Ti every image is black when fp16 is on", [], None),
+    ("quantized-fp16-overflow", "int8 dynamic quantization with fp16 gives NaN outputs, bf16 works", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

@@ -115,10 +115,18 @@ CASES = [
     ("half-slow-report", "bf16 inference on the CPU is 3x slower than fp32"),
     ("half-slow-report", "With --bf16 on a V100 training is extremely slow"),
     # accelerators and runtimes other than a CUDA GPU: the component's limit, not the GPU generation
-    ("dtype-unsupported", "RuntimeError: torch_dml: DirectML does not support bfloat16"),
+    ("directml-dtype", "RuntimeError: torch_dml: DirectML does not support bfloat16"),
     ("dtype-unsupported", "RuntimeError: Missing out variants: {'aten::_to_copy'} dtype Half not supported by XNNPACK"),
     ("tensorrt-fp16-range", "[TRT] [W] TensorRT encountered issues when converting weights between types and that "
      "could affect accuracy."),
+    # devices and cards with their own limits
+    ("directml-dtype", "torch-directml: sd-webui: RuntimeError: mat1 and mat2 must have the same dtype (autocast does "
+     "nothing on the privateuseone device)"),
+    ("gtx16-fp16-nan", "GTX 1650: loss is nan from the first step with fp16=True"),
+    ("xpu-fp64", "Running ipex.optimize on the Intel Arc A750 fails with errors about FP64 kernels"),
+    ("half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half"),  # the closing quote cut off
+    ("quantized-fp16-overflow", "torchao int8 weight-only quantization in float16 produces garbage images; bf16 is "
+     "fine"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),
@@ -153,6 +161,9 @@ def test_each_family_wording_gets_its_story(key, text):
     "NotImplementedError: Could not run 'aten::_foo' with arguments from the 'SparseCPU' backend.",
     "FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
     "args...)` instead.",
+    # a GTX 16xx that is merely named; int8 quantization without a half-precision symptom
+    "Training runs on a GTX 1660 Super at 2 it/s",
+    "int8 weight-only quantization with fp16 halves the memory",
     # Lightning's deprecation note is not an error
     "precision=16 is supported for historical reasons but its usage is discouraged. Please set your precision to "
     "16-mixed instead!",

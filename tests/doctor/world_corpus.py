@@ -7,7 +7,7 @@ it is not recognised. A reject is *correctly rejected* when `explain(text).recog
 otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-6. `heldout2` is part of the second
+it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-7. `heldout2` is part of the second
 collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
 `dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
 `heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once; its misses
@@ -17,11 +17,12 @@ read for rules since: seen too. `heldout5` (w411-w599) is the fifth collection, 
 round by their writer with a search procedure fixed in advance (weaker than an independent collection), committed
 before it was scored, scored once and read since: seen too. `heldout6` (w452-w599) is the sixth collection, gathered
 by someone who neither saw the rules nor ran the doctor, committed before it was scored, scored once and read since:
-seen too. Texts w600-w699 were found while writing rules (dev).
+seen too. Texts w600-w799 were found while writing rules (dev). `heldout7` (w800 on) is the seventh collection,
+gathered like the sixth, committed before it was scored, scored once and read since: seen too.
 
-    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-6)
+    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout6 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout7 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -40,10 +41,10 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
-# to heldout6 (their misses were read for rules after their one score)
-SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")
+# to heldout7 (their misses were read for rules after their one score)
+SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "rocm", "openvino", "coreml", "any")
 
 # The split rule (fixed before any rule was written or any text scored): per kind, message groups are ordered by
@@ -69,16 +70,19 @@ BATCH5_FROM = 411
 # The sixth collection (w452-w599) was gathered by someone who neither saw the rules nor ran the doctor, while the
 # rules were being changed from the fourth; all of it is held out (split "heldout6"), committed before it was scored.
 BATCH6_FROM = 452
-# w600-w699: texts found while writing rules for a family of faults (split "dev"), never held out.
+# w600-w799: texts found while writing rules for a family of faults (split "dev"), never held out.
 RULE_TEXTS_FROM = 600
+# The seventh collection (w800 on) was gathered by someone who neither saw the rules nor ran the doctor; all of it is
+# held out (split "heldout7"), committed before it was scored.
+BATCH7_FROM = 800
 
 
 def batch(record: dict) -> int:
     """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
     fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the sixth (w452-w599), 7 for texts found while writing
-    rules (w600-w699)."""
+    rules (w600-w799), 8 for the seventh collection (w800 on)."""
     n = int(record["id"][1:])
-    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM)
+    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -99,7 +103,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout6' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout7' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -108,7 +112,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout4" for r in records if batch(r) == 4},
             **{r["id"]: "heldout5" for r in records if batch(r) == 5},
             **{r["id"]: "heldout6" for r in records if batch(r) == 6},
-            **{r["id"]: "dev" for r in records if batch(r) == 7}}
+            **{r["id"]: "dev" for r in records if batch(r) == 7},
+            **{r["id"]: "heldout7" for r in records if batch(r) == 8}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:

@@ -185,6 +185,8 @@ _NAMED_OPERANDS = [
      lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"{_A} dtype \({_T}\) does not match {_A} dtype \({_T}\)", (1, 3),
      lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"Input type \({_T}\) and (weight|bias) type \({_T}\)", (0, 2),
+     lambda a, role, b: f"Here the input is {_dtype_of(a)} and the {role} {_dtype_of(b)}."),
     (rf"found input tensor with {_T} and parameter tensor with {_T}", (0, 1),
      lambda a, b: f"Here the input is {_dtype_of(a)} and the parameters {_dtype_of(b)}."),
     (rf"found {_A} of type {_T} and {_A} of type {_T}", (1, 3),

@@ -74,14 +74,26 @@ ACCELERATORS = (
        "Upgrade torch (and macOS to 13.3 / 14 or newer), or cast that tensor to int32 before the op "
        "(`mask.int().cumsum(-1)`), or run it on the CPU (`PYTORCH_ENABLE_MPS_FALLBACK=1`, or `.cpu()` for that "
        "step)."),
+    _e("directml-dtype", "device-capability", "DirectML: no bf16 or float64, and no autocast",
+       r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
+       context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type)\b",
+       cause="torch-directml (the `dml` / `privateuseone` device on Windows GPUs) computes in float32 and float16 "
+       "but has no bfloat16 or float64 tensors, and `torch.autocast` does not run on it, so a bf16 model, float64 "
+       "data, or fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there.",
+       fix="Load the model in float16 or float32 (`torch_dtype=torch.float16`), cast float64 data with `.float()`, "
+       "and without autocast keep the whole model and its inputs in one dtype: full fp32 (`--no-half` / "
+       "`--precision full` in the SD UIs) or everything cast to fp16 by hand."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
        r"Required aspect fp64 is not supported|aspect::fp64|"
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"
-       r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b",
+       r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b|"
+       r"\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b.{0,400}\b(FP64|float64|double precision)\b|"
+       r"\b(FP64|float64)\b.{0,400}\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b",
        "A float64 (double) tensor or a kernel that computes in fp64 ran on an Intel GPU without native fp64 (Arc "
        "A-series, Iris Xe, Flex): NumPy data and Python floats default to float64, and in older torch-xpu / IPEX "
        "builds some ops (cross_entropy, GradScaler's unscale) used fp64 internally.",
        "Keep tensors float32 (`torch.from_numpy(a).float()`, `a.astype(np.float32)`, no `.double()`), upgrade "
        "torch / intel-extension-for-pytorch (newer XPU builds avoid fp64), or enable fp64 emulation "
-       "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`)."),
+       "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`); if `ipex.optimize(model)` brings the fp64 kernels in, "
+       "run without it until emulation is on."),
 )

@@ -24,7 +24,7 @@ BACKENDS = (
     _e("fft-half", "backend", "cuFFT in half precision",
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
        r"cuFFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
-       r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)'",
+       r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
        "power-of-two signal sizes (and on compute capability >= 5.3), and bf16 FFTs do not exist.",
        "Compute the FFT in fp32: `torch.fft.rfft(x.float(), ...)` inside `torch.autocast('cuda', enabled=False)`, "

@@ -91,7 +91,7 @@ KERNELS = (
        "`x.float().requires_grad_()`); if it is a mask or index, keep it integer and not trainable "
        "(`nn.Parameter(m, requires_grad=False)` or `self.register_buffer('mask', m)`)."),
     _e("float-to-int-op", "mismatch", "a bitwise / integer op got floating-point tensors",
-       r"\"\w*(bitwise|lshift|rshift|gcd|lcm)\w*\" not implemented for '(Float|Half|BFloat16|Double)'|"
+       r"\"\w*(bitwise|lshift|rshift|gcd|lcm)\w*\" not implemented for '(Float|Half|BFloat16|Double)\b'?|"
        r"\b(bitwise_\w+|__and__|__or__|__xor__)\(?\)?:? .{0,80}(only supports? (integral|integer|boolean))",
        "A bitwise op (`&`, `|`, `^`, `~`, shifts) got floating-point tensors: a mask that should be bool or "
        "integer was built or cast as float (`torch.ones(...)` defaults to float32, `batch.to(dtype)` casts "
@@ -105,7 +105,7 @@ KERNELS = (
        "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
        "(`target.float()`, for label smoothing / soft labels)."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
-       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)'|could not infer output dtype\. Input dtype must be "
+       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type|"
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)",

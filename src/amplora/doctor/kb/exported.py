@@ -53,7 +53,8 @@ EXPORTED = (
        "`auto_mixed_precision.auto_convert_mixed_precision` find them; or run the model in fp32.",
        context=r"onnx|\bORT\b|ReduceMean|_output_\d", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy"),
     _e("onnx-fp16-accuracy", "onnx", "an fp16 ONNX graph drifts from the fp32 model",
-       r"(fp16|float16|half)[^\n]{0,200}(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|"
+       r"(fp16|float16|half)[^\n]{0,200}(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|strange|"
+       r"weird|abnormal|garbage|"
        r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
        "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "
        "transformers optimizer with `--float16`) runs every op in fp16: reductions (the ReduceMean / Pow of "
@@ -61,8 +62,10 @@ EXPORTED = (
        "the fp32 model even without inf/NaN.",
        "Keep the sensitive ops in fp32: `float16.convert_float_to_float16(model, keep_io_types=True, "
        "op_block_list=['ReduceMean', 'Pow', 'Sqrt', 'LayerNormalization', 'Softmax'])`, or let "
-       "`auto_mixed_precision.auto_convert_mixed_precision` pick them against fp32 outputs; compare node outputs "
-       "with fp32 to find the first that drifts, or serve the fp32 model.",
+       "`auto_mixed_precision.auto_convert_mixed_precision` pick them against fp32 outputs; remove the redundant "
+       "Cast pairs the converter leaves (`OnnxModel(model).remove_cascaded_cast_nodes()` from "
+       "`onnxruntime.transformers.onnx_model`); compare node outputs with fp32 to find the first that drifts, or "
+       "serve the fp32 model.",
        context=r"onnx|\bORT\b", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy|\b(nan|inf)\b"),
     _e("triton-server-bf16", "onnx", "the Triton Inference Server backend has no BF16 inputs",
        r"unsupported datatype TYPE_BF16|TYPE_BF16.{0,100}(not supported|unsupported)",

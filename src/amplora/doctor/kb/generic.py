@@ -58,8 +58,9 @@ FALLBACKS = (
        "operand is off, most often an fp32 tensor (an upcast norm output, an fp32 adapter, a buffer) meeting "
        "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
        "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul (or load the model in one "
-       "`torch_dtype`), or run the forward under `torch.autocast(device_type, dtype=...)`; "
-       "`amplora doctor run` names the tensor and the module."),
+       "`torch_dtype`), or run the forward under `torch.autocast(device_type, dtype=...)`; when it is raised "
+       "inside a library's own code, upgrade that library first (such mismatches are often fixed in a later "
+       "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|is not on the expected device|"
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it )?to be on|"
@@ -99,7 +100,7 @@ FALLBACKS = (
        "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
        "`torch.autocast`, which casts both."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
-       r"\"\w*(cuda|cudnn|gpu)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)'",
+       r"\"\w*(cuda|cudnn|gpu)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
        "are missing in older torch and in many custom CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
@@ -107,7 +108,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
-       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)'",
+       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
        "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
        "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
@@ -117,7 +118,7 @@ FALLBACKS = (
        "`.to(W.dtype)`); torch >= 2.2 has Half CPU GEMM; if the op ran on a GPU, it lacks that dtype in this "
        "torch version: compute it in fp32 or upgrade."),
     _e("gpu-half-kernel", "cpu-kernel", "no fp16/bf16 GPU kernel for this op in this torch",
-       r"not implemented for '(Half|BFloat16)'",
+       r"not implemented for '(Half|BFloat16)\b'?",
        "The text shows a GPU run, and this op has no kernel for that half-precision dtype on the GPU in this torch "
        "version: older torch releases lacked bf16 (and a few fp16) CUDA kernels for ops such as upsample, "
        "triu/tril, max or sort.",
@@ -126,7 +127,7 @@ FALLBACKS = (
        context=r"\.cuda\(|cuda:\d|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
-       r"not implemented for '(Half|BFloat16)'",
+       r"not implemented for '(Half|BFloat16)\b'?",
        "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
        "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
        "softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this (older) torch.",
@@ -134,7 +135,7 @@ FALLBACKS = (
        "on a GPU upgrade torch or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); "
        "`amplora doctor run` shows the device and the op."),
     _e("float-kernel-missing", "cpu-kernel", "an op without an fp32 (Float) kernel",
-       r"\"\w+\" not implemented for '(Float|Double)'",
+       r"\"\w+\" not implemented for '(Float|Double)\b'?",
        "This op has no kernel for fp32/fp64 inputs: a fused kernel written for half precision only (flash-attn's "
        "`ln_fwd` / rotary / dropout-layer-norm, apex, xFormers and other fp16/bf16 CUDA extensions) got fp32 "
        "tensors, or an integer-only op (bitwise, shifts, integer targets) got floating-point ones.",

@@ -13,6 +13,17 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("quantized-fp16-overflow", "quantized", "weight-only / dynamic int8 quantization overflowing in fp16",
+       r"\b(int8|int4|weight[- ]only|woq|dynamic quant\w*|int8_dynamic\w*)\b[^\n]{0,160}\b(fp16|float16|half)\b|"
+       r"\b(fp16|float16|half)\b[^\n]{0,160}\b(int8|int4|weight[- ]only|woq)\b",
+       context=r"\b(bf16|bfloat16|fp32|float32)\b[^.\n]{0,30}\b(works?|fine|ok|correct|good)\b|"
+               r"\b(nan|inf|overflow\w*|black|garbage|wrong)\b",
+       unless=r"Error:|out of memory|OutOfMemoryError",
+       cause="With weight-only (int8 / int4) or dynamic int8 quantization computing in fp16, the products of the "
+       "dequantized weights and activations, or the scaling applied after the integer matmul, exceed fp16's "
+       "range (65504) and overflow to inf/NaN or garbage, while the same model in bf16 or fp32 is fine.",
+       fix="Run the quantized model in bf16 (`torch_dtype=torch.bfloat16`, fp32's range) or fp32, or leave the "
+       "layers with large activations (the first / last ones, attention outputs) unquantized."),
     _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
        r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta)' backend",
        "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "

@@ -173,6 +173,15 @@ NONFINITE_REPORTS = (
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+    _e("gtx16-fp16-nan", "overflow", "fp16 NaN / black output on a GTX 16xx card",
+       r"\b(GTX ?)?16[56]0( ?(Super|Ti))?\b|\b16[Xx]{2}\b",
+       context=NONFINITE_SYMPTOM, unless=r"out of memory|OutOfMemoryError",
+       cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
+       "many models, a known problem of these Turing cards without tensor cores, so code that runs fine in fp16 "
+       "elsewhere fails there.",
+       fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
+       "`--no-half-vae`) or `--precision full` in the SD UIs, `--force-fp32` in ComfyUI; keep only the parts known "
+       "to be safe in fp16 if memory is short."),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)[^.\n]{0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|same speed)\b|"
