@@ -845,3 +845,16 @@ def test_a_nan_without_half_precision_in_the_text_is_not_called_an_fp16_overflow
     assert e.key == "nonfinite-value" and "learning rate" in e.cause and "doctor run" in e.fix
     assert explain("with --fp16 the loss is nan after 100 steps").key in ("fp16-overflow", "fp16-nonfinite-report")
     assert explain("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale").key != "nonfinite-value"
+
+
+def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
+    log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))
+    e = explain(log + "\nRuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::BFloat16")
+    assert e.key == "matmul-dtype"
+    assert explain(log).key == "fp16-nonfinite-report"  # the same log alone is a report in words
+
+
+def test_a_paste_of_megabytes_keeps_its_head_and_its_exception():
+    log = "\n".join(f"epoch {i}: loss 0.{i % 97:02d} lr 1e-4 tokens/s 1234" for i in range(40_000))
+    e = explain("Training a LoRA on the CPU\n" + log + "\nRuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'")
+    assert e.key == "cpu-half-kernel" and e.error.startswith("RuntimeError")

@@ -282,11 +282,20 @@ def _exception_tail(text: str, line: str) -> str:
     return text[at:] if head and at >= 0 else line
 
 
+# a paste longer than this keeps its head (the report) and its tail (the exception): the knowledge base's patterns
+# read the whole text, so a log of megabytes would take minutes
+_HEAD, _TAIL = 8_000, 40_000
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= _HEAD + _TAIL else f"{text[:_HEAD]}\n...\n{text[-_TAIL:]}"
+
+
 def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
-    text = kb.plain(text)
+    text = kb.plain(_bounded(text))
     line = error_line(text)
-    entry = kb.lookup(text, _exception_tail(text, line))
+    entry = kb.lookup(text, _exception_tail(text, line), exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
     facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:

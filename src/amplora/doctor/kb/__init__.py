@@ -27,6 +27,11 @@ ENTRIES: tuple[Entry, ...] = (
     *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS,
 )
 
+# the same entries for a paste that ends in an exception: symptoms reported in words come last
+BY_EXCEPTION: tuple[Entry, ...] = (
+    tuple(e for e in ENTRIES if e not in training.NONFINITE_REPORTS) + training.NONFINITE_REPORTS
+)
+
 GENERAL_ADVICE = (
     "Not a message the doctor knows. General advice: run the script under `amplora doctor run script.py` to get "
     "the module, op and operand dtypes; run `amplora doctor` to see what your device supports; keep trainable "
@@ -60,17 +65,20 @@ def _unwrapped(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def lookup(text: str, error_line: str = "") -> Entry | None:
+def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | None:
     """The first entry that matches `text` (an error message or a whole traceback), or None. When `error_line` (the
     exception the paste ends in) is a fault of another kind (out of memory, a shape mismatch, an import error...),
-    dtype words elsewhere in the paste do not make it a precision fault: only an entry matching that line answers."""
+    dtype words elsewhere in the paste do not make it a precision fault: only an entry matching that line answers.
+    With `exception` (the paste ends in an exception), the entries for results reported in words (NaN or black
+    output, drift, slowness) come after the generic ones, so that a log line above the exception does not answer
+    for it."""
     text = plain(text)
     if generic.NOT_OURS.search(text):
         return None
     other = (bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
              and not generic.OTHER_FAULT_CAUSED_BY_OURS.search(text))
     unwrapped = _unwrapped(text)
-    for entry in ENTRIES:
+    for entry in (BY_EXCEPTION if exception else ENTRIES):
         # line-bound patterns ([^\n], (?m)) read only the text as pasted
         if entry.hits(text) or (not entry.line_bound and entry.hits(unwrapped)):
             return entry if not other or entry.match.search(plain(error_line)) else None
