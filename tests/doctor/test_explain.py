@@ -117,6 +117,7 @@ SAMPLES = [
      "the privateuseone device", [], None),
     ("gtx16-fp16-nan", "On my GTX 1660 Ti every image is black when fp16 is on", [], None),
     ("quantized-fp16-overflow", "int8 dynamic quantization with fp16 gives NaN outputs, bf16 works", [], None),
+    ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "
@@ -858,3 +859,21 @@ def test_a_paste_of_megabytes_keeps_its_head_and_its_exception():
     log = "\n".join(f"epoch {i}: loss 0.{i % 97:02d} lr 1e-4 tokens/s 1234" for i in range(40_000))
     e = explain("Training a LoRA on the CPU\n" + log + "\nRuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'")
     assert e.key == "cpu-half-kernel" and e.error.startswith("RuntimeError")
+
+
+def _traceback(caller: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/home/u/run.py", line 10, in <module>\n    img = pipe(prompt).images[0]\n'
+            f'  File "{caller}", line 400, in __call__\n    x = self.unet(latents, t)\n'
+            '  File "/home/u/venv/lib/python3.10/site-packages/torch/nn/modules/linear.py", line 114, in forward\n'
+            "    return F.linear(input, self.weight, self.bias)\n"
+            "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
+
+
+def test_a_mismatch_inside_a_library_says_to_upgrade_or_report_that_library():
+    e = explain(_traceback("/home/u/venv/lib/python3.10/site-packages/lcmlib/pipeline.py"))
+    assert e.key == "matmul-dtype" and "upgrade lcmlib" in e.fix
+    mine = explain(_traceback("/home/u/project/pipeline.py"))  # the user's own code calls torch
+    assert "own code: unless" not in mine.fix
+    peft = explain(_traceback("/home/u/venv/lib/python3.10/site-packages/peft/tuners/lora/layer.py"))
+    assert "autocast_adapter_dtype" in peft.fix  # a library with its own advice gets that advice

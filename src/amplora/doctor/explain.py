@@ -250,6 +250,10 @@ def _frames(text: str) -> list[tuple[str, str, str]]:
 _LIBRARY_RE = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]?(.*)")
 
 
+# packages whose frames end every traceback of an op: a mismatch raised there says nothing about whose code is at fault
+_FRAMEWORK = {"torch", "torchvision", "torchaudio", "numpy", "triton", "accelerate"}
+
+
 def raised_in(text: str) -> str:
     """Where a pasted traceback ends: 'hqq (hqq/core/quantize.py, line 217, in forward_pytorch)', with the last
     frame of the user's own code when the end is in a library; '' without a traceback."""
@@ -270,6 +274,17 @@ def raised_in(text: str) -> str:
         return last
     own = [name(*f)[1] for f in frames if not name(*f)[0]]
     return f"{last}, called from {own[-1]}" if own else last
+
+
+def _calling_library(text: str) -> str:
+    """The innermost installed package other than the framework on a traceback's stack ('' when the innermost
+    frame outside the framework is the user's own code)."""
+    for path, _, _ in reversed([f for f in _frames(text) if not f[0].startswith("<")]):
+        m = _LIBRARY_RE.search(path)
+        package = m.group(1).split(".")[0] if m else ""
+        if package not in _FRAMEWORK:
+            return package
+    return ""
 
 
 def _exception_tail(text: str, line: str) -> str:
@@ -313,10 +328,16 @@ def explain(text: str) -> Explanation:
     if where:
         here = f"{here} It is raised in {where}.".strip()
     fix = entry.fix
-    library = where.split(" ", 1)[0]
+    m = re.match(r"([A-Za-z_][\w-]*) \(", where)  # raised in an installed package
+    library = m.group(1) if m else ""
+    if library in _FRAMEWORK:
+        library = _calling_library(text) or library
     if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):
         fix = f"{kb.generic.QUANTIZED_BASE_FIX} {fix}"
+    elif entry.kind == "mismatch" and library and library not in _FRAMEWORK:
+        fix = (f"It is raised inside {library}'s own code: unless your code cast something {library} uses, upgrade "
+               f"{library} (such mismatches are often bugs fixed in a later release) or report it. {fix}")
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
                        fix=fix, **facts)

@@ -116,6 +116,14 @@ TRAINING = (
        "Set the pair explicitly in the DeepSpeed config: `\"data_types\": {\"grad_accum_dtype\": \"fp32\"}` with "
        "ZeRO stage 1, or the model dtype (`\"bf16\"`) with stages 2/3; if both are refused, change the DeepSpeed "
        "version (upgrade past the regression, or downgrade to the last release that worked)."),
+    _e("option-needs-mixed-precision", "mismatch", "a half-precision option without the matching mixed precision",
+       r"\b(full_fp16|full_bf16|fp8_base\w*|fp8_scaled|full_fp8)\b[^\n]{0,40}\brequires? mixed[_ ]precision",
+       "A training option that keeps weights in a low-precision dtype (kohya's `--full_fp16` / `--full_bf16` "
+       "store the whole model and its gradients in fp16 / bf16; `--fp8_base` stores the frozen base in fp8 and "
+       "computes in fp16 or bf16) was given without the `mixed_precision` setting it relies on.",
+       "Set the matching mixed precision (`--mixed_precision fp16` with `--full_fp16`, `bf16` with `--full_bf16`, "
+       "fp16 or bf16 with `--fp8_base`; in accelerate's config too), or drop the option and train with plain "
+       "mixed precision."),
     _e("lightning-precision-value", "mismatch", "a precision value this Lightning version does not know",
        r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
        r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'",
