@@ -118,6 +118,8 @@ SAMPLES = [
     ("gtx16-fp16-nan", "On my GTX 1660 Ti every image is black when fp16 is on", [], None),
     ("quantized-fp16-overflow", "int8 dynamic quantization with fp16 gives NaN outputs, bf16 works", [], None),
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
+    ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
+    ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

@@ -127,6 +127,9 @@ CASES = [
     ("half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half"),  # the closing quote cut off
     ("quantized-fp16-overflow", "torchao int8 weight-only quantization in float16 produces garbage images; bf16 is "
      "fine"),
+    ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
+    ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
+    ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),

@@ -8,7 +8,8 @@ from amplora.doctor.kb.entry import make as _e
 BACKENDS = (
     _e("nccl-bf16", "backend", "this NCCL has no bf16 collectives",
        r"Unconvertible NCCL type|not supported for NCCL process group|Unsupported data type for NCCL process group|"
-       r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)",
+       r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)|"
+       r"NCCL\w*.{0,60}(does not|doesn't) support (BFloat16|bfloat16|bf16)",
        "torch was built with an NCCL older than 2.10 (torch 1.8 and before), which has no bfloat16 type for "
        "all_reduce / send / recv, so bf16 gradients or tensors cannot be communicated.",
        "Upgrade torch (its NCCL >= 2.10 has bf16 collectives), or communicate in fp32/fp16: cast before the "

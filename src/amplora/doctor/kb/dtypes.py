@@ -144,6 +144,20 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("uint8-image-input", "mismatch", "uint8 image data where float is expected",
+       r"(should be|expected|expects?|must be) an? float(ing[- ]point)? tensor[^\n]{0,40}\b(got|found) "
+       r"(torch\.)?uint8",
+       "Image data loaded as uint8 (0-255: PIL, OpenCV, `torchvision.io.decode_image`, a video reader) went "
+       "straight into a model or transform that computes in floating point.",
+       "Convert and scale once in the data pipeline: `x.float() / 255` (or `transforms.ToDtype(torch.float32, "
+       "scale=True)`, `ToTensor()` for PIL images), then normalize and cast to the model's dtype "
+       "(`.to(model.dtype)`)."),
+    _e("pil-float-array", "numpy", "PIL given a float (or int64) array",
+       r"Cannot handle this data type: \(1, 1, \d+\), [<>|]?[fi][248]",
+       "`PIL.Image.fromarray` got a float (or 64-bit integer) array, such as a decoded image still in [0, 1] or "
+       "[-1, 1] as float32 / float16, while PIL builds RGB images only from uint8 (H, W, 3) arrays.",
+       "Scale and convert before handing it over: `Image.fromarray((x.clip(0, 1) * 255).round().astype(np.uint8))` "
+       "(for a [-1, 1] image first `(x + 1) / 2`; for a tensor `x.float().cpu().permute(1, 2, 0).numpy()`)."),
     _e("cpu-half-model", "mismatch", "an fp16/bf16 model on the CPU meets fp32 tensors",
        rf"(?=[^\n]{{0,200}}(Half|BFloat16|float16|bfloat16))(Input type \(.*?\) and (weight|bias) type|{MATMUL}|"
        r"expected scalar type \w+ but found)",

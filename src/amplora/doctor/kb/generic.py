@@ -172,7 +172,8 @@ FALLBACKS = (
        "fp16, use bf16 or fp32 there."),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
-       r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(dtype|data ?type|scalar ?type|precision|type)s?)?[\s:=`'\"(\[]*"
+       r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
+       r"type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported",
