@@ -120,6 +120,12 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("ascend-npu-dtype", "RuntimeError: call aclnnCumsum failed, detail:EZ1001: self not implemented for DT_DOUBLE, "
+     "should be in dtype support list [DT_FLOAT16,DT_FLOAT,DT_INT32,]", [], None),
+    ("ext-built-without-half", "RuntimeError: this extension was not compiled with half precision support", [],
+     None),
+    ("dynamic-casting-assert", "RuntimeError: !needs_dynamic_casting<func_t>::check(iter) INTERNAL ASSERT FAILED at "
+     "\"aten/src/ATen/native/cpu/Loops.h\":311", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

@@ -130,6 +130,17 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    # wordings and cards seen in reports
+    ("cpu-half-kernel", "Slow conv2d cpu not implemented in half, does it only run on GPUs?"),
+    ("gtx16-fp16-nan", "NaN losses for GTX16xx users with AMP"),
+    ("fp16-nonfinite-report", "With 16-bit mixed precision the second autograd.grad returns NaN"),
+    ("fp16-nonfinite-report", "Without --no-half I only get a gray screen"),
+    ("numpy-bf16", "TypeError: can't convert np.ndarray of type numpy.void. The only supported types are: float64, "
+     "float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."),
+    ("vae-nan-image", "Flux in float16: the previews look fine but the final image was black"),
+    ("backend-half-kernel-bug", "On the Intel iGPU with IPEX the images are a mess in bf16; with fp16 it works"),
+    ("quant-kernel-dtype", "site-packages/auto_gptq/nn_modules/qlinear/qlinear_exllamav2.py: the kernel wants FP16 "
+     "activations and got FP32"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),

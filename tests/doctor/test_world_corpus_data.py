@@ -61,7 +61,8 @@ def test_size_projects_and_reject_share(records):
     assert backends & {"bnb", "awq", "gptq"}
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
+                                   "heldout8"])
 def test_split_sizes(records, split):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= 40
@@ -154,6 +155,21 @@ def test_seventh_collection_is_fresh_independent_and_all_held_out(records):
     assert len({r["backend"] for r in seventh}) >= 8
 
 
+def test_eighth_collection_is_fresh_independent_and_all_held_out(records):
+    eighth = [r for r in records if wc.batch(r) == 9]
+    assert [r["id"] for r in eighth][:1] == ["w900"]
+    kinds = Counter(r["kind"] for r in eighth)
+    assert kinds["fault"] >= 40 and kinds["reject"] >= 15
+    assert {r["split"] for r in eighth} == {"heldout8"}
+    earlier = [r for r in records if wc.batch(r) < 9]
+    assert [r["id"] for r in eighth if r["source"] in {e["source"] for e in earlier}] == []
+    read = (wc.CORPUS.parent / "READ_SOURCES.txt").read_text().split()
+    assert [r["id"] for r in eighth if r["source"] in read] == []
+    assert len({r["source"] for r in eighth}) == len(eighth)
+    assert len({r["project"] for r in eighth}) >= 40
+    assert len({r["backend"] for r in eighth}) >= 8
+
+
 def test_rule_texts_are_dev(records):
     assert {r["split"] for r in records if wc.batch(r) == 7} <= {"dev"}
 
@@ -176,11 +192,11 @@ def test_load_filters_by_split(records):
     held3, held4 = wc.load("heldout3"), wc.load("heldout4")
     assert {r["split"] for r in dev} == {"dev"}
     assert {r["split"] for r in held4} == {"heldout4"}
-    held5, held6, held7 = wc.load("heldout5"), wc.load("heldout6"), wc.load("heldout7")
+    held5, held6, held7, held8 = wc.load("heldout5"), wc.load("heldout6"), wc.load("heldout7"), wc.load("heldout8")
     assert (len(dev) + len(held) + len(held2) + len(held3) + len(held4) + len(held5) + len(held6) + len(held7)
-            == len(records))
+            + len(held8) == len(records))
     assert len(wc.load("seen")) == (len(dev) + len(held) + len(held3) + len(held4) + len(held5) + len(held6)
                                     + len(held7))
-    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held2}
+    assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in held2 + held8}
     with pytest.raises(ValueError):
         wc.load("test")

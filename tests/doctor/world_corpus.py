@@ -18,11 +18,14 @@ round by their writer with a search procedure fixed in advance (weaker than an i
 before it was scored, scored once and read since: seen too. `heldout6` (w452-w599) is the sixth collection, gathered
 by someone who neither saw the rules nor ran the doctor, committed before it was scored, scored once and read since:
 seen too. Texts w600-w799 were found while writing rules (dev). `heldout7` (w800 on) is the seventh collection,
-gathered like the sixth, committed before it was scored, scored once and read since: seen too.
+gathered like the sixth, committed before it was scored, scored once and read since: seen too. `heldout8` (w900
+on), gathered the same way and scored once, was read since, but keeps its own floor test rather than joining the
+seen texts: four of its faults carry no evidence of their cause in the text and one reject reads as a half-precision
+report.
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout7 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout8 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -41,7 +44,7 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
@@ -72,17 +75,19 @@ BATCH5_FROM = 411
 BATCH6_FROM = 452
 # w600-w799: texts found while writing rules for a family of faults (split "dev"), never held out.
 RULE_TEXTS_FROM = 600
-# The seventh collection (w800 on) was gathered by someone who neither saw the rules nor ran the doctor; all of it is
-# held out (split "heldout7"), committed before it was scored.
+# The seventh (w800-w899) and eighth (w900 on) collections were gathered by someone who neither saw the rules nor ran
+# the doctor; all of each is held out (splits "heldout7", "heldout8"), committed before it was scored.
 BATCH7_FROM = 800
+BATCH8_FROM = 900
 
 
 def batch(record: dict) -> int:
     """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
     fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the sixth (w452-w599), 7 for texts found while writing
-    rules (w600-w799), 8 for the seventh collection (w800 on)."""
+    rules (w600-w799), 8 for the seventh collection (w800-w899), 9 for the eighth (w900 on)."""
     n = int(record["id"][1:])
-    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM)
+    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
+              BATCH8_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -103,7 +108,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout7' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout8' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -113,7 +118,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout5" for r in records if batch(r) == 5},
             **{r["id"]: "heldout6" for r in records if batch(r) == 6},
             **{r["id"]: "dev" for r in records if batch(r) == 7},
-            **{r["id"]: "heldout7" for r in records if batch(r) == 8}}
+            **{r["id"]: "heldout7" for r in records if batch(r) == 8},
+            **{r["id"]: "heldout8" for r in records if batch(r) == 9}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:

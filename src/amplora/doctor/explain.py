@@ -321,7 +321,7 @@ def explain(text: str) -> Explanation:
         here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a kernel/runtime answer cannot guess
     said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
     devices = extract_devices(text)
-    if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend") and len(devices) == 1
+    if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend", "overflow") and len(devices) == 1
             and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)):
         here = f"{here} The text shows a run on {devices[0]}.".strip()  # which device refused the dtype
     where = raised_in(text)

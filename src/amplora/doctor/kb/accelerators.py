@@ -83,6 +83,16 @@ ACCELERATORS = (
        fix="Load the model in float16 or float32 (`torch_dtype=torch.float16`), cast float64 data with `.float()`, "
        "and without autocast keep the whole model and its inputs in one dtype: full fp32 (`--no-half` / "
        "`--precision full` in the SD UIs) or everything cast to fp16 by hand."),
+    _e("ascend-npu-dtype", "device-capability", "an Ascend NPU kernel without this dtype",
+       r"not implemented for DT_\w+|should be in dtype support list|"
+       r"\b(aclnn\w*|torch_npu|Ascend|CANN)\b.{0,300}\b(DT_\w+|float64|double|bfloat16|bf16)\b.{0,120}(not "
+       r"supported|not implemented|unsupported)",
+       "An Ascend NPU operator (torch_npu / CANN `aclnn` kernels) supports only the dtypes in its list, and got "
+       "another: most often DT_DOUBLE (float64, from NumPy data or a position / rotary table built in float64), "
+       "sometimes DT_BFLOAT16 for an op without a bf16 kernel in this CANN.",
+       "Cast to a listed dtype before the op: float64 to float32 (`.float()`, `torch.arange(..., "
+       "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op; upgrade CANN / torch_npu, "
+       "whose newer releases add kernels."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
        r"Required aspect fp64 is not supported|aspect::fp64|"
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"

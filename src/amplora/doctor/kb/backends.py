@@ -49,6 +49,15 @@ BACKENDS = (
 
 # attention and compiled kernels (xFormers, Triton) without a dtype
 KERNELS = (
+    _e("ext-built-without-half", "backend", "a CUDA extension built without half precision",
+       r"(not|n't) (been )?(compiled|built) with (half|fp16|half[- ]precision)( precision)? support|"
+       r"(compiled|built) without (half|fp16|half[- ]precision)( precision)? support",
+       "The CUDA extension (tiny-cuda-nn and similar fused kernels) was built without its half-precision "
+       "kernels, because the GPU it was built for has no usable fp16 path for them (tiny-cuda-nn needs compute "
+       "capability >= 7.0: Pascal cards such as the GTX 10xx / TITAN Xp and older lack it).",
+       "Run that part in fp32 (the project's single-precision / `--fp32` option, or fp32 inputs and parameters "
+       "for the extension); on a GPU that has fp16 tensor cores rebuild the extension for its architecture "
+       "(e.g. `TCNN_CUDA_ARCHITECTURES=86`)."),
     _e("triton-dot-dtype", "backend", "a Triton kernel's dot got operands of two dtypes",
        r"First input \((\w+)\) and second input \((\w+)\) must have the same dtype|"
        r"Both operands must be same (dtype|type)\.? Got \w+ and \w+|"
@@ -202,7 +211,8 @@ DIFFUSION = (
        r"invalid value encountered in cast.{0,300}(images?\b|uint8|\* ?255)|"
        r"(images?\b|uint8|\* ?255).{0,600}invalid value encountered in cast|"
        r"black (output |result )?(images?|pictures?|outputs?)\b|"
-       r"\b(images?|outputs?|pictures?|results?) (is |are )?(all |completely |totally |just |only )?black\b",
+       r"\b(images?|outputs?|pictures?|results?) (is |are |was |were |turns? |turned |comes out |came out )?"
+       r"(all |completely |totally |just |only )?black\b",
        context=r"\bVAE\b|SD ?XL|stable[ _-]?diffusion|diffusers|ComfyUI|img2img|txt2img|\bunet\b|image_processor|"
                r"\bFlux\b|\bSD ?(1\.5|2\.1|3)\b",
        unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError",

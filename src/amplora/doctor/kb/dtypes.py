@@ -144,6 +144,14 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("dynamic-casting-assert", "mismatch", "a kernel asserted on an input dtype it does not cast",
+       r"needs_dynamic_casting<func_t>::check\(iter\)",
+       "An elementwise kernel (its TensorIterator loop) got an input or output whose dtype differs from the ones "
+       "it was compiled for, and asserts instead of casting: typically bf16/fp16 tensors (a model that loaded in "
+       "bf16 by default) passed to an op that supports float32 only, such as `fake_quantize_per_channel_affine` on "
+       "the CPU, or a scale / zero point of another dtype.",
+       "Run that op in float32: `.float()` its inputs (and its scale), or load the model with "
+       "`torch_dtype=torch.float32` when it runs on the CPU; cast the result back if the rest runs in bf16."),
     _e("uint8-image-input", "mismatch", "uint8 image data where float is expected",
        r"(should be|expected|expects?|must be) an? float(ing[- ]point)? tensor[^\n]{0,40}\b(got|found) "
        r"(torch\.)?uint8",

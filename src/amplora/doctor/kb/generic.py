@@ -108,7 +108,8 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
-       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?",
+       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|"
+       r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
        "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
        "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",

@@ -9,7 +9,7 @@ MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
 # "byte" / "char" of other messages does not count
 PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
 QUANT_CONTEXT = r"bitsandbytes|\bbnb\b|4bit|8bit|Linear4bit|Linear8bit|Params4bit|quantiz|qweight|gptq|awq|int8"
-QUANT_KERNEL = (r"\b(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method|"
+QUANT_KERNEL = (r"(?<![A-Za-z0-9])(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method|"
                 r"gemm_forward_cuda|gemv_forward_cuda|q4_matmul)")
 LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
 # legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
@@ -17,4 +17,5 @@ GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU)\w+Type
 CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
 # a text showing that the base model is quantized (a flag, a config, a layer class), not just the word "int8"
 QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
-                  r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz")
+                  r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz|\bbnb\b[\w ]{0,20}quantiz|"
+                  r"bnb_4bit_\w+|load_in_(8|4)_?bit")

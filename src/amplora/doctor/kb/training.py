@@ -6,7 +6,8 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
-HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half)"
+HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|"
+              r"--no-half|no_half)"
               r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
@@ -19,7 +20,7 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"diverg\w*|loss spikes?)")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
-                     r"black (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(black|gr[ae]y) (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
                      r"溢出|黑图|全黑")
 
@@ -151,10 +152,12 @@ TRAINING = (
 NONFINITE_REPORTS = (
     _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
        r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
-       r"all[- ]zeros?|zeros|nans?|garbage)\b",
-       context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|MPS|Apple (M\d|silicon)|ROCm|HIP|Ascend|"
-               r"NPU|DirectML)\b)(?=.*\b(fp32|float32)\b[^.\n]{0,120}\b(correct|right|fine|works?|ok|good|"
-               r"expected)\b)",
+       r"all[- ]zeros?|zeros|nans?|garbage|mess|ugly|broken|corrupt\w*|distorted|noise|black)\b|"
+       r"\b(wrong|incorrect|garbage|a mess|ugly|broken|corrupt\w*|distorted)\b.{0,300}\b(fp16|bf16|float16|bfloat16)\b",
+       context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|IPEX|iGPU|oneAPI|MPS|Apple (M\d|silicon)|"
+               r"ROCm|HIP|gfx\d+|Ascend|NPU|DirectML)\b)(?=.*(\b(fp32|float32|fp16|float16|openvino)\b[^.\n]{0,120}"
+               r"\b(correct|right|fine|works?|ok|good|nice|expected)\b|(does not|doesn't|did not) (happen|occur) "
+               r"(on|with) (CUDA|the CPU|NVIDIA)))",
        unless=r"out of memory|OutOfMemoryError",
        cause="fp16/bf16 results are wrong (zeros, NaN, garbage) on a non-CUDA backend (Intel XPU, Apple MPS, ROCm, "
        "an NPU, DirectML) while fp32 on the same device is right: that points to a bug in the backend's "
@@ -182,7 +185,7 @@ NONFINITE_REPORTS = (
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
     _e("gtx16-fp16-nan", "overflow", "fp16 NaN / black output on a GTX 16xx card",
-       r"\b(GTX ?)?16[56]0( ?(Super|Ti))?\b|\b16[Xx]{2}\b",
+       r"\b(GTX ?)?16([56]0( ?(Super|Ti))?|[Xx]{2})\b",
        context=NONFINITE_SYMPTOM, unless=r"out of memory|OutOfMemoryError",
        cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
        "many models, a known problem of these Turing cards without tensor cores, so code that runs fine in fp16 "
