@@ -141,6 +141,8 @@ CASES = [
     ("backend-half-kernel-bug", "On the Intel iGPU with IPEX the images are a mess in bf16; with fp16 it works"),
     ("quant-kernel-dtype", "site-packages/auto_gptq/nn_modules/qlinear/qlinear_exllamav2.py: the kernel wants FP16 "
      "activations and got FP32"),
+    ("fp16-nonfinite-report", "With half=True the predictions are white images"),
+    ("fp16-nonfinite-report", "fp16: the generated images are just noise"),
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),
@@ -178,6 +180,8 @@ def test_each_family_wording_gets_its_story(key, text):
     # a GTX 16xx that is merely named; int8 quantization without a half-precision symptom
     "Training runs on a GTX 1660 Super at 2 it/s",
     "int8 weight-only quantization with fp16 halves the memory",
+    # a black image the safety checker made; a GTX 16xx named without a symptom
+    "The image is black because the NSFW filter triggered (fp16)",
     # Lightning's deprecation note is not an error
     "precision=16 is supported for historical reasons but its usage is discouraged. Please set your precision to "
     "16-mixed instead!",

@@ -7,7 +7,7 @@ from amplora.doctor.kb.entry import make as _e
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|"
-              r"--no-half|no_half)"
+              r"--no-half|no_half|--half|half=True)"
               r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
@@ -17,10 +17,11 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
-                 r"diverg\w*|loss spikes?)")
+                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
-                     r"(black|gr[ae]y) (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
                      r"溢出|黑图|全黑")
 
@@ -217,5 +218,5 @@ NONFINITE_REPORTS = (
        "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
        "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, and a lower learning rate if the "
        "loss diverges.",
-       unless=r"out of memory|OutOfMemoryError"),
+       unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker"),
 )
