@@ -164,3 +164,27 @@ def test_a_single_suffix_is_a_suffix_in_the_library_and_the_cli(targets, expecte
 
         assert run_cli("train", *FAST, "--max-steps", "1", "--targets", "q_proj", "--data", alpaca_file,
                        "--output", tmp_path / "run", "--quiet") == 0
+
+
+def test_peft_options_from_a_file_or_flags(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("modules_to_save: [lm_head]\nrank_pattern: {q_proj: 8}\nexclude_modules: '.*layers\\.0\\..*'\n")
+    cfg = build_config(load_yaml(path), {"bias": "LoRA_only", "alpha_pattern": "q_proj=16, v_proj=4"}, where=str(path))
+    assert cfg.modules_to_save == ["lm_head"] and cfg.rank_pattern == {"q_proj": 8} and cfg.bias == "lora_only"
+    assert cfg.alpha_pattern == {"q_proj": 16.0, "v_proj": 4.0}
+    assert cfg.exclude_modules == ".*layers\\.0\\..*"  # a regex stays one string, as PEFT matches it
+    assert build_config({}, {"exclude_modules": "down_proj,up_proj"}).exclude_modules == ["down_proj", "up_proj"]
+    assert build_config({}, {}).modules_to_save is None and build_config({}, {}).bias == "none"
+
+
+@pytest.mark.parametrize("values, needle", [
+    ({"bias": "some"}, "unknown bias 'some'; valid: none, lora_only, all"),
+    ({"rank_pattern": "q_proj"}, "rank_pattern must be name=number pairs"),
+    ({"rank_pattern": {"q_proj": 0}}, "rank_pattern['q_proj'] must be greater than 0"),
+    ({"rank_pattern": {"q_proj": "x"}}, "rank_pattern['q_proj'] must be an integer"),
+    ({"modules_to_save": [1]}, "modules_to_save must be module names"),
+])
+def test_bad_peft_options_are_one_line_errors(values, needle):
+    with pytest.raises(AmploraError) as e:
+        build_config(values, {}, where="c.yaml")
+    assert needle in str(e.value) and "\n" not in str(e.value)

@@ -109,6 +109,35 @@ def test_adapter_loads_in_peft_with_identical_weights(tmp_path, alpaca_file):
         torch.testing.assert_close(state[key].float(), tensor, rtol=0, atol=0)
 
 
+def test_peft_options_train_and_load_in_peft(tmp_path, alpaca_file):
+    """--modules-to-save, --bias, --exclude-modules, --rank-pattern and --alpha-pattern reach the adapter with PEFT's
+    meaning: PEFT loads the adapter, and its model's logits are amplora's."""
+    peft = pytest.importorskip("peft")
+    import amplora
+
+    out = tmp_path / "run"
+    assert run_cli("train", *FAST, "--data", alpaca_file, "--r", "4", "--modules-to-save", "lm_head",
+                   "--bias", "all", "--exclude-modules", "down_proj", "--rank-pattern", "q_proj=2",
+                   "--alpha-pattern", "q_proj=6", "--lr", "1e-2", "--output", out, "--quiet") == 0
+    config = json.loads((out / "adapter" / "adapter_config.json").read_text())
+    assert config["modules_to_save"] == ["lm_head"] and config["bias"] == "all"
+    assert config["rank_pattern"] == {"q_proj": 2} and config["alpha_pattern"] == {"q_proj": 6.0}
+    saved = load_file(out / "adapter" / "adapter_model.safetensors")
+    assert not any("down_proj" in k for k in saved)
+    assert any(k.endswith("q_proj.lora_A.weight") and t.shape[0] == 2 for k, t in saved.items())
+    base = build_model(build_tokenizer())
+    head = [t for k, t in saved.items() if "lm_head" in k]
+    assert head and not torch.equal(head[0], base.lm_head.weight)  # the head trained, apart from the embeddings
+    resolved = yaml.safe_load((out / "config.yaml").read_text())
+    assert resolved["modules_to_save"] == ["lm_head"] and resolved["rank_pattern"] == {"q_proj": 2}
+    reference = peft.PeftModel.from_pretrained(build_model(build_tokenizer()), str(out / "adapter")).eval()
+    mine = amplora.load_adapter(build_model(build_tokenizer()), out / "adapter", precision="fp32").eval()
+    ids = torch.randint(3, 60, (2, 12), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        torch.testing.assert_close(mine(input_ids=ids).logits, reference(input_ids=ids).logits, rtol=1e-4,
+                                   atol=1e-4)  # fp32 against fp32: summation order only
+
+
 def test_start_up_lines_hold_the_trainable_summary(tmp_path, alpaca_file, capsys):
     assert run_cli("train", *FAST, "--max-steps", "1", "--eval-every", "0", "--no-exact-match", "--data", alpaca_file,
                    "--output", tmp_path / "run") == 0

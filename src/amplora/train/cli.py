@@ -29,6 +29,14 @@ TRAIN_FLAGS = [
     ("--alpha", "alpha", float, "adapter alpha (scaling alpha/r)"),
     ("--dropout", "dropout", float, "adapter dropout"),
     ("--targets", "targets", str, "all-linear, comma-separated module-name suffixes, or a regex"),
+    ("--modules-to-save", "modules_to_save", str, "modules trained whole besides the adapters (PEFT's "
+                                                  "modules_to_save), comma-separated: e.g. lm_head"),
+    ("--bias", "bias", str, "none | lora_only | all: which biases train (PEFT's bias)"),
+    ("--exclude-modules", "exclude_modules", str, "module-name suffixes (comma-separated) or a regex left without "
+                                                  "adapters"),
+    ("--rank-pattern", "rank_pattern", str, "per-module rank, name=r pairs: q_proj=8,v_proj=4 (PEFT's "
+                                            "rank_pattern)"),
+    ("--alpha-pattern", "alpha_pattern", str, "per-module alpha, name=alpha pairs (PEFT's alpha_pattern)"),
     ("--lr", "lr", float, "peak learning rate (AdamW, warmup then cosine)"),
     ("--weight-decay", "weight_decay", float, "AdamW weight decay"),
     ("--warmup-ratio", "warmup_ratio", float, "fraction of steps spent warming up"),
@@ -65,6 +73,7 @@ DEFAULT_TEXT = {
     "output": "runs/train-<timestamp>",
     "resume": "none",
     "init_loss_scale": "65536 (GradScaler's)",
+    "modules_to_save": "none", "exclude_modules": "none", "rank_pattern": "none", "alpha_pattern": "none",
 }
 REPEATABLE = ("data", "eval_data")  # several files: --data a.jsonl --data b.parquet == --data a.jsonl,b.parquet
 

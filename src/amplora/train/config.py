@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -41,6 +42,12 @@ class TrainConfig:
     alpha: float = 32.0
     dropout: float = 0.0
     targets: str | list = "all-linear"
+    # PEFT's LoraConfig options, with PEFT's meaning (docs/peft-compat.md)
+    modules_to_save: str | list | None = None  # modules trained whole (e.g. lm_head, score), comma-separated
+    bias: str = "none"  # none | lora_only | all
+    exclude_modules: str | list | None = None  # module-name suffixes, or a regex, left without adapters
+    rank_pattern: str | dict | None = None  # per-module rank: {"q_proj": 8} or "q_proj=8,v_proj=4"
+    alpha_pattern: str | dict | None = None  # per-module alpha, the same forms
     # optimization
     lr: float = 2e-3
     weight_decay: float = 0.0
@@ -278,6 +285,55 @@ def _validate(cfg: TrainConfig, source: dict | None = None) -> None:
                                                                 all(isinstance(t, str) for t in cfg.targets))):
         raise AmploraError(f"targets must be 'all-linear', a module-name suffix, a regex, or a list of "
                            f"module-name suffixes{where('targets')}")
+    _validate_peft_options(cfg, where)
+
+
+BIASES = ("none", "lora_only", "all")
+
+
+def _names_list(value, name: str, where) -> list[str] | None:
+    """A list of module names from a YAML list or a comma-separated string; None when not given."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise AmploraError(f"{name} must be module names, comma-separated or a list, got {_show(value)}{where(name)}")
+    return value
+
+
+def _pattern(value, name: str, kind, where) -> dict | None:
+    """{module name: number} from a YAML mapping or 'q_proj=8,v_proj=4'; None when not given."""
+    if value is None or value == "" or value == {}:
+        return None
+    if isinstance(value, str):
+        pairs = [p.strip() for p in value.split(",") if p.strip()]
+        if not all(p.count("=") == 1 and all(s.strip() for s in p.split("=")) for p in pairs):
+            raise AmploraError(f"{name} must be name=number pairs, comma-separated (q_proj=8,v_proj=4), "
+                               f"got {_show(value)}{where(name)}")
+        value = {k.strip(): v.strip() for k, v in (p.split("=") for p in pairs)}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+        raise AmploraError(f"{name} must map module names to numbers, got {_show(value)}{where(name)}")
+    out = {}
+    for key, v in value.items():
+        number = _coerce(f"{name}[{key!r}]", v, kind, where(name).strip(" ()"))
+        if not number > 0:
+            raise AmploraError(f"{name}[{key!r}] must be greater than 0, got {_number(number)}{where(name)}")
+        out[key] = number
+    return out
+
+
+def _validate_peft_options(cfg: TrainConfig, where) -> None:
+    cfg.modules_to_save = _names_list(cfg.modules_to_save, "modules_to_save", where)
+    if isinstance(cfg.exclude_modules, str) and re.search(r"[\\^$*+?()\[\]{}|]", cfg.exclude_modules):
+        pass  # a regex, matched whole against each module name as PEFT does with a string
+    else:
+        cfg.exclude_modules = _names_list(cfg.exclude_modules, "exclude_modules", where)  # suffixes
+    cfg.bias = str(cfg.bias).lower()
+    if cfg.bias not in BIASES:
+        raise AmploraError(f"unknown bias {_show(cfg.bias)}; valid: {', '.join(BIASES)}")
+    cfg.rank_pattern = _pattern(cfg.rank_pattern, "rank_pattern", int, where)
+    cfg.alpha_pattern = _pattern(cfg.alpha_pattern, "alpha_pattern", float, where)
 
 
 def build_config(file_values: dict | None = None, overrides: dict | None = None, where: str = "flags"

@@ -160,7 +160,9 @@ def _build_model(s: Setting, inputs: Inputs):
         dist_.barrier(d)
     model = lm.model.to(s.device)
     amplora.apply(model, method=cfg.method, r=cfg.r, alpha=cfg.alpha, targets=cfg.targets, dropout=cfg.dropout,
-                  quantize=None if cfg.quantize == "none" else cfg.quantize, precision=s.policy)
+                  quantize=None if cfg.quantize == "none" else cfg.quantize, precision=s.policy,
+                  modules_to_save=cfg.modules_to_save, bias=cfg.bias, exclude_modules=cfg.exclude_modules,
+                  rank_pattern=cfg.rank_pattern, alpha_pattern=cfg.alpha_pattern)
     s.console.print(str(amplora.trainable_summary(model)), markup=False)
     if cfg.activation_checkpointing:  # non-reentrant: works with a frozen embedding, FSDP2 and the fused node
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
