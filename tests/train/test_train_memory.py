@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import sys
 
 import pytest
@@ -16,8 +17,12 @@ from .conftest import FAST, read_metrics, run_cli
 MB = 2**20
 
 
-def _resident(n: int) -> bytearray:
-    return bytearray(b"\x01") * n  # written, so its pages are resident
+def _resident(n: int) -> mmap.mmap:
+    """n bytes of fresh resident memory: an anonymous mapping of its own (malloc could hand back pages that are
+    resident already, and keep them after a free), written so that its pages count."""
+    block = mmap.mmap(-1, n)
+    block.write(b"\x01" * n)
+    return block
 
 
 def test_a_run_records_memory_everywhere_and_writes_tensorboard(tmp_path, alpaca_file, capsys):
@@ -60,7 +65,7 @@ def test_each_record_holds_the_peak_of_its_own_window():
     meter = MemoryMeter(torch.device("cpu"))
     meter.record()  # ends the window of the process so far
     block = _resident(96 * MB)
-    del block
+    block.close()
     first = meter.record()
     assert first["mem_peak_bytes"] - first["mem_current_bytes"] > 80 * MB  # freed, but the peak saw it
     second = meter.record()
@@ -76,7 +81,7 @@ def test_without_a_resettable_peak_the_window_peak_is_sampled(monkeypatch):
     meter.record()  # the reset was refused: from here peaks are sampled at step ends
     block = _resident(96 * MB)
     seen = meter.now()["current"]  # a step end while the block is alive
-    del block
+    block.close()
     window = meter.record()
     assert window["mem_peak_bytes"] >= seen > window["mem_current_bytes"] + 80 * MB
     assert not meter.exact_peak and "lower bound" in meter.describe()
