@@ -126,6 +126,10 @@ SAMPLES = [
      None),
     ("dynamic-casting-assert", "RuntimeError: !needs_dynamic_casting<func_t>::check(iter) INTERNAL ASSERT FAILED at "
      "\"aten/src/ATen/native/cpu/Loops.h\":311", [], None),
+    ("triton-cpu-tensor", "ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)", [],
+     None),
+    ("quantized-train-device", "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision "
+     "on a different device than the one you're training on.", [], None),
     ("bce-autocast", "RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
      "autocast.", [], None),
     ("amp-scaler-device", "NotImplementedError: Could not run 'aten::_amp_update_scale_' with arguments from the 'CPU' "

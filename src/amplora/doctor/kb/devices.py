@@ -6,6 +6,21 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
+    _e("triton-cpu-tensor", "device", "a Triton GPU kernel given a CPU tensor",
+       r"Pointer argument \(at \d+\) cannot be accessed from Triton \(cpu tensor\?\)",
+       "A Triton kernel (a fused kernel of unsloth, liger, bitsandbytes, flash-linear-attention or a "
+       "`torch.compile` graph) runs on the GPU and got a tensor that lives on the CPU: the model or a buffer was "
+       "not moved, inputs were left on the CPU, or `device_map` offloaded that module to the CPU.",
+       "Put the model and its inputs on the GPU (`model.to('cuda')`, `batch = {k: v.to('cuda') for k, v in "
+       "batch.items()}`), keep offloaded modules away from fused kernels (enough GPU memory, or "
+       "`device_map={'': 0}`), or turn the fused kernels off on the CPU."),
+    _e("quantized-train-device", "device", "a 4/8-bit model trained on another device than it was loaded on",
+       r"can'?t train a model that has been loaded in 8-bit( or 4-bit)? precision on a different device",
+       "A bitsandbytes 4/8-bit model cannot be moved after loading, and the Trainer (or accelerate) runs this "
+       "process on another GPU than the one `device_map` put it on, typically every DDP rank loading with "
+       "`device_map='auto'` (all on GPU 0).",
+       "Load each process's copy on its own GPU: `device_map={'': torch.cuda.current_device()}` (or "
+       "`{'': int(os.environ['LOCAL_RANK'])}`) in `from_pretrained`, and launch with torchrun / accelerate."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
        r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
        r"cannot pin '\w+' only dense CPU tensors",
