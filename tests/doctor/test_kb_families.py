@@ -143,6 +143,11 @@ CASES = [
      "activations and got FP32"),
     ("fp16-nonfinite-report", "With half=True the predictions are white images"),
     ("fp16-nonfinite-report", "fp16: the generated images are just noise"),
+    # reports in Chinese, Japanese and Korean
+    ("fp16-drift-report", "使用fp16推理时输出全是乱码，fp32正常"),  # garbled output in fp16, fp32 fine
+    ("fp16-drift-report", "fp16で推論すると出力がおかしい"),  # fp16 inference gives strange output
+    ("fp16-nonfinite-report", "用 half() 之后生成的图片全黑"),  # all-black images after half()
+    ("fp16-overflow", "bf16 학습 시 loss가 nan이 됩니다"),  # the loss becomes NaN in bf16 training
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),

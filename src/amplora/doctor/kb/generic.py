@@ -42,7 +42,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
-             r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|Detected (NaN|Inf)\w* in the (loss|grad)|"

@@ -8,7 +8,7 @@ from amplora.doctor.kb.entry import make as _e
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|"
               r"--no-half|no_half|--half|half=True)"
-              r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
+              r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
@@ -17,13 +17,15 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
-                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))")
+                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))|"
+                 # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
+                 r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|文字化け|おかしい|精度が(落ち|下が)|이상한 (출력|결과)")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
-                     r"溢出|黑图|全黑")
+                     r"溢出|黑图|全黑|黑屏|纯黑")
 
 TRAINING = (
     _e("apex-half-model", "mismatch", "apex amp given a model already cast to fp16",
