@@ -140,34 +140,20 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     assert len({r["backend"] for r in sixth}) >= 10
 
 
-def test_seventh_collection_is_fresh_independent_and_all_held_out(records):
-    seventh = [r for r in records if wc.batch(r) == 8]
-    assert [r["id"] for r in seventh][:1] == ["w800"]
-    kinds = Counter(r["kind"] for r in seventh)
+@pytest.mark.parametrize("number, split, first", [(8, "heldout7", "w800"), (9, "heldout8", "w900")])
+def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first):
+    held = [r for r in records if wc.batch(r) == number]
+    assert [r["id"] for r in held][:1] == [first]
+    kinds = Counter(r["kind"] for r in held)
     assert kinds["fault"] >= 40 and kinds["reject"] >= 15
-    assert {r["split"] for r in seventh} == {"heldout7"}
-    earlier = [r for r in records if wc.batch(r) < 8]
-    assert [r["id"] for r in seventh if r["source"] in {e["source"] for e in earlier}] == []
+    assert {r["split"] for r in held} == {split}
+    earlier = [r for r in records if wc.batch(r) < number]
+    assert [r["id"] for r in held if r["source"] in {e["source"] for e in earlier}] == []
     read = (wc.CORPUS.parent / "READ_SOURCES.txt").read_text().split()
-    assert [r["id"] for r in seventh if r["source"] in read] == []
-    assert len({r["source"] for r in seventh}) == len(seventh)
-    assert len({r["project"] for r in seventh}) >= 40
-    assert len({r["backend"] for r in seventh}) >= 8
-
-
-def test_eighth_collection_is_fresh_independent_and_all_held_out(records):
-    eighth = [r for r in records if wc.batch(r) == 9]
-    assert [r["id"] for r in eighth][:1] == ["w900"]
-    kinds = Counter(r["kind"] for r in eighth)
-    assert kinds["fault"] >= 40 and kinds["reject"] >= 15
-    assert {r["split"] for r in eighth} == {"heldout8"}
-    earlier = [r for r in records if wc.batch(r) < 9]
-    assert [r["id"] for r in eighth if r["source"] in {e["source"] for e in earlier}] == []
-    read = (wc.CORPUS.parent / "READ_SOURCES.txt").read_text().split()
-    assert [r["id"] for r in eighth if r["source"] in read] == []
-    assert len({r["source"] for r in eighth}) == len(eighth)
-    assert len({r["project"] for r in eighth}) >= 40
-    assert len({r["backend"] for r in eighth}) >= 8
+    assert [r["id"] for r in held if r["source"] in read] == []
+    assert len({r["source"] for r in held}) == len(held)
+    assert len({r["project"] for r in held}) >= 40
+    assert len({r["backend"] for r in held}) >= 8
 
 
 def test_rule_texts_are_dev(records):
