@@ -219,6 +219,8 @@ SAMPLES = [
     ("sdpa-no-kernel", "RuntimeError: No available kernel. Aborting execution.", [], None),
     ("cpu-mixed-norm", "RuntimeError: mixed dtype (CPU): expect parameter to have scalar type of Float", ["fp32"],
      None),
+    ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
+     "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
      "/torch/include/ATen/core/TensorMethods.h:5747)", ["fp32", "fp16"], None),
     ("grad-output-type", "RuntimeError: Expected tensor for argument #1 'grad_output' to have the same type as tensor "

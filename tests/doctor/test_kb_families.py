@@ -151,6 +151,19 @@ CASES = [
     # a backend's own half kernel
     ("backend-half-kernel-bug", "On Intel Arc A770 (XPU) bf16 conv2d returns garbage while fp32 on the same GPU is "
      "correct and bf16 on CUDA is fine"),
+    # PyTorch's own checks in other wordings: rotary embeddings through complex numbers, listed dtypes, devices
+    ("complex-half", "RuntimeError: view_as_complex is only supported for float and double tensors, but got a tensor "
+     "of scalar type: BFloat16"),
+    ("dtype-unsupported", "RuntimeError: Expected both inputs to be Half, Float or Double tensors but got BFloat16 "
+     "and BFloat16"),
+    ("dtype-unsupported", "RuntimeError: Bias must be Float32 or BFloat16 or Half, but got Double"),
+    ("device-mismatch", "RuntimeError: Expected query, key, and value to have the same device type, but got "
+     "query.device: cpu key.device: cuda:0 and value.device: cuda:0 instead."),
+    ("device-mismatch", "RuntimeError: index_copy_(): self, index and source expected to be in the same device, but "
+     "got (self) cuda:0, (index) cpu and (source) cuda:0"),
+    ("device-mismatch", "RuntimeError: multinomial arguments must have the same device"),
+    ("cpu-mixed-norm", "RuntimeError: Expected scalar types of X and dY are same."),
+    ("int-input", "RuntimeError: expected common dtype to be floating point, yet common dtype is Long"),
 ]
 
 
@@ -190,6 +203,9 @@ def test_each_family_wording_gets_its_story(key, text):
     # Lightning's deprecation note is not an error
     "precision=16 is supported for historical reasons but its usage is discouraged. Please set your precision to "
     "16-mixed instead!",
+    # a size check and an option check in the same grammar as the dtype lists
+    "RuntimeError: Expected padding_side to be one of left or right, but got center",
+    "ValueError: mode must be one of nearest, bilinear or bicubic, but got area",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)

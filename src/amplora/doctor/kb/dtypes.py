@@ -7,7 +7,7 @@ from amplora.doctor.kb.patterns import MATMUL, PACKED, QUANT_CONTEXT
 # norms, in-place, out=
 BUFFERS = (
     _e("cpu-mixed-norm", "mismatch", "CPU norm with input and parameters of different dtypes",
-       r"mixed dtype \(CPU\)",
+       r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same",
        "On the CPU, layer_norm / group_norm / batch_norm accept a bf16/fp16 input only with float32 (Float) "
        "weight and bias, or all in one dtype; here the norm's parameters and its input disagree, often a norm "
        "module left on the CPU in half precision while the rest of the model moved.",
@@ -66,6 +66,7 @@ KERNELS = (
        r"expected scalar type Long but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
+       r"Offset Tensor must have dtype Long|"
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'",
        "An index, embedding input or class-index loss target is a float or an int32 (Int) tensor where int64 "
        "(Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
@@ -108,7 +109,8 @@ KERNELS = (
        r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type|"
-       r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)",
+       r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
+       r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)",
        "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
        "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
        "Convert the input to the model's float dtype: `x = x.float()` (uint8 images: `x.float() / 255`), or "
@@ -130,6 +132,16 @@ KERNELS = (
        "`autograd.Function.backward` returning a gradient of the wrong dtype.",
        "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`), and in custom backward passes "
        "return `grad.to(input.dtype)` for each input."),
+    _e("complex-half", "cpu-kernel", "complex numbers from a bf16/fp16 tensor (rotary embeddings)",
+       r"view_as_complex is only supported for (half, )?float and double tensors|"
+       r"(ComplexHalf|ComplexBFloat16|complex32)\b.{0,80}(not (implemented|supported)|unsupported)|"
+       r"not implemented for 'ComplexHalf'|polar\b.{0,60}(Half|BFloat16)",
+       "`torch.view_as_complex` / `torch.polar` (rotary position embeddings written with complex numbers, as in "
+       "the original LLaMA code, or an FFT) got a bf16/fp16 tensor: there is no complex bf16 at all, and complex "
+       "fp16 (ComplexHalf) has few kernels.",
+       "Compute the rotation in fp32 and cast back: `xq_ = torch.view_as_complex(xq.float().reshape(..., -1, 2))`, "
+       "keep `freqs_cis` complex64, and return `torch.view_as_real(xq_ * freqs_cis).flatten(3).type_as(xq)`; or "
+       "use a real-valued rotary (cos/sin) implementation."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"

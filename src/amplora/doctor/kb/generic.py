@@ -10,6 +10,10 @@ from amplora.doctor.kb.patterns import MATMUL
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
                r"half|half[- ]precision|double|DT_BF16|DT_BFLOAT16|DT_FLOAT16)\b)")
 
+# dtype names as TORCH_CHECK messages list the ones an op accepts ("Float32, BFloat16 or Float16", "Half, Float or
+# Double")
+_LISTED = r"(Float(16|32|64)?|BFloat16|Half|Double|float(16|32|64)?|bfloat16|half|double|fp(16|32)|bf16)\b"
+
 # faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention, a
 # torch or extension built without kernels for the GPU):
 # no precision story fits them, so the doctor leaves them alone
@@ -74,7 +78,10 @@ FALLBACKS = (
        r"must have its parameters and buffers on device \S+ \(device_ids\[0\]\) but found one of them on device|"
        r"FSDP (only supports single device modules|does not support modules with different device types) but got "
        r"params on|Expects the parameter to already be moved to device \S+ but got|"
-       r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices",
+       r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices|"
+       r"(to have|should have|must have) the same device( type)?\b|expected to be (in|on) the same device|"
+       r"arguments must (have|be on) the same device|(must|need to) be on the same device|"
+       r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
@@ -177,7 +184,9 @@ FALLBACKS = (
        r"type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
-       r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported",
+       r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
+       r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
+       r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
        "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "
        "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU); the message names the dtype, and "
