@@ -219,6 +219,16 @@ SAMPLES = [
     ("sdpa-no-kernel", "RuntimeError: No available kernel. Aborting execution.", [], None),
     ("cpu-mixed-norm", "RuntimeError: mixed dtype (CPU): expect parameter to have scalar type of Float", ["fp32"],
      None),
+    ("quantized-multi-device-ddp", "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit "
+     "precision on multiple devices in any distributed mode.", [], None),
+    ("meta-context-load", "RuntimeError: You are using `from_pretrained` with a meta device context manager or "
+     "`torch.set_default_device('meta')`.", [], None),
+    ("module-to-int", "TypeError: nn.Module.to only accepts floating point or complex dtypes, but got desired "
+     "dtype=torch.int8", [], None),
+    ("pickle-amp-model", "AttributeError: Can't pickle local object 'convert_outputs_to_fp32.<locals>.forward'", [],
+     None),
+    ("fp16-needs-gpu-listed", "ValueError: fp16 mixed precision requires a device in ('xpu', 'cuda', 'npu', 'xla', "
+     "'mlu', 'musa', 'hpu', 'sdaa', 'mps') (not 'cpu').", ["fp16"], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "

@@ -100,6 +100,11 @@ KERNELS = (
 _OTHER_RUNTIME = (r"\b(XNNPACK|ExecuTorch|DirectML|torch_dml|TPU|torch_xla|XLA|Ascend|NPU|opset|ONNX|TensorRT|TRT|"
                   r"OpenVINO|Core ?ML|TFLite|Vulkan|aclnn\w*|CANN|DT_BF16|DT_FLOAT16|EZ\d{4})\b")
 
+_FP16_GPU_CAUSE = ("fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or "
+                   "similar) device, and this run is on the CPU or MPS.")
+_FP16_GPU_FIX = ("Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 (`bf16=True` / "
+                 "`torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.")
+
 # device capability and attention kernels
 CAPABILITY = (
     _e("fp16-needs-gpu", "device-capability", "fp16 mixed precision needs a GPU",
@@ -109,11 +114,13 @@ CAPABILITY = (
        r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device|"
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
        r"\b(FP16|half)\b[\w =-]{0,40}\bonly (supported|compatible) (on|with) (a )?GPU",
-       "fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or similar) "
-       "device, and this run is on the CPU or MPS.",
-       "Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 "
-       "(`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.",
+       _FP16_GPU_CAUSE, _FP16_GPU_FIX,
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
+    # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
+    _e("fp16-needs-gpu-listed", "device-capability", "fp16 mixed precision needs a GPU",
+       r"fp16 mixed precision requires a device in \([^)]*\) \(not .?cpu|"
+       r"\(`--fp16`\) and FP16 half precision evaluation \(`--fp16_full_eval`\) can only be used on CUDA",
+       _FP16_GPU_CAUSE, _FP16_GPU_FIX),
     _e("bf16-only-component", "mismatch", "a bf16-only component got tensors of another dtype",
        r"only bfloat ?16 (is |are )?supported|only supports? bfloat ?16|only bf16 (is |are )?supported",
        "A component that works only in bf16 got fp32 (or fp16) tensors: most often a bf16-only optimizer (a "

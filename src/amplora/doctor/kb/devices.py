@@ -21,6 +21,14 @@ DEVICES = (
        "`device_map='auto'` (all on GPU 0).",
        "Load each process's copy on its own GPU: `device_map={'': torch.cuda.current_device()}` (or "
        "`{'': int(os.environ['LOCAL_RANK'])}`) in `from_pretrained`, and launch with torchrun / accelerate."),
+    _e("quantized-multi-device-ddp", "device", "a 4/8-bit model split over GPUs under a distributed launcher",
+       r"can'?t train a model that has been loaded in 8-bit( or 4-bit)? precision on multiple devices",
+       "A bitsandbytes 4/8-bit model was spread over several GPUs by `device_map='auto'` (naive pipeline "
+       "parallelism) and the run was launched as distributed (torchrun, `accelerate launch` with multi-GPU, DDP), "
+       "which needs one whole copy per process.",
+       "Pick one: launch a single process (`python train.py`, no distributed accelerate config) and keep "
+       "`device_map='auto'` to split the model, or run DDP with one full copy per GPU "
+       "(`device_map={'': int(os.environ['LOCAL_RANK'])}`) when it fits one GPU."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
        r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
        r"cannot pin '\w+' only dense CPU tensors",
@@ -50,13 +58,21 @@ DEVICES = (
        "Do not move a dispatched model: leave placement to `device_map` and send only the inputs to "
        "`model.device`; to have it all on one GPU load it without offloading (`device_map={'': 0}` with enough "
        "memory, or a 4-bit/8-bit quantization so it fits)."),
+    _e("meta-context-load", "device", "from_pretrained called under a meta-device context",
+       r"using .?from_pretrained.? with a meta device context manager",
+       "`from_pretrained` ran inside `with torch.device('meta')`, `init_empty_weights()` or after "
+       "`torch.set_default_device('meta')`, so the weights it loads have nowhere to go.",
+       "Call `from_pretrained` outside the meta context (it already builds the model on meta and loads the "
+       "weights itself); use `init_empty_weights` only with `from_config` followed by "
+       "`load_checkpoint_and_dispatch`."),
     _e("meta-device", "device", "parameters left on the meta device",
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
        r"should be materialized from meta device before training|still on meta device|"
-       r"Could not run '[\w:.]+' with arguments from the 'Meta' backend",
+       r"Could not run '[\w:.]+' with arguments from the 'Meta' backend|"
+       r"some parameters are on the meta device|is on the meta device because it was offloaded",
        "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
        "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
        "or weights offloaded by `device_map='auto'`.",

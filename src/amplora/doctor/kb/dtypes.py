@@ -91,6 +91,14 @@ KERNELS = (
        "Make it floating point if it is learned (`torch.tensor([1.], requires_grad=True)`, `dtype=torch.float32`, "
        "`x.float().requires_grad_()`); if it is a mask or index, keep it integer and not trainable "
        "(`nn.Parameter(m, requires_grad=False)` or `self.register_buffer('mask', m)`)."),
+    _e("module-to-int", "int-grad", "a module cast to an integer dtype",
+       r"nn\.Module\.to only accepts floating point or complex dtypes, but got desired dtype=torch\.\w*int",
+       "`model.to(torch.int8)` (or another integer dtype) was called to shrink or quantize a model, but a "
+       "module's parameters can only be floating point: casting does not quantize.",
+       "Quantize with a quantizer instead: `BitsAndBytesConfig(load_in_8bit=True)` / `load_in_4bit` in "
+       "`from_pretrained`, `torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)` or "
+       "torchao's `quantize_(model, int8_weight_only())`; to save memory without quantizing use "
+       "`model.to(torch.bfloat16)`; integer inputs are cast themselves (`ids.long()`), not the model."),
     _e("float-to-int-op", "mismatch", "a bitwise / integer op got floating-point tensors",
        r"\"\w*(bitwise|lshift|rshift|gcd|lcm)\w*\" not implemented for '(Float|Half|BFloat16|Double)\b'?|"
        r"\b(bitwise_\w+|__and__|__or__|__xor__)\(?\)?:? .{0,80}(only supports? (integral|integer|boolean))",

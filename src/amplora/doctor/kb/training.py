@@ -63,6 +63,15 @@ TRAINING = (
        "fp32 with bf16 autocast (mixed precision) instead of casting the model; in a custom optimizer cast the "
        "statistic to the state's dtype (`state.lerp_(v.float(), w)`, `grad.float()`); after loading a checkpoint "
        "cast the state (`for s in opt.state.values(): s['exp_avg'] = s['exp_avg'].to(p.dtype)`)."),
+    _e("pickle-amp-model", "autocast", "pickling a model whose forward accelerate wrapped for mixed precision",
+       r"Cannot pickle a prepared model with automatic mixed precision|"
+       r"Can'?t (pickle|get local object) .{0,40}convert_outputs_to_fp32|"
+       r"convert_outputs_to_fp32\.<locals>\.forward",
+       "`accelerator.prepare` (or the Trainer) wraps the model's forward in an autocast closure that converts "
+       "outputs to fp32, and that closure cannot be pickled: `torch.save(model)`, `copy.deepcopy`, "
+       "multiprocessing or a DataLoader worker tried to pickle the prepared model.",
+       "Unwrap before saving or copying: `accelerator.unwrap_model(model)` (and save its `state_dict()` or "
+       "`save_pretrained`), not the whole prepared object; pass the model to worker processes before `prepare`."),
     _e("precision-flags-both", "autocast", "fp16 and bf16 mixed precision both switched on",
        r"(At most one of|only one of) .?fp16.? (and|or) .?bf16|"
        r"\b(bf16|fp16) and (fp16|bf16) (mixed precision )?(can ?not|cannot|can't) (both )?be (enabled|used|set|True)|"
