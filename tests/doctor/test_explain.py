@@ -229,6 +229,17 @@ SAMPLES = [
      None),
     ("fp16-needs-gpu-listed", "ValueError: fp16 mixed precision requires a device in ('xpu', 'cuda', 'npu', 'xla', "
      "'mlu', 'musa', 'hpu', 'sdaa', 'mps') (not 'cpu').", ["fp16"], None),
+    ("coreml-half-source", "ValueError: In op, of type conv, named conv_0, the named input `bias` must have the same "
+     "data type as the named input `weight`. However, bias has dtype fp16 whereas weight has dtype fp32.",
+     ["fp16", "fp32"], None),
+    ("torchscript-traced-dtype", "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and "
+     "dtype Half", ["fp32", "fp16"], None),
+    ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
+     "operand types are: __half * float", [], None),
+    ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "
+     "implemented for 'Half'", ["fp16"], None),
+    ("nan-boxes-half", "python train.py --amp\nAssertionError: assert (boxes1[:, 2:] >= boxes1[:, :2]).all()", [],
+     None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -465,7 +476,7 @@ def test_a_generic_match_says_what_it_cannot_tell():
 
 def test_typographic_quotes_read_as_plain_ones():
     e = explain("RuntimeError: \u201cLayerNormKernelImpl\u201d not implemented for \u2018Half\u2019")
-    assert e.key == "half-kernel" and e.ops == ["LayerNormKernelImpl"]
+    assert e.key == "cpu-half-kernel" and e.ops == ["LayerNormKernelImpl"]
 
 
 def test_a_nan_loss_needs_the_word_nan_or_inf():
@@ -561,7 +572,7 @@ CLASS_WORDINGS = [
     ("gpu-half-kernel", "x = x.to('cuda:0')\nRuntimeError: \"upsample_nearest2d_out_frame\" not implemented for "
      "'BFloat16'"),
     ("cuda-kernel-dtype", "RuntimeError: \"triu_tril_cuda_template\" not implemented for 'BFloat16'"),
-    ("half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'"),
+    ("cpu-half-kernel", "RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'"),
     ("fp16-needs-gpu", "UserWarning: FP16 is not supported on CPU; using FP32 instead"),
     ("bf16-gpu-unsupported", "ValueError: You are trying to use bf16 mixed precision on a device that does not "
      "support it"),
@@ -901,3 +912,47 @@ def test_a_mismatch_inside_a_library_says_to_upgrade_or_report_that_library():
     assert "own code: unless" not in mine.fix
     peft = explain(_traceback("/home/u/venv/lib/python3.10/site-packages/peft/tuners/lora/layer.py"))
     assert "autocast_adapter_dtype" in peft.fix  # a library with its own advice gets that advice
+
+
+def test_the_paste_around_the_message_adds_what_the_kb_cannot_know():
+    # a mixed precision setting names the half dtype that met an fp32 tensor made by hand
+    e = explain("trainer = pl.Trainer(gpus=1, precision=16)\nRuntimeError: scatter(): Expected self.dtype to be "
+                "equal to src.dtype")
+    assert e.key == "index-dtype" and "`precision=16`" in e.cause and "fp16" in e.cause
+    assert "mixed precision (`" not in explain("RuntimeError: scatter(): Expected self.dtype to be equal to "
+                                               "src.dtype").cause
+    # bf16 on a GPU without it: the fp16 fallback meets a hard-coded bfloat16
+    t4 = explain("Crash on a Tesla T4\nRuntimeError: expected mat1 and mat2 to have the same dtype, but got: "
+                 "c10::BFloat16 != c10::Half")
+    assert "without native bf16" in t4.fix and "fp16=True, bf16=False" in t4.fix
+    a100 = explain("Crash on an A100\nRuntimeError: expected mat1 and mat2 to have the same dtype, but got: "
+                   "c10::BFloat16 != c10::Half")
+    assert "without native bf16" not in a100.fix
+    # an AMD GPU, which torch reports as cuda
+    rocm = explain("rocm/pytorch image, gfx1151, cuda.is_available: True\nloss is nan from the first step")
+    assert "AMD ROCm GPU (gfx1151)" in rocm.cause and "run on cuda" not in rocm.cause
+    # the dtype a backend refused, as the backend spells it
+    npu = explain("RuntimeError: self scalar_type:UInt64is not surpported.\nAclNN_Parameter_Error(EZ1001): Tensor "
+                  "self not implemented for DT_UINT64, should be in dtype support list [DT_FLOAT,DT_INT64,]")
+    assert npu.key == "ascend-npu-dtype" and "uint64" in npu.cause + npu.fix
+
+
+def test_a_kernel_only_the_cpu_has_is_a_cpu_run_even_with_cuda_calls_around():
+    e = explain("If I remove `input.cuda()` and `model.cuda()` it works in fp32 only.\n"
+                "RuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
+    assert e.key == "cpu-half-kernel"
+    cut = explain("model in float16 on CPU\nRuntimeError: \"LayerNormKernelImpl\" not imple")  # a paste cut short
+    assert cut.key == "cpu-half-kernel"
+    assert explain("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Long'").key != "cpu-half-kernel"
+
+
+def test_no_pattern_rescans_the_paste_from_every_position():
+    """A lookahead over the rest of the text, `(?=.*x)`, costs the text's length at every position (minutes on a
+    long log) unless it is anchored at the start with `\\A`."""
+    from amplora.doctor import kb
+    for entry in kb.ENTRIES:
+        for pattern in (entry.match, entry.context, entry.unless):
+            for m in re.finditer(r"\(\?=\.\*", pattern.pattern if pattern is not None else ""):
+                before = pattern.pattern[:m.start()]
+                # at the start (`\A`), or after other lookaheads that are themselves at the start
+                assert re.search(r"(?:^|\|)\\A(?:\(\?=.*\))*$", before, re.S), entry.key

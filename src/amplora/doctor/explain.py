@@ -298,6 +298,53 @@ def _exception_tail(text: str, line: str) -> str:
     return text[at:] if head and at >= 0 else line
 
 
+# what a paste shows around the message, which the knowledge base's fixed cause cannot know
+_MIXED_SETTING = re.compile(
+    r"(?<![\w-])(precision\s*=\s*['\"]?(16|bf16)(-mixed)?['\"]?|--(fp16|bf16|use[-_]amp|amp)\b|(fp16|bf16|use_amp|amp)\s*="
+    r"\s*True|mixed_precision\s*=\s*['\"]?(fp16|bf16)['\"]?|--mixed_precision[ =](fp16|bf16)|"
+    r"torch\.(cuda\.)?(amp\.)?autocast\([^)\n]{0,60}\)?)")
+_NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(T4|V100|P100|P40|K80|M40|M60)|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|"
+                             r"Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
+_ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|MIOpen|rocBLAS)\b")
+# a dtype a backend says it has no kernel for, as its message spells it
+_REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
+                      re.IGNORECASE)
+
+
+def _context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, str]:
+    """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message: a mixed
+    precision setting, a GPU without bf16, an AMD GPU, the dtype a backend refused."""
+    cause, fix = [], []
+    m = _MIXED_SETTING.search(text)
+    if m and entry.kind in ("mismatch", "index"):
+        half = "bf16 (bfloat16)" if "bf16" in m.group(0).lower() or "bfloat16" in m.group(0) else "fp16 (float16, half)"
+        cause.append(f"The text shows mixed precision (`{m.group(0).strip()}`): there layer outputs come out "
+                     f"{half} while tensors made by hand (a parameter, buffer, mask token or constant used directly) "
+                     f"stay fp32, so the two meet here.")
+    m = _NO_NATIVE_BF16.search(text)
+    if m and "bf16" in dtypes and entry.kind == "mismatch":
+        fix.append(f"The text names a {m.group(0)}, a GPU without native bf16 (compute capability below 8.0): "
+                   f"libraries fall back to fp16 there, so code or a config that still says bfloat16 (a "
+                   f"hard-coded `torch.bfloat16`, `bf16=True`) meets Half tensors; on that GPU use fp16 throughout "
+                   f"(`fp16=True, bf16=False`, `torch_dtype=torch.float16`) and take dtypes from the weights "
+                   f"(`next(model.parameters()).dtype`) instead of hard-coding them.")
+    m = _ROCM.search(text)
+    if m and "rocm" not in said and entry.kind in ("overflow", "cpu-kernel", "backend", "device-capability", "mismatch"):
+        cause.append(f"The text shows an AMD ROCm GPU ({m.group(0)}): ROCm's fp16/bf16 kernels (FlashAttention, "
+                     f"hipBLASLt GEMMs, fused norms) differ per GPU architecture, and some have given NaN or wrong "
+                     f"results where CUDA does not.")
+        fix.append("On ROCm, if the other half dtype, fp32 or plain attention (`attn_implementation='eager'`) is "
+                   "clean, that kernel is at fault: keep it off, or upgrade ROCm / torch.")
+    m = _REFUSED.search(text)
+    if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
+        token = m.group(1) or m.group(2)
+        known = extract_dtypes(token)
+        name = spelled(known[0]) if known else token.lower()
+        if name.split(" ")[0] not in said:
+            cause.append(f"The refused dtype is {name}.")
+    return " ".join(cause), " ".join(fix)
+
+
 # a paste longer than this keeps its head (the report) and its tail (the exception): the knowledge base's patterns
 # read the whole text, so a log of megabytes would take minutes
 _HEAD, _TAIL = 8_000, 40_000
@@ -323,8 +370,11 @@ def explain(text: str) -> Explanation:
     said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
     devices = extract_devices(text)
     if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend", "overflow") and len(devices) == 1
-            and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)):
+            and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)
+            and not (devices[0].startswith("cuda") and _ROCM.search(text))):  # ROCm runs as "cuda" too
         here = f"{here} The text shows a run on {devices[0]}.".strip()  # which device refused the dtype
+    more_cause, more_fix = _context(entry, text, extract_dtypes(text), said)
+    here = f"{here} {more_cause}".strip()
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()
@@ -341,4 +391,4 @@ def explain(text: str) -> Explanation:
         fix = (f"It is raised inside {library}'s own code: unless your code cast something {library} uses, upgrade "
                f"{library} (such mismatches are often bugs fixed in a later release) or report it. {fix}")
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
-                       fix=fix, **facts)
+                       fix=f"{fix} {more_fix}".strip(), **facts)

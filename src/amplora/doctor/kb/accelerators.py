@@ -90,8 +90,9 @@ ACCELERATORS = (
        "An Ascend NPU operator (torch_npu / CANN `aclnn` kernels) supports only the dtypes in its list, and got "
        "another: most often DT_DOUBLE (float64, from NumPy data or a position / rotary table built in float64), "
        "sometimes DT_BFLOAT16 for an op without a bf16 kernel in this CANN.",
-       "Cast to a listed dtype before the op: float64 to float32 (`.float()`, `torch.arange(..., "
-       "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op; upgrade CANN / torch_npu, "
+       "Cast to a dtype in the operator's dtype support list before the op: float64 to float32 (`.float()`, `torch.arange(..., "
+       "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op, unsigned integers (uint16, "
+       "uint32, uint64) to int32 / int64; upgrade CANN / torch_npu, "
        "whose newer releases add kernels."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
        r"Required aspect fp64 is not supported|aspect::fp64|"

@@ -202,6 +202,18 @@ CAPABILITY = (
 
 # image-generation UIs that check for NaN themselves (AUTOMATIC1111 / Forge / SD.Next: `NansException`)
 DIFFUSION = (
+    _e("diffusers-offload-component", "device", "a pipeline component left on the CPU by CPU offloading",
+       r"not implemented for '(Half|BFloat16)'|Expected all tensors to be on the same device|"
+       r"(on|at) (the )?(same|different) devices?",
+       context=r"enable_(model|sequential)_cpu_offload|\bcpu_offload\b",
+       cause="With `enable_model_cpu_offload` / `enable_sequential_cpu_offload` accelerate's hooks move each "
+       "component (text encoder, UNet / transformer, VAE) to the GPU only when it runs, and one was left on the "
+       "CPU: a component called outside the pipeline (a text encoder used by hand), a pipeline also moved with "
+       "`.to('cuda')`, or a diffusers / accelerate release whose hooks miss it; on the CPU its fp16 weights then "
+       "find no Half kernel (LayerNorm) or meet CUDA inputs.",
+       fix="Do not mix offloading with `pipe.to('cuda')`; call components through the pipeline, or move a "
+       "component you call yourself to `pipe._execution_device`; if it started after an upgrade, use the diffusers "
+       "release before it or the next one; without offloading (`pipe.to('cuda')`) everything is on one device."),
     _e("sd-nans-vae", "overflow", "the fp16 VAE produced NaN",
        r"all NaNs was produced in VAE|NaNs? (was |were )?produced in (the )?VAE|no-half-vae",
        "The VAE decoder overflowed fp16's range (65504) while running in half precision, so the decoded image is NaN "

@@ -73,6 +73,23 @@ EXPORTED = (
        "accept BF16 inputs or outputs.",
        "Declare and export the model's inputs as FP16 or FP32 (`TYPE_FP16` / `TYPE_FP32` in config.pbtxt) and "
        "cast to bf16 inside the model if it needs it."),
+    _e("torchscript-traced-dtype", "mismatch", "a traced TorchScript model cast after tracing",
+       r"expected device \S+ and dtype \w+ but got device \S+ and dtype \w+",
+       "A TorchScript trace records the dtype (and device) of the tensors it saw, including ones created inside "
+       "forward (masks, position ids, constants): `.half()` / `.to()` on the traced or loaded module changes only "
+       "its parameters, so the recorded fp32 tensors meet fp16 ones, or the guard refuses inputs of another dtype.",
+       "Convert before tracing and trace again: `model.half().cuda()` (or `.to(dtype)`), example inputs of that "
+       "dtype and device, then `torch.jit.trace(model, inputs)`; keep one traced file per dtype, or trace in fp32 "
+       "and run it under `torch.autocast`."),
+    _e("nvrtc-half-codegen", "backend", "a runtime-compiled GPU kernel that fails on half types",
+       r"default_program\(\d+\): error:.{0,200}(__half|__nv_bfloat16|\bhalf\b|bfloat16)|"
+       r"(nvrtc|NVRTC)\w*.{0,200}(__half|__nv_bfloat16)",
+       "A GPU kernel compiled at run time (the TorchScript / NNC fuser's fused kernels, `torch.cuda.jiterator`, "
+       "CuPy or another NVRTC user) does not compile for fp16/bf16 tensors: the generated code converts "
+       "`__half` / `__nv_bfloat16` in a way this CUDA / torch version rejects, a bug in the code generator.",
+       "Turn the fuser off for that code (`torch._C._jit_override_can_fuse_on_gpu(False)`, "
+       "`torch._C._jit_set_texpr_fuser_enabled(False)`, or drop `torch.jit.script`), run that function in fp32 "
+       "(`.float()` its inputs), or upgrade torch / CUDA, where such code generation bugs get fixed."),
     _e("tensorrt-dtype", "backend", "TensorRT precision not supported here",
        r"(bf16|bfloat16|fp8|int8|fp16|float16|half)\w*.{0,120}(not supported|unsupported|does not support|"
        r"doesn'?t support|not available)|(not supported|unsupported|does not support).{0,80}(bf16|bfloat16|fp8|"

@@ -14,6 +14,11 @@ _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16
 # Double")
 _LISTED = r"(Float(16|32|64)?|BFloat16|Half|Double|float(16|32|64)?|bfloat16|half|double|fp(16|32)|bf16)\b"
 
+# kernels that exist only on the CPU or whose CUDA version has always had Half: their "not implemented for 'Half'" is a
+# CPU run even when the text shows `.cuda()` calls elsewhere
+_CPU_KERNELS = (r"(unfolded[23]d_copy|LayerNormKernelImpl|GroupNormKernelImpl|host_softmax|(log_)?softmax_lastdim_kernel_impl|"
+                r"slow_conv\w*|im2col|col2im|baddbmm_with_gemm|addmm_impl_cpu_|\w+_cpu_?)")
+
 # faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention, a
 # torch or extension built without kernels for the GPU):
 # no precision story fits them, so the doctor leaves them alone
@@ -116,7 +121,8 @@ FALLBACKS = (
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|"
-       r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b",
+       r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
+       r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
        "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
        "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
@@ -168,7 +174,9 @@ FALLBACKS = (
        "cannot rule out a too high learning rate or bad data.",
        fix="Use bf16 where the hardware has it (same range as fp32) or fp32 (full precision), keep losses/softmax/"
        "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
-       "(`GradScaler`) with fp16."),
+       "(`GradScaler`) with fp16, stepping only through it (`scaler.scale(loss).backward(); "
+       "scaler.step(optimizer); scaler.update()`: an extra `optimizer.step()` applies the inf gradients the scaler "
+       "skipped)."),
     _e("nonfinite-value", "overflow", "a value went inf/NaN (no half precision in the text)", NONFINITE,
        "A value went inf/NaN and the text shows no half precision, so the usual causes are a too high learning "
        "rate or exploding gradients, a log / sqrt / division of zero or negative values (or a -inf mask reaching a "

@@ -23,6 +23,17 @@ RUNTIMES = (
        "the overflowing ops in fp32 (`compute_precision=ct.transform.FP16ComputePrecision(op_selector=lambda op: "
        "op.op_type not in {...})`); compare per-layer outputs with `coremltools.models.ml_program.experimental."
        "debugging_utils` to find them."),
+    _e("coreml-half-source", "mismatch", "a torch model cast to fp16 before Core ML conversion",
+       r"the named input .?\w+.? must have the same data type as the named input|"
+       r"\A(?=.*(" + _COREML + r"))(?=.*\b(fp16|float16)\b.{0,80}\b(fp32|float32)\b.{0,40}(mismatch|must (have|be) "
+       r"the same))",
+       "coremltools expects a float32 source model: it lowers to fp16 itself through `compute_precision`, and a "
+       "torch model cast with `.half()` before `torch.jit.trace` / `ct.convert` leaves ops whose inputs are half "
+       "fp16 (the traced weights) and half fp32 (constants and casts the converter adds).",
+       "Trace and convert the float32 model and let Core ML make it fp16: `ct.convert(torch.jit.trace(model.float()"
+       ".eval(), x.float()), convert_to='mlprogram', compute_precision=ct.precision.FLOAT16)`, with "
+       "`ct.TensorType(..., dtype=np.float16)` inputs if the app feeds fp16; do not call `.half()` on the torch "
+       "model."),
     _e("openvino-f16-output", "mismatch", "an OpenVINO f16 output read as f32",
        r"(fp16|f16|float16|FP16|half).{0,600}(float\s*\*|data\(\)|\bget_data\b|e\+3\d|garbage|incorrect|wrong|"
        r"anomal\w*)|(float\s*\*|data\(\)).{0,600}(fp16|f16|FP16|half)",

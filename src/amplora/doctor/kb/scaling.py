@@ -44,6 +44,17 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("nan-boxes-half", "overflow", "box predictions gone NaN/inf under half precision",
+       r"boxes1\[:, 2:\] >= boxes1\[:, :2\]|boxes2\[:, 2:\] >= boxes2\[:, :2\]",
+       context=r"(?<![A-Za-z0-9_])(fp16|float16|half|amp|AMP|--use[-_]amp|use_amp|--amp|--fp16|autocast|GradScaler|"
+       r"mixed[ _-]precision)(?![A-Za-z0-9_])",
+       cause="DETR-style matchers assert that every predicted box has x2 >= x1 and y2 >= y1 before the generalized "
+       "IoU, and a box that went NaN/inf fails it: under fp16 mixed precision an activation or box regression "
+       "overflowed past 65504 (the run trains for a while, then fails at random).",
+       fix="Keep the box head, the box losses and the matcher in fp32 (`with torch.autocast('cuda', "
+       "enabled=False):` with `.float()` inputs), clamp the values that overflow (logits, box deltas, exp/log "
+       "inputs), or train with bf16 or without AMP; a lower learning rate or gradient clipping helps if it still "
+       "diverges."),
     _e("half-constant-overflow", "overflow", "a number outside the half-precision tensor's range",
        r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow",
        "A Python number written into or combined with a half-precision tensor (a mask fill value such as -1e9 or "

@@ -14,7 +14,7 @@ BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
-                 r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|"
+                 r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|scrambled|garbled|distorted|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
                  r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))|"
