@@ -240,6 +240,10 @@ SAMPLES = [
      "implemented for 'Half'", ["fp16"], None),
     ("nan-boxes-half", "python train.py --amp\nAssertionError: assert (boxes1[:, 2:] >= boxes1[:, :2]).all()", [],
      None),
+    ("mps-placeholder", "RuntimeError: Placeholder storage has not been allocated on MPS device!", [], None),
+    ("kernel-dtype-check", "Assertion failed: inv_freq.scalar_type() == query.scalar_type() && "
+     "inv_freq.scalar_type() == key.scalar_type(), file rope.cpp, line 100", [], None),
+    ("bf16-gpu-named", "KeyError: 'flop count not found for t4 with precision: bf16-mixed'", ["bf16"], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -956,3 +960,23 @@ def test_no_pattern_rescans_the_paste_from_every_position():
                 before = pattern.pattern[:m.start()]
                 # at the start (`\A`), or after other lookaheads that are themselves at the start
                 assert re.search(r"(?:^|\|)\\A(?:\(\?=.*\))*$", before, re.S), entry.key
+
+
+def test_a_traceback_escaped_inside_a_json_string_reads_as_printed():
+    message = "failed: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for 'BFloat16'"
+    log = str({"status": "error", "message": message,
+               "traceback": 'Traceback (most recent call last):\n  File "/x/train.py", line 9, in run\n'})
+    assert "\\'BFloat16\\'" in log and "\\n  File" in log  # a tool's JSON-ish log escapes both
+    assert explain(log).key == explain(message).key == "amp-unscale-bf16"
+    assert explain("C:\\new\\x.py: ValueError: bad").error.startswith("C:\\new")  # a Windows path keeps its \\n
+
+
+def test_the_failing_source_line_names_the_tensors_the_message_does_not():
+    text = ('Traceback (most recent call last):\n  File "/home/u/ssd/box_utils.py", line 104, in to_boxes\n'
+            "    return locations[..., :2] * priors[..., 2:] + priors[..., :2]\n"
+            "RuntimeError: Expected object of type torch.FloatTensor but found type torch.cuda.FloatTensor for "
+            "argument #2 'other'")
+    e = explain(text)
+    assert "`return locations[..., :2] * priors[..., 2:] + priors[..., :2]`" in e.cause
+    assert "register_buffer" in e.fix
+    assert "failing line" not in explain(text.split("\n", 3)[-1]).cause  # no traceback, no line

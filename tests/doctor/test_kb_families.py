@@ -211,6 +211,13 @@ def test_each_family_wording_gets_its_story(key, text):
     # a TorchScript error of another kind; an NVRTC error without half types
     "RuntimeError: expected tuple but got list in traced module",
     "RuntimeError: default_program(12): error: identifier \"foo\" is undefined",
+    # a GPU without bf16 and bf16 named around errors of other kinds
+    "torch.cuda.OutOfMemoryError: CUDA out of memory on the T4 while training in bf16. Tried to allocate 2.00 GiB",
+    "ValueError: Tokenizer class LlamaTokenizer does not exist; running bf16 on V100",
+    "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, V100 with bf16 disabled",
+    "Training on a T4 in fp16 works fine, thanks. bf16 is only for the A100 runs.",
+    "KeyError: 'model.layers.0.self_attn.q_proj.weight' (loading T4-quantized bf16 checkpoint)",
+    "AssertionError: assert x.shape() == y.shape()",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)

@@ -277,6 +277,24 @@ def raised_in(text: str) -> str:
     return f"{last}, called from {own[-1]}" if own else last
 
 
+def failing_line(text: str) -> str:
+    """The source line Python printed under a traceback's last frame ('' when the paste shows none): it names the
+    tensors the message does not."""
+    last = None
+    for last in _FRAME_RE.finditer(text):
+        pass
+    if last is None:
+        return ""
+    for raw in text[last.end():].splitlines()[1:3]:
+        line = _undecorated(raw)
+        if not line or re.fullmatch(r"[~^\s]+", line):
+            continue
+        if _FRAME_RE.search(line) or re.match(r"[\w.]*(Error|Exception)\b", line) or len(line) > 160:
+            return ""
+        return line
+    return ""
+
+
 def _calling_library(text: str) -> str:
     """The innermost installed package other than the framework on a traceback's stack ('' when the innermost
     frame outside the framework is the user's own code)."""
@@ -378,6 +396,9 @@ def explain(text: str) -> Explanation:
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()
+        code = failing_line(text) if entry.kind in ("device", "mismatch", "index") else ""
+        if code:
+            here = f"{here} The failing line is `{code}`: one of its tensors is the odd one."
     fix = entry.fix
     m = re.match(r"([A-Za-z_][\w-]*) \(", where)  # raised in an installed package
     library = m.group(1) if m else ""

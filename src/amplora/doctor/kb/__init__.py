@@ -48,10 +48,18 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 def plain(text: str) -> str:
     """`text` with typographic quotes replaced by ASCII ones, HTML entities (`&#39;`, `&quot;`, pasted from a web
     page's source) decoded, Markdown links that a forum made of file names (`[functional.py](https://...)`)
-    turned back into the names, and a space between CJK characters and ASCII words."""
+    turned back into the names, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`, `\\n  File`)
+    read as printed, and a space between CJK characters and ASCII words."""
     text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
+    text = _ESCAPED_QUOTE.sub(r"\1", text)
+    if _ESCAPED_TRACEBACK.search(text):  # only then: `\n` is also part of Windows paths (C:\\new)
+        text = text.replace("\\n", "\n")
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
 
+
+# quotes escaped by a JSON or Python string that holds a message ("not implemented for \\'BFloat16\\'")
+_ESCAPED_QUOTE = re.compile(r"\\(['\"])")
+_ESCAPED_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s+File \"")
 
 # Chinese / Japanese / Korean text runs into ASCII words without a space ("fp16推理", "loss为nan"), and `\b` sees no
 # boundary there (CJK characters are word characters): a space between them lets the patterns read both

@@ -80,6 +80,14 @@ DEVICES = (
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
        "memory or an `offload_folder` so every weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("mps-placeholder", "device", "a CPU tensor given to an op running on Apple MPS",
+       r"Placeholder storage has not been allocated on MPS device",
+       "An op ran on the MPS device (the model is on `mps`) and one of its tensors is still on the CPU: inputs from a "
+       "tokenizer or processor not moved, a tensor created without `device=`, or a Trainer that did not put the "
+       "batches on mps (older transformers need `use_mps_device=True`).",
+       "Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
+       "`.to(model.device)`), create new tensors with `device=x.device`, and with an older Trainer pass "
+       "`--use_mps_device`; or keep model and inputs on the CPU in float32."),
     _e("collective-cpu-tensor", "device", "a NCCL collective on CPU tensors",
        r"Tensors must be CUDA and dense|No backend type associated with device type cpu",
        "A distributed collective (all_reduce, broadcast, all_gather) on the NCCL backend got tensors on the CPU: "
@@ -156,10 +164,12 @@ DEVICES = (
        rf"{GPU_TYPE}[^\n]{{0,120}}{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}{GPU_TYPE}",
        "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "
        "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS), and one side, usually the weights "
-       "of a module left on the CPU, offloaded, or created after `model.to(device)`, is on the cpu while the "
+       "of a module left on the CPU, offloaded, or created after `model.to(device)`, or a tensor kept as a plain "
+       "attribute (`self.priors = torch.tensor(...)`, which `.to()` does not move), is on the cpu while the "
        "other is on cuda (or mps).",
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
-       "`x = x.to(next(model.parameters()).device)`; with offloading, let the pipeline place the module."),
+       "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` so "
+       "that `.to()` moves them; with offloading, let the pipeline place the module."),
     _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",
        r"Cannot interpret '?(torch\.\w+|dtype\(\w+\))'? as a data type",
        "A torch dtype (`torch.float32`) was passed where NumPy expects its own dtype (`np.float32`), as in "

@@ -42,6 +42,15 @@ KERNELS = (
        "masks subtracts them.",
        "Invert with `~mask` / `mask.logical_not()`, or turn the mask into numbers first: "
        "`(1 - mask.to(x.dtype))` in the dtype it is combined with."),
+    _e("kernel-dtype-check", "mismatch", "a fused kernel's check that its tensors share one dtype failed",
+       r"\b\w+\.(scalar_type|dtype)\(\) ?== ?\w+\.(scalar_type|dtype)\(\)",
+       "A fused C++/CUDA/SYCL kernel (rotary embedding, norm, attention, a quantized matmul) checks that its "
+       "tensors have one dtype and they do not: usually a buffer kept fp32 (rotary `inv_freq`, a norm weight, a "
+       "scale) meeting fp16/bf16 activations, because the model was only partly cast (a low-bit or custom loader "
+       "converts the quantized layers and leaves the rest).",
+       "Give the whole model the kernel's dtype before running it (`model.half()` / `model.to(torch.float16)` "
+       "before moving it to the device, or load with that `torch_dtype`), or cast the odd tensor before the call "
+       "(`inv_freq.to(q.dtype)`); a fused kernel does not cast for you."),
     _e("custom-ext-dtype", "mismatch", "a custom C++/CUDA extension got another dtype than it was written for",
        r"data_ptr<\w+>|\bdata<\w+>\(\)|expected scalar type (Float|Half|BFloat16|Double) but found "
        r"(Float|Half|BFloat16|Double)",

@@ -49,7 +49,7 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
 NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
              r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
-             r"\b\w*loss['\"]?\s*[=:]\s*['\"]?nan(?![a-z0-9_])|"
+             r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
@@ -76,7 +76,6 @@ FALLBACKS = (
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
-       r"Placeholder storage has not been allocated on MPS device|"
        r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
        r"invalid gradient.{0,300}device=(?P<dev>[\w:]+)(?![\w:]).{0,300}but got.{0,300}"
        r"device=(?!(?P=dev)(?![\w:]))[\w:]+|"
@@ -89,11 +88,12 @@ FALLBACKS = (
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
-       "or kept on the CPU); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
+       "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
+       "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU or a module was placed by hand.",
        "Move the model and every input to one device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
-       "`device=x.device`; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
+       "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
        r"returned an invalid gradient at index \d+ - expected (type|dtype)",
        "A backward function (a custom `torch.autograd.Function`, a fused/LoRA kernel's backward or a gradient hook) "
