@@ -1,6 +1,7 @@
 """How `amplora explain` scores on the real-world corpus (tests/doctor/corpus/world.jsonl, issue 19 §1).
 
-The rules are written from the seen texts (dev, heldout and heldout3 to heldout7, each read while writing rules):
+The rules are written from the seen texts (dev, heldout, heldout3 to heldout7 and heldout9, each read while writing
+rules):
 all of them must stay right, with no diagnosis of any of their non-precision errors. Each held-out collection was
 committed before it was scored, and scored once; the level measured then is kept below as a floor, so that a
 regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 false diagnoses.
@@ -25,6 +26,13 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   rather than joining the seen texts, because what is left is not in the texts: w918 names no dtype, w920 is a
   TensorRT segmentation fault, w941 does not show the 8-bit base its cause names, w950 is a merge refusal another
   collector labelled a reject (w399), and the reject w951 is an MPS NaN report that itself suspects half precision.
+- heldout9 (w1000-w1139, two collectors): gathered like heldout6, committed before it was scored once: 39/53 right
+  (74 %), 10 partly, 4 unrecognised; 19/19 rejects rejected; its misses were read for the rules afterwards (now all
+  right: part of `seen`).
+- heldout10 (w1200-w1231): gathered like heldout6, committed before it was scored once, on the rules written from
+  heldout9's misses: 16/23 right (70 %), 3 partly, 4 unrecognised; 8/9 rejects rejected, 1 false diagnosis. Read for
+  the rules afterwards; it keeps its own floor, because its false diagnosis (w1227, "value cannot be converted to
+  type at::Half without overflow") had a corrupted checkpoint behind a message that is a half-precision overflow.
 """
 from __future__ import annotations
 
@@ -33,7 +41,10 @@ import pytest
 from . import world_corpus as wc
 
 HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
-HELDOUT8_RIGHT_MIN = 41    # of 45 after its misses were read (28 when scored once)
+# collections read since their one score that keep a floor instead of joining the seen texts: (right of faults,
+# false diagnoses at most)
+FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when scored once)
+          "heldout10": (23, 1)}   # of 23 after its misses were read (16 when scored once)
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +67,12 @@ def test_heldout2_faults_right_and_no_false_diagnosis(heldout2):
     assert heldout2["false_diagnoses"] == 0, _misses(heldout2)
 
 
-def test_heldout8_faults_right_and_at_most_its_one_false_diagnosis():
-    s = wc.score(wc.load("heldout8"))
-    assert s["right"] >= HELDOUT8_RIGHT_MIN, _misses(s)
-    assert s["false_diagnoses"] <= 1, _misses(s)
+@pytest.mark.parametrize("split", sorted(FLOORS))
+def test_collections_with_a_floor_keep_it(split):
+    right, false = FLOORS[split]
+    s = wc.score(wc.load(split))
+    assert s["right"] >= right, _misses(s)
+    assert s["false_diagnoses"] <= false, _misses(s)
 
 
 def _misses(s: dict) -> list:
