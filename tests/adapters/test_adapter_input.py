@@ -3,13 +3,11 @@ the key; and what save_adapter writes follows the user's umask."""
 from __future__ import annotations
 
 import copy
-import json
 import os
 import struct
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
 
 import amplora
 from amplora import AmploraError
@@ -21,26 +19,11 @@ B0 = "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight"
 
 
 @pytest.fixture(scope="module")
-def saved_once(base_fp32, tmp_path_factory):
+def saved_adapter(base_fp32, tmp_path_factory):
     model = amplora.apply(copy.deepcopy(base_fp32), method="dora", r=4, alpha=8, precision="fp32",
                           targets=["q_proj", "v_proj"])
     perturb_adapters(model)
     return amplora.save_adapter(model, tmp_path_factory.mktemp("a") / "adapter")
-
-
-@pytest.fixture
-def adapter(saved_once, tmp_path):
-    d = tmp_path / "adapter"
-    d.mkdir()
-    for f in saved_once.iterdir():
-        (d / f.name).write_bytes(f.read_bytes())
-    return d
-
-
-def edit_config(d, **changes):
-    cfg = json.loads((d / "adapter_config.json").read_text())
-    cfg.update(changes)
-    (d / "adapter_config.json").write_text(json.dumps(cfg))
 
 
 def load_error(base, d) -> str:
@@ -82,7 +65,7 @@ def load_error(base, d) -> str:
     (dict(init_lora_weights="olora"), "'init_lora_weights' is 'olora'"),
     (dict(use_dora=False), "DoRA weight but"),
 ])
-def test_bad_config_fields(base_fp32, adapter, changes, needle):
+def test_bad_config_fields(base_fp32, adapter, edit_config, changes, needle):
     edit_config(adapter, **changes)
     msg = load_error(base_fp32, adapter)
     assert needle in msg and "adapter_config.json" in msg
@@ -120,20 +103,14 @@ def test_directory_that_is_a_file_or_lacks_parts(base_fp32, adapter, tmp_path):
     assert "adapter_config.json: not found" in load_error(base_fp32, adapter)
 
 
-def rewrite_tensors(d, fn):
-    tensors = load_file(d / "adapter_model.safetensors")
-    fn(tensors)
-    save_file(tensors, d / "adapter_model.safetensors")
-
-
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
-def test_non_finite_weights_are_refused(base_fp32, adapter, value):
+def test_non_finite_weights_are_refused(base_fp32, adapter, rewrite_tensors, value):
     rewrite_tensors(adapter, lambda t: t[B0].view(-1).__setitem__(3, value))
     msg = load_error(base_fp32, adapter)
     assert B0 in msg and "NaN/Inf" in msg and "adapter_model.safetensors" in msg
 
 
-def test_non_float_and_out_of_range_weights(base_fp32, adapter):
+def test_non_float_and_out_of_range_weights(base_fp32, adapter, rewrite_tensors):
     rewrite_tensors(adapter, lambda t: t.__setitem__(A0, t[A0].to(torch.int32)))
     assert "dtype int32" in load_error(base_fp32, adapter)
 
@@ -150,7 +127,7 @@ def test_non_float_and_out_of_range_weights(base_fp32, adapter):
     assert "overflows float32" in load_error(base_fp32, adapter)
 
 
-def test_missing_unexpected_and_misshapen_keys(base_fp32, adapter):
+def test_missing_unexpected_and_misshapen_keys(base_fp32, adapter, rewrite_tensors):
     good = (adapter / "adapter_model.safetensors").read_bytes()
     rewrite_tensors(adapter, lambda t: t.pop(B0))
     assert "lacks " + B0 in load_error(base_fp32, adapter)
@@ -180,7 +157,7 @@ def test_safetensors_header_bomb_and_truncation(base_fp32, adapter):
     assert "not a readable safetensors file" in load_error(base_fp32, adapter)
 
 
-def test_peft_style_nulls_and_defaults_still_load(base_fp32, adapter):
+def test_peft_style_nulls_and_defaults_still_load(base_fp32, adapter, edit_config):
     """PEFT writes null for unset fields and may leave out r / lora_alpha: those keep loading."""
     edit_config(adapter, lora_dropout=None, target_modules=None, modules_to_save=None, rank_pattern={},
                 alpha_pattern={}, base_model_name_or_path=None, bias="none", lora_bias=False, task_type=None)

@@ -2,12 +2,10 @@
 and `merge --out` writes files that follow the user's umask."""
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
 
 import amplora
 from amplora.train.tiny_model import build_model, build_tokenizer
@@ -18,25 +16,10 @@ B0 = "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight"
 
 
 @pytest.fixture(scope="module")
-def tiny_adapter(tmp_path_factory):
+def saved_adapter(tmp_path_factory):
     torch.manual_seed(0)
     model = amplora.apply(build_model(build_tokenizer()), r=2, precision="fp32", targets=["q_proj", "v_proj"])
     return amplora.save_adapter(model, tmp_path_factory.mktemp("a") / "adapter", base_model_name_or_path="tiny")
-
-
-@pytest.fixture
-def adapter(tiny_adapter, tmp_path):
-    d = tmp_path / "adapter"
-    d.mkdir()
-    for f in tiny_adapter.iterdir():
-        (d / f.name).write_bytes(f.read_bytes())
-    return d
-
-
-def edit_config(d, **changes):
-    cfg = json.loads((d / "adapter_config.json").read_text())
-    cfg.update(changes)
-    (d / "adapter_config.json").write_text(json.dumps(cfg))
 
 
 def error_line(capsys) -> str:
@@ -51,7 +34,7 @@ def error_line(capsys) -> str:
     (dict(base_model_name_or_path=7), "'base_model_name_or_path' must be a string"),
     (dict(lora_alpha=-1), "'lora_alpha'"),
 ])
-def test_generate_refuses_a_bad_config(adapter, capsys, changes, needle):
+def test_generate_refuses_a_bad_config(adapter, edit_config, capsys, changes, needle):
     edit_config(adapter, **changes)
     assert run_cli("generate", "--adapter", adapter, "--max-new-tokens", "2", "hi") == 2
     err = error_line(capsys)
@@ -66,10 +49,8 @@ def test_generate_refuses_a_list_config_and_a_file(adapter, tmp_path, capsys):
     assert "not a directory" in error_line(capsys)
 
 
-def test_nan_weights_neither_generate_nor_merge(adapter, tmp_path, capsys):
-    tensors = load_file(adapter / "adapter_model.safetensors")
-    tensors[B0][0, 0] = float("nan")
-    save_file(tensors, adapter / "adapter_model.safetensors")
+def test_nan_weights_neither_generate_nor_merge(adapter, rewrite_tensors, tmp_path, capsys):
+    rewrite_tensors(adapter, lambda t: t[B0].view(-1).__setitem__(0, float("nan")))
     assert run_cli("generate", "--adapter", adapter, "--max-new-tokens", "2", "hi") == 2
     assert B0 in error_line(capsys)
     assert run_cli("merge", "--adapter", adapter, "--out", tmp_path / "merged") == 2
@@ -78,10 +59,10 @@ def test_nan_weights_neither_generate_nor_merge(adapter, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("umask,file_mode,dir_mode", [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700)])
-def test_merge_output_follows_umask(tiny_adapter, tmp_path, umask, file_mode, dir_mode):
+def test_merge_output_follows_umask(saved_adapter, tmp_path, umask, file_mode, dir_mode):
     old = os.umask(umask)
     try:
-        assert run_cli("merge", "--adapter", tiny_adapter, "--out", tmp_path / "merged") == 0
+        assert run_cli("merge", "--adapter", saved_adapter, "--out", tmp_path / "merged") == 0
     finally:
         os.umask(old)
     out = tmp_path / "merged"
