@@ -162,6 +162,7 @@ CASES = [
     ("device-mismatch", "RuntimeError: index_copy_(): self, index and source expected to be in the same device, but "
      "got (self) cuda:0, (index) cpu and (source) cuda:0"),
     ("device-mismatch", "RuntimeError: multinomial arguments must have the same device"),
+    ("device-mismatch", "RuntimeError: Input, output and indices must be on the current device"),
     ("cpu-mixed-norm", "RuntimeError: Expected scalar types of X and dY are same."),
     ("int-input", "RuntimeError: expected common dtype to be floating point, yet common dtype is Long"),
 ]

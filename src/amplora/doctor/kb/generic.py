@@ -84,7 +84,7 @@ FALLBACKS = (
        r"params on|Expects the parameter to already be moved to device \S+ but got|"
        r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices|"
        r"(to have|should have|must have) the same device( type)?\b|expected to be (in|on) the same device|"
-       r"arguments must (have|be on) the same device|(must|need to) be on the same device|"
+       r"arguments must (have|be on) the same device|(must|need to) be on the same device|must be on the current device|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
