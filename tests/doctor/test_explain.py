@@ -244,6 +244,14 @@ SAMPLES = [
     ("kernel-dtype-check", "Assertion failed: inv_freq.scalar_type() == query.scalar_type() && "
      "inv_freq.scalar_type() == key.scalar_type(), file rope.cpp, line 100", [], None),
     ("bf16-gpu-named", "KeyError: 'flop count not found for t4 with precision: bf16-mixed'", ["bf16"], None),
+    ("quant-kernel-fp16-only", "model quantized to w8a16 with llm-compressor\nAssertionError: float16 is required for "
+     "MoE compressed models. Set dtype=torch.float16", ["fp16"], None),
+    ("fp8-cudnn", "RuntimeError: getCudnnDataTypeFromScalarType() not supported for Float8_e4m3fn",
+     ["float8_e4m3fn"], None),
+    ("xpu-igpu-bf16", "VAE load device: xpu:0, offload device: cpu, dtype: torch.bfloat16\nRuntimeError: level_zero "
+     "backend failed with error: 45 (UR_RESULT_ERROR_INVALID_ARGUMENT)", [], None),
+    ("float-or-double-only", "pipeline loaded with torch_dtype=torch.float16\nRuntimeError: quantile() input tensor "
+     "must be either float or double dtype", [], "quantile"),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -371,9 +379,6 @@ SAMPLES = [
      ["fp16"], None),
     ("fsdp-upcast-params", "UserWarning: Upcasted low precision parameters in LlamaForCausalLM because mixed "
      "precision turned on in FSDP. Affects: model.embed_tokens.weight, model.norm.weight.", [], None),
-    ("nonfinite-value", "ValueError: Expected parameter logits (Tensor of shape (64, 4)) of distribution "
-     "Categorical(logits: torch.Size([64, 4])) to satisfy the constraint IndependentConstraint(Real(), 1), but found "
-     "invalid values:\ntensor([[nan, nan, nan, nan],", [], None),
     # huggingface/peft: SVD inits on a 4-bit base
     ("float-init-on-quantized", "ValueError: Please initialize PiSSA under float32, float16, or bfloat16. "
      "Subsequently, re-quantize the residual model to help minimize quantization errors.", ["fp32", "fp16", "bf16"],
@@ -980,3 +985,39 @@ def test_the_failing_source_line_names_the_tensors_the_message_does_not():
     assert "`return locations[..., :2] * priors[..., 2:] + priors[..., :2]`" in e.cause
     assert "register_buffer" in e.fix
     assert "failing line" not in explain(text.split("\n", 3)[-1]).cause  # no traceback, no line
+
+
+def test_the_operands_a_message_names_are_said():
+    roi = explain("Expected tensor for argument #1 'input' to have the same type as tensor for argument #2 'rois'; but "
+                  "type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor")
+    assert "Here `input` is fp16 (float16, half) and `rois` fp32 (float32)." in roi.cause
+    bias = explain("RuntimeError: Bias must be BFloat16 or Half, but got Float8_e4m3fn")
+    assert "Here `Bias` is float8_e4m3fn (fp8) where BFloat16 or Half is expected." in bias.cause
+    put = explain("RuntimeError: Index put requires the source and destination dtypes match, got Half for the "
+                  "destination and Float for the source.")
+    assert "Here the destination is fp16 (float16, half) and the source fp32 (float32)." in put.cause
+    onnx = explain('I get an error such as\n"onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: '
+                   "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpected input data type. Actual: (tensor(int16)) , "
+                   'expected: (tensor(float16))"\nThe error comes from line 183')
+    assert onnx.error.startswith("onnxruntime.capi") and onnx.dtypes == ["int16", "fp16"]  # the quoted exception
+
+
+def test_a_run_set_to_one_half_dtype_that_meets_the_other_is_told_to_use_one():
+    e = explain("python train.py --precision 16 --gpus 8\nRuntimeError: expected scalar type Half but found BFloat16")
+    assert "`--precision 16`" in e.fix and "use one for the whole run" in e.fix
+    plain = explain("RuntimeError: expected scalar type Half but found BFloat16")
+    assert "use one for the whole run" not in plain.fix
+
+
+def test_a_nan_a_validator_found_without_half_precision_is_not_a_diagnosis():
+    text = ("ValueError: Expected parameter loc (Tensor of shape (1, 2)) of distribution Normal(loc: torch.Size([1, 2]), "
+            "scale: torch.Size([1, 2])) to satisfy the constraint Real(), but found invalid values:\n"
+            "tensor([[nan, nan]], device='cuda:0')")
+    assert not explain(text).recognized
+    assert explain("trained with --fp16\n" + text).key == "fp16-overflow"
+
+
+def test_an_integer_a_custom_kernel_expected_is_an_index_vector():
+    e = explain("batch = torch.tensor(np.zeros(n), dtype=torch.float)\nindices = fps(x, batch)\nRuntimeError: expected "
+                "scalar type Long but found Float (data_ptr<long int> at torch/include/ATen/core/TensorMethods.h:5747)")
+    assert e.key == "long-indices" and "`batch`" in e.cause

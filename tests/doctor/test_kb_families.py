@@ -163,6 +163,11 @@ CASES = [
      "got (self) cuda:0, (index) cpu and (source) cuda:0"),
     ("device-mismatch", "RuntimeError: multinomial arguments must have the same device"),
     ("device-mismatch", "RuntimeError: Input, output and indices must be on the current device"),
+    ("device-mismatch", "dgl._ffi.base.DGLError: Cannot assign node feature \"feat\" on device cpu to a graph on device "
+     "cuda:0. Call DGLGraph.to() to copy the graph to the same device."),
+    ("cuda-kernel-dtype", "ms_deform_attn_forward_cuda\" not implemented for 'BFloat16"),  # the opening quote cut off
+    ("matmul-dtype", "model = SentenceTransformer(name, model_kwargs={'torch_dtype': torch.float16})\nRuntimeError: "
+     "mat1 and mat2 must have the same dtype, but got Half and Float"),
     ("cpu-mixed-norm", "RuntimeError: Expected scalar types of X and dY are same."),
     ("int-input", "RuntimeError: expected common dtype to be floating point, yet common dtype is Long"),
 ]

@@ -22,8 +22,10 @@ _DTYPE_TOKENS = [
     (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|\bkHALF\b", "fp16"),
     (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
     (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|\bkFLOAT\b", "fp32"),
-    (r"LongTensor|\bLong\b|int64", "int64"),
-    (r"IntTensor|\bInt\b|int32", "int32"),
+    (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
+    (r"LongTensor|\bLong\b|(?<!u)int64", "int64"),
+    (r"IntTensor|\bInt\b|(?<!u)int32", "int32"),
+    (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
     (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
     (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
 ]
@@ -74,6 +76,10 @@ def error_line(text: str) -> str:
             return lines[i]
         if re.fullmatch(r"[\w.]*(Error|Exception)", lines[i]) and i + 1 < len(lines):  # the message on the next line
             return f"{lines[i]}: {lines[i + 1]}"
+    for line in reversed(lines):  # an exception quoted inside a sentence or after a prefix: '"onnxruntime...: [...Error]'
+        m = re.search(r"[\w.]*[a-z](Error|Exception)\b\]?\s*:", line)
+        if m:
+            return line.strip("\"'")
     return lines[0] if lines else ""
 
 
@@ -108,7 +114,7 @@ def extract_ops(text: str) -> list[str]:
         add(m.group(1))
     for m in re.finditer(r"while checking arguments for (\w+)", text):
         add(m.group(1))
-    for m in re.finditer(r"\b([a-z][a-z_]+)\(\): ", text):
+    for m in re.finditer(r"\b([a-z][a-z_]+)\(\)(?:: | (?:input|expected|expects|requires|only|must)\b)", text):
         if m.group(1) != "operator":  # C++'s `operator()` in a backend's log line, not an op
             add(m.group(1))
     for m in re.finditer(r"Function '(\w+Backward\d*)'|\b(\w+Backward\d+)\b", text):
@@ -195,6 +201,13 @@ _NAMED_OPERANDS = [
     (rf"\b(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}\)?,? (?:and )?"
      rf"(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}", (1, 3),
      lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (r"argument #\d+ [`'\"]?(\w+)[`'\"]? to have the same type as tensor for argument #\d+ [`'\"]?(\w+)[`'\"]?; but "
+     r"type ([\w.:]+?)\.? does not equal ([\w.:]+?)\.?(?:\s|$|\))", (2, 3),
+     lambda a, b, ta, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"\b([A-Za-z_]\w*) (?:must|should) be (?:one of )?((?:[\w.:]+(?:,? or |, ))+[\w.:]+),? but (?:got|found) {_T}",
+     (1, 2), lambda name, want, got: f"Here `{name}` is {_dtype_of(got)} where {want} is expected."),
+    (rf"got {_T} for the destination and {_T} for the source", (0, 1),
+     lambda a, b: f"Here the destination is {_dtype_of(a)} and the source {_dtype_of(b)}."),
     (rf"got:? {_T} != {_T}", (0, 1),
      lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
     (rf"but got {_T} and {_T}\b", (0, 1),
@@ -318,7 +331,8 @@ def _exception_tail(text: str, line: str) -> str:
 
 # what a paste shows around the message, which the knowledge base's fixed cause cannot know
 _MIXED_SETTING = re.compile(
-    r"(?<![\w-])(precision\s*=\s*['\"]?(16|bf16)(-mixed)?['\"]?|--(fp16|bf16|use[-_]amp|amp)\b|(fp16|bf16|use_amp|amp)\s*="
+    r"(?<![\w-])(precision\s*=\s*['\"]?(16|bf16)(-mixed)?['\"]?|--precision[ =]['\"]?(16|bf16|half|fp16)(-mixed)?\b|"
+    r"\bAMP\b|[Mm]ixed[- ][Pp]recision|--(fp16|bf16|use[-_]amp|amp)\b|(fp16|bf16|use_amp|amp)\s*="
     r"\s*True|mixed_precision\s*=\s*['\"]?(fp16|bf16)['\"]?|--mixed_precision[ =](fp16|bf16)|"
     r"torch\.(cuda\.)?(amp\.)?autocast\([^)\n]{0,60}\)?)")
 _NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(T4|V100|P100|P40|K80|M40|M60)|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|"
@@ -339,6 +353,10 @@ def _context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, str]:
         cause.append(f"The text shows mixed precision (`{m.group(0).strip()}`): there layer outputs come out "
                      f"{half} while tensors made by hand (a parameter, buffer, mask token or constant used directly) "
                      f"stay fp32, so the two meet here.")
+    if m and entry.kind == "mismatch" and {"fp16", "bf16"} <= set(extract_dtypes(error_line(text) or text)):
+        fix.append(f"The run is set up with `{m.group(0).strip()}` and meets both half dtypes: use one for the whole "
+                   f"run, bf16 (`--precision bf16` / `bf16-mixed`, `bf16=True`) where the GPU has it, else fp16 "
+                   f"throughout, or fp32 (`--precision 32`).")
     m = _NO_NATIVE_BF16.search(text)
     if m and "bf16" in dtypes and entry.kind == "mismatch":
         fix.append(f"The text names a {m.group(0)}, a GPU without native bf16 (compute capability below 8.0): "

@@ -94,6 +94,14 @@ ACCELERATORS = (
        "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op, unsigned integers (uint16, "
        "uint32, uint64) to int32 / int64; upgrade CANN / torch_npu, "
        "whose newer releases add kernels."),
+    _e("xpu-igpu-bf16", "device-capability", "bf16 on an Intel integrated GPU without bf16 kernels",
+       r"level_zero backend failed with error|UR_RESULT_ERROR_\w+|PI_ERROR_\w+",
+       context=r"\b(bf16|bfloat16)\b",
+       cause="Intel integrated GPUs (Iris Xe / Xe-LP, UHD) run fp16 but have no bf16 kernels (bf16 needs the XMX "
+       "engines of Arc, Battlemage and data-center GPUs), and the Level Zero driver refuses the bf16 kernel the "
+       "run asked for.",
+       fix="Run in fp16 or fp32 on this GPU: `torch_dtype=torch.float16` (or float32); in ComfyUI `--fp16-unet "
+       "--fp16-vae` or `--fp32-vae` instead of the bf16 default; keep bf16 for Arc / data-center GPUs."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
        r"Required aspect fp64 is not supported|aspect::fp64|"
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"

@@ -92,7 +92,8 @@ KERNELS = (
        "A Triton kernel (torch.compile / inductor or a fused kernel) uses a dtype the GPU architecture cannot "
        "run: bf16 needs compute capability >= 8.0 (Ampere), fp8 e4nv needs >= 8.9 (Ada/Hopper).",
        "Run in fp16 or fp32 on this GPU (`torch_dtype=torch.float16`), or skip the Triton path (no "
-       "`torch.compile`, another attention / kernel backend).", context=r"triton|fp8e\w+",
+       "`torch.compile`, another attention / kernel backend); for fp8 e4m3 below 8.9 use e5m2 (an fp8 KV cache: "
+       "`--kv-cache-dtype fp8_e5m2`) or disable the fp8 option.", context=r"triton|fp8e\w+",
        unless=r"No operator found for"),
 )
 

@@ -29,7 +29,9 @@ BUFFERS = (
        "autocast never casts `out=` arguments or in-place ops, so fused kernels and custom backward passes hit "
        "this.",
        "Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype=result_dtype)`) or compute "
-       "out-of-place and cast once (`buf.copy_(result)` / `return grad.to(x.dtype)`)."),
+       "out-of-place and cast once (`buf.copy_(result)` / `return grad.to(x.dtype)`); when it is raised in a "
+       "library's fused kernels (Unsloth, Liger, flash-attn) during backward, load the model in the dtype the "
+       "library picks (its default, bf16 where the GPU has it) or upgrade the library."),
 )
 
 # custom kernels, cudnn backward, integers, float64
@@ -60,7 +62,8 @@ KERNELS = (
        "cast_inputs=torch.float32)` on forward and `@torch.amp.custom_bwd(device_type='cuda')` on backward; or "
        "call it with `.float()` inputs inside `torch.autocast('cuda', enabled=False)` and cast the result back.",
        context=r"data_ptr|\bdata<|\w_ext\b|_ext\.|_cuda\.|\.cu:\d|csrc|(?<!torch)\._C\.|\bops/|"
-       r"custom (cuda |c\+\+ )?(op|kernel|extension)"),
+       r"custom (cuda |c\+\+ )?(op|kernel|extension)",
+       unless=r"expected scalar type (Long|Int) but found|data_ptr<(long|int)"),
     _e("grad-output-type", "backward-dtype", "a convolution's backward got a gradient of another dtype",
        r"'grad_output' to have the same type as tensor for argument #\d+ '(weight|input)'",
        "In the backward of a convolution, the incoming gradient (grad_output) and the weight have different "
@@ -77,8 +80,9 @@ KERNELS = (
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
        r"Offset Tensor must have dtype Long|"
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'",
-       "An index, embedding input or class-index loss target is a float or an int32 (Int) tensor where int64 "
-       "(Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
+       "An index, embedding input, class-index loss target or a graph library's index vector (`batch`, "
+       "`edge_index` in torch_geometric / torch_cluster / torch_scatter) is a float or an int32 (Int) tensor where "
+       "int64 (Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
        "embedding / gather indices must be Long.",
        "Make token ids, labels and indices `torch.long`: `target = target.long()` (or `dtype=torch.int64` when "
        "building them); never cast the whole batch dict with `.to(dtype)`, cast only floating tensors."),
@@ -159,6 +163,13 @@ KERNELS = (
        "Compute the rotation in fp32 and cast back: `xq_ = torch.view_as_complex(xq.float().reshape(..., -1, 2))`, "
        "keep `freqs_cis` complex64, and return `torch.view_as_real(xq_ * freqs_cis).flatten(3).type_as(xq)`; or "
        "use a real-valued rotary (cos/sin) implementation."),
+    _e("float-or-double-only", "cpu-kernel", "an op that takes only float32 or float64 got another dtype",
+       r"must be (either )?float or double|only supports? (float|float32) (and|or) (double|float64)|"
+       r"expected (a )?float or double (tensor|input)",
+       "This op (`torch.quantile`, some linalg, distribution and statistics functions) accepts only float32 or "
+       "float64, and got another dtype: an fp16/bf16 tensor from a half-precision model or pipeline "
+       "(`torch_dtype=torch.float16`), or an integer tensor.",
+       "Upcast for that op and cast back: `torch.quantile(x.float(), q).to(x.dtype)`; for integers `.float()`."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"

@@ -46,6 +46,10 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
                                         r"probability tensor contains either", re.IGNORECASE)
 
 # a non-finite value named in a message, a log line or a report
+# a NaN a validator found in a value (a distribution's parameters, a library's input check): without half precision in
+# the text it is a bug or bad data upstream, not a precision story
+_VALIDATED = (r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|NaN or Inf found in input tensor|Input contains (NaN|infinity)|"
+              r"contains NaN, infinity")
 NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
              r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
@@ -54,8 +58,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
-             r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|Detected (NaN|Inf)\w* in the (loss|grad)|"
-             r"NaN or Inf found in input tensor|Input contains (NaN|infinity)|contains NaN, infinity")
+             r"Detected (NaN|Inf)\w* in the (loss|grad)|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
 HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
                  r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度")
@@ -66,8 +69,10 @@ FALLBACKS = (
        MATMUL, "A matmul/linear got operands of two dtypes outside autocast; the message does not say which "
        "operand is off, most often an fp32 tensor (an upcast norm output, an fp32 adapter, a buffer) meeting "
        "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
-       "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul (or load the model in one "
-       "`torch_dtype`), or run the forward under `torch.autocast(device_type, dtype=...)`; when it is raised "
+       "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul, or cast the whole model once "
+       "(`model.half()`, `model.to(torch.bfloat16)`): a `torch_dtype` given to a loader casts only the modules it "
+       "loads, not heads or modules around them (a sentence-transformers Dense layer, a value head, a projector); "
+       "or run the forward under `torch.autocast(device_type, dtype=...)`; when it is raised "
        "inside a library's own code, upgrade that library first (such mismatches are often fixed in a later "
        "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
@@ -85,6 +90,7 @@ FALLBACKS = (
        r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices|"
        r"(to have|should have|must have) the same device( type)?\b|expected to be (in|on) the same device|"
        r"arguments must (have|be on) the same device|(must|need to) be on the same device|must be on the current device|"
+       r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
@@ -112,7 +118,7 @@ FALLBACKS = (
        "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
        "`torch.autocast`, which casts both."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
-       r"\"\w*(cuda|cudnn|gpu)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?",
+       r"\"?\b\w*(cuda|cudnn|gpu)\w*\" not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
        "are missing in older torch and in many custom CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
@@ -177,7 +183,8 @@ FALLBACKS = (
        "(`GradScaler`) with fp16, stepping only through it (`scaler.scale(loss).backward(); "
        "scaler.step(optimizer); scaler.update()`: an extra `optimizer.step()` applies the inf gradients the scaler "
        "skipped)."),
-    _e("nonfinite-value", "overflow", "a value went inf/NaN (no half precision in the text)", NONFINITE,
+    _e("nonfinite-value", "overflow", "a value went inf/NaN (no half precision in the text)",
+       f"(?!{_VALIDATED})(?:{NONFINITE})",
        "A value went inf/NaN and the text shows no half precision, so the usual causes are a too high learning "
        "rate or exploding gradients, a log / sqrt / division of zero or negative values (or a -inf mask reaching a "
        "softmax whose row is all masked), or NaN already in the data; under fp16 it would most often be an "

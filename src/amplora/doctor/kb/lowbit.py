@@ -131,6 +131,15 @@ LOWBIT = (
        "scale if it has one), enable the tool's upcast for that module (fp8 'weight dtype' with compute in "
        "bf16/fp16, or drop the `--fp8_e4m3fn-*` flags / fp8 offload dtype for the model the failing node uses), "
        "or load the base model in bf16/fp16 when training DoRA or merging."),
+    _e("fp8-cudnn", "cpu-kernel", "a convolution (cuDNN) given float8 weights",
+       r"getCudnnDataTypeFromScalarType\(\) not supported for Float8|cudnn\w*[^\n]{0,80}\b(Float8\w*|float8\w*)"
+       r"[^\n]{0,40}not supported",
+       "cuDNN, which runs convolutions, has no float8 type: loading a whole model with an fp8 `torch_dtype` also "
+       "stored its convolutions in fp8 (the image encoder / CLIP vision tower's patch embedding, a VAE), and only "
+       "linear layers have fp8 kernels (`torch._scaled_mm`).",
+       "Keep the convolution-based parts (image encoder, VAE, patch embeddings) in bf16/fp16 and store only the "
+       "transformer's linear weights in fp8 (load the pipeline in bf16 and give fp8 only to the DiT / transformer, "
+       "or the tool's per-module weight dtype)."),
     _e("fp8-no-kernel", "cpu-kernel", "no kernel for this op in float8",
        r"not implemented for '?(Float8_\w+)'?",
        "float8 is a storage dtype: PyTorch implements few ops for it (casts, copies, `torch._scaled_mm` on fp8 "

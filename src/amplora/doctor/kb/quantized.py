@@ -13,6 +13,14 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("quant-kernel-fp16-only", "quantized", "a quantized kernel built for fp16 activations got bf16",
+       r"\b(float16|fp16|half) is required for|\brequires? (torch\.)?(float16|fp16|half)\b[^\n]{0,20}(activations?|dtype)|"
+       r"\bonly supports? (torch\.)?(float16|fp16|half) (activations?|dtype|inputs?)",
+       context=QUANT_KERNEL + r"|\bMoE\b|compressed|quantiz|\bw\d+a\d+\b|int4|int8",
+       cause="This quantized kernel (Marlin / compressed-tensors MoE, GPTQ, AWQ or ExLlama kernels in this release) "
+       "is built for fp16 activations only, and the model runs in bf16, the default of many recent models.",
+       fix="Run the model in fp16 (`--dtype float16` in vLLM / SGLang, `torch_dtype=torch.float16`), or use a "
+       "release or kernel with bf16 support (newer Marlin and MoE kernels), or a checkpoint quantized for bf16."),
     _e("quantized-fp16-overflow", "quantized", "weight-only / dynamic int8 quantization overflowing in fp16",
        r"\b(int8|int4|weight[- ]only|woq|dynamic quant\w*|int8_dynamic\w*)\b[^\n]{0,160}\b(fp16|float16|half)\b|"
        r"\b(fp16|float16|half)\b[^\n]{0,160}\b(int8|int4|weight[- ]only|woq)\b",
