@@ -1021,3 +1021,13 @@ def test_an_integer_a_custom_kernel_expected_is_an_index_vector():
     e = explain("batch = torch.tensor(np.zeros(n), dtype=torch.float)\nindices = fps(x, batch)\nRuntimeError: expected "
                 "scalar type Long but found Float (data_ptr<long int> at torch/include/ATen/core/TensorMethods.h:5747)")
     assert e.key == "long-indices" and "`batch`" in e.cause
+
+
+def test_hardware_the_paste_shows_adds_what_that_hardware_lacks():
+    text = "VAE load device: xpu:0, dtype: torch.bfloat16\nRuntimeError: expected scalar type Float but found BFloat16"
+    e = explain(text)
+    assert "an Intel GPU (xpu:0)" in e.cause and "fp16 or fp32 rather than bf16" in e.fix
+    mps = explain("model.to('mps')\nRuntimeError: expected scalar type Float but found Half")
+    assert "Apple MPS" in mps.cause and "PYTORCH_ENABLE_MPS_FALLBACK" in mps.fix
+    assert "Intel GPU" not in explain("sklearn's Iris data\nRuntimeError: expected scalar type Float but found "
+                                      "Double").cause

@@ -338,6 +338,28 @@ _MIXED_SETTING = re.compile(
 _NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(T4|V100|P100|P40|K80|M40|M60)|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|"
                              r"Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
 _ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|MIOpen|rocBLAS)\b")
+# hardware a paste shows that is not a CUDA GPU: (pattern, the word an answer about it says, what to add to the cause
+# with the match, what to add to the fix): what each lacks in fp16 / bf16 / fp64
+_HARDWARE = [
+    (_ROCM, "rocm",
+     "The text shows an AMD ROCm GPU ({}): ROCm's fp16/bf16 kernels (FlashAttention, hipBLASLt GEMMs, fused norms) "
+     "differ per GPU architecture, and some have given NaN or wrong results where CUDA does not.",
+     "On ROCm, if the other half dtype, fp32 or plain attention (`attn_implementation='eager'`) is clean, that kernel "
+     "is at fault: keep it off, or upgrade ROCm / torch."),
+    (re.compile(r"\b(XPU|xpu(?::\d+)?|Intel Arc|Arc [AB]\d{3}|Iris Xe|UHD Graphics|IPEX|"
+                r"intel_extension_for_pytorch|oneAPI|level_zero)\b"), "intel",
+     "The text shows an Intel GPU ({}): Intel integrated GPUs (Iris Xe, UHD) run fp16 but not bf16, and only "
+     "data-center Intel GPUs have fp64.",
+     "On an Intel iGPU use fp16 or fp32 rather than bf16, and float32 rather than float64."),
+    (re.compile(r"\b(MPS|mps(?::\d+)?|Apple (silicon|M\d)|M[1-4] (Pro|Max|Ultra)|Metal)\b"), "mps",
+     "The text shows Apple MPS ({}): MPS has no float64, runs bf16 only on recent macOS and torch, and lacks some "
+     "ops.",
+     "On MPS use float32 or fp16 (not float64), and `PYTORCH_ENABLE_MPS_FALLBACK=1` to run a missing op on the CPU."),
+    (re.compile(r"\b(Ascend|torch_npu|npu:\d+|CANN|aclnn\w*)\b"), "npu",
+     "The text shows an Ascend NPU ({}): each NPU operator supports only the dtypes in its list (float64 and some bf16 "
+     "kernels are missing).",
+     "On an Ascend NPU cast to a dtype the operator lists (float32 for float64, fp16 where bf16 is refused)."),
+]
 # a dtype a backend says it has no kernel for, as its message spells it
 _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
                       re.IGNORECASE)
@@ -364,13 +386,11 @@ def _context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, str]:
                    f"hard-coded `torch.bfloat16`, `bf16=True`) meets Half tensors; on that GPU use fp16 throughout "
                    f"(`fp16=True, bf16=False`, `torch_dtype=torch.float16`) and take dtypes from the weights "
                    f"(`next(model.parameters()).dtype`) instead of hard-coding them.")
-    m = _ROCM.search(text)
-    if m and "rocm" not in said and entry.kind in ("overflow", "cpu-kernel", "backend", "device-capability", "mismatch"):
-        cause.append(f"The text shows an AMD ROCm GPU ({m.group(0)}): ROCm's fp16/bf16 kernels (FlashAttention, "
-                     f"hipBLASLt GEMMs, fused norms) differ per GPU architecture, and some have given NaN or wrong "
-                     f"results where CUDA does not.")
-        fix.append("On ROCm, if the other half dtype, fp32 or plain attention (`attn_implementation='eager'`) is "
-                   "clean, that kernel is at fault: keep it off, or upgrade ROCm / torch.")
+    for pattern, word, about, advice in _HARDWARE:
+        m = pattern.search(text)
+        if m and word not in said and entry.kind != "device":
+            cause.append(about.format(m.group(0)))
+            fix.append(advice)
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2)
@@ -401,8 +421,8 @@ def explain(text: str) -> Explanation:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
     unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
-    if unnamed and (entry.kind in ("onnx", "backend", "cpu-kernel") or entry.key == "expected-scalar-type"):
-        here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a kernel/runtime answer cannot guess
+    if unnamed:
+        here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a fixed answer cannot guess
     said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
     devices = extract_devices(text)
     if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend", "overflow") and len(devices) == 1
