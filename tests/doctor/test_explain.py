@@ -252,6 +252,8 @@ SAMPLES = [
      "backend failed with error: 45 (UR_RESULT_ERROR_INVALID_ARGUMENT)", [], None),
     ("float-or-double-only", "pipeline loaded with torch_dtype=torch.float16\nRuntimeError: quantile() input tensor "
      "must be either float or double dtype", [], "quantile"),
+    ("fp32-only-input", "AssertionError: input should be in float32 type, got torch.float16", ["fp32", "fp16"],
+     None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -458,14 +460,14 @@ def test_no_internal_tags_in_what_users_read(key, text, dtypes, op, capsys):
 
 @pytest.mark.parametrize("text,names", [
     ("Input type (torch.cuda.HalfTensor) and weight type (torch.HalfTensor) should be the same",
-     ["fp16 on cuda", "fp16 on cpu"]),
+     ["fp16 (float16, half) on cuda", "fp16 (float16, half) on cpu"]),
     ("Input and parameter tensors are not at the same device, found input tensor at cpu and parameter tensor at "
      "cuda:0", ["input is on cpu", "parameters on cuda:0"]),
     ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
      ["cuda:0", "cpu"]),
     ("RuntimeError: expected scalar type Float but found Half", ["fp32", "fp16"]),
     ("RuntimeError: Input type (CUDABFloat16Type) and weight type (torch.cuda.HalfTensor) should be the same",
-     ["bf16 on cuda", "fp16 on cuda"]),
+     ["bf16 (bfloat16) on cuda", "fp16 (float16, half) on cuda"]),
 ])
 def test_the_rendered_explanation_names_both_sides(text, names, capsys):
     assert main(["explain", text]) == 0
@@ -1031,3 +1033,48 @@ def test_hardware_the_paste_shows_adds_what_that_hardware_lacks():
     assert "Apple MPS" in mps.cause and "PYTORCH_ENABLE_MPS_FALLBACK" in mps.fix
     assert "Intel GPU" not in explain("sklearn's Iris data\nRuntimeError: expected scalar type Float but found "
                                       "Double").cause
+
+
+def test_what_a_paste_shows_in_other_wordings_is_read():
+    # an MLIR type (MPS graphs), full-width brackets, a device written cpu0 or CPU, the method a wrapper names
+    mps = explain("'mps.multiply' op requires the same element type for all operands and results\n"
+                  '%4 = "mps.multiply"(%arg2, %3) : (tensor<1xf32>, tensor<32768x384xbf16>) -> tensor<*xf32>')
+    assert {"fp32", "bf16"} <= set(mps.dtypes)
+    wide = explain("推理的时候报错：\nInput type （BFLoat16） and bias type (Half) Should be the same.")
+    assert wide.key == "conv-type" and "bf16 (bfloat16)" in wide.cause and "fp16 (float16, half)" in wide.cause
+    assert "cpu" in explain("[memory] Reserving 81 MB, device cpu0\nError: Unsupported type for element-wise "
+                            "operation: float16").cause
+    assert "run on cpu" in explain("I use just my CPU.\nRuntimeError: Input type (c10::BFloat16) and bias type "
+                                   "(c10::Half) should be the same").cause
+    npu = explain("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu "
+                  "and npu:0! (when checking argument for argument index in method wrapper_NPU__index_select)")
+    assert "index_select" in npu.ops
+    tf = explain("TypeError: Input 'acts' of 'WarpRNNT' Op has type float16 that does not match expected type of "
+                 "float32.")
+    assert "Here input `acts` of the `WarpRNNT` op is fp16 (float16, half) where fp32 (float32) is expected." in tf.cause
+    # no exception line: the line the knowledge base read names the operands
+    yolo = explain("I try to use --half mode but get error:\n`Input type (torch.cuda.FloatTensor) and weight type "
+                   "(torch.cuda.HalfTensor) should be the same`")
+    assert "the input is fp32 (float32) on cuda and the weight fp16 (float16, half) on cuda" in yolo.cause
+
+
+def test_library_and_hardware_wordings_of_this_round():
+    assert explain("AssertionError('Block element type(bf16) and value element type(fp32) mismatch')").key == \
+        "triton-dot-dtype"
+    assert explain("AssertionError: lhs and rhs must have the same dtype!").key == "triton-dot-dtype"
+    assert explain("RuntimeError: Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype").key == \
+        "autocast-dtype"
+    assert explain("*** RuntimeError: \"add\" not implemented for 'torch.HalfTensor'").key == "cpu-half-kernel"
+    assert explain("RuntimeError: Could not run 'aten::thnn_conv2d_forward' with arguments from the "
+                   "'QuantizedCPUTensorId' backend.").recognized
+    ct2 = explain("[ctranslate2] [warning] The compute type inferred from the saved model is float16, but the target "
+                  "device or backend do not support efficient float16 computation.")
+    assert ct2.key == "ctranslate2-compute-type"
+    rtx50 = explain("I bought an RTX 5080:\nRuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED\n"
+                    "fixed by adding --compute_type float16")
+    assert rtx50.key == "ctranslate2-compute-type" and "Blackwell" in rtx50.cause
+    assert not explain("RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED").recognized
+    # 'requires' on another line is not a GPU requirement for bf16
+    jax = explain("where q and k are bf16 crashes on backward pass with the\nTypeError: lax.dot_general requires "
+                  "arguments to have the same dtypes, got float32, bfloat16.")
+    assert jax.key != "bf16-gpu-unsupported"

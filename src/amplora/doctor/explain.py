@@ -18,10 +18,10 @@ _DTYPE_TOKENS = [
     (r"Float8_e4m3fn|float8_e4m3fn|\be4m3\b", "float8_e4m3fn"),
     (r"Float8_e5m2|float8_e5m2|\be5m2\b", "float8_e5m2"),
     (r"\bfloat8\b|\bfp8\b|\bFloat8\b", "fp8"),
-    (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b", "bf16"),
-    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|\bkHALF\b", "fp16"),
+    (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b|(?<=\dx)bf16\b", "bf16"),
+    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|(?<=\dx)f16\b|\bkHALF\b", "fp16"),
     (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
-    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|\bkFLOAT\b", "fp32"),
+    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b", "fp32"),
     (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
     (r"LongTensor|\bLong\b|(?<!u)int64", "int64"),
     (r"IntTensor|\bInt\b|(?<!u)int32", "int32"),
@@ -30,7 +30,7 @@ _DTYPE_TOKENS = [
     (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
-_DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
+_DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu\d*|CPU|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
                         r"privateuseone(?::\d+)?)\b")
 # legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
 _TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU)([A-Z]\w*?)(?:Type|Tensor)\b")
@@ -112,6 +112,8 @@ def extract_ops(text: str) -> list[str]:
         add(m.group(1) or m.group(2))
     for m in re.finditer(r"\baten[.:]{1,2}(\w+)", text):
         add(m.group(1))
+    for m in re.finditer(r"\bin method wrapper_[A-Za-z]+__(\w+)", text):  # wrapper_CUDA__index_select
+        add(m.group(1))
     for m in re.finditer(r"while checking arguments for (\w+)", text):
         add(m.group(1))
     for m in re.finditer(r"\b([a-z][a-z_]+)\(\)(?:: | (?:input|expected|expects|requires|only|must)\b)", text):
@@ -146,8 +148,9 @@ def _typed_names(text: str) -> list[tuple[str, str]]:
 def extract_devices(text: str) -> list[str]:
     found: list[str] = []
     for m in _DEVICE_RE.finditer(text):
-        if m.group(1) not in found:
-            found.append(m.group(1))
+        device = "cpu" if m.group(1) == "CPU" else m.group(1)
+        if device not in found:
+            found.append(device)
     for device, _ in _typed_names(text):
         if device not in found and not any(d.startswith(device + ":") for d in found):
             found.append(device)
@@ -206,6 +209,9 @@ _NAMED_OPERANDS = [
      lambda a, b, ta, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
     (rf"\b([A-Za-z_]\w*) (?:must|should) be (?:one of )?((?:[\w.:]+(?:,? or |, ))+[\w.:]+),? but (?:got|found) {_T}",
      (1, 2), lambda name, want, got: f"Here `{name}` is {_dtype_of(got)} where {want} is expected."),
+    (rf"Input {_A} of {_A} Op has type {_T} that does not match expected type of {_T}", (2, 3),
+     lambda a, op, got, want: f"Here input `{a}` of the `{op}` op is {_dtype_of(got)} where {_dtype_of(want)} is "
+                              f"expected."),
     (rf"got {_T} for the destination and {_T} for the source", (0, 1),
      lambda a, b: f"Here the destination is {_dtype_of(a)} and the source {_dtype_of(b)}."),
     (rf"got:? {_T} != {_T}", (0, 1),
@@ -240,7 +246,7 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
         m = re.search(r"(Input|input)\w* type.{0,80}?\b(weight|bias|parameter)", text)
         roles = ("the input", f"the {m.group(2)}") if m else ("one tensor", "the other")
         (d1, t1), (d2, t2) = typed[:2]
-        return f"Here {roles[0]} is {t1} on {d1} and {roles[1]} {t2} on {d2}."
+        return f"Here {roles[0]} is {spelled(t1)} on {d1} and {roles[1]} {spelled(t2)} on {d2}."
     m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
     if m:
         return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
@@ -355,6 +361,11 @@ _HARDWARE = [
      "The text shows Apple MPS ({}): MPS has no float64, runs bf16 only on recent macOS and torch, and lacks some "
      "ops.",
      "On MPS use float32 or fp16 (not float64), and `PYTORCH_ENABLE_MPS_FALLBACK=1` to run a missing op on the CPU."),
+    (re.compile(r"\b(RTX ?50[5-9]0( Ti)?|50[5-9]0 ?(Ti)?(?=\b|[\u4e00-\u9fff])|sm_?120|Blackwell|GB?200)"), "blackwell",
+     "The text shows an NVIDIA Blackwell GPU ({}): libraries built before it (CTranslate2, bitsandbytes, flash-attn, "
+     "torch without CUDA 12.8) may lack its kernels, int8 paths most often.",
+     "On Blackwell upgrade the library (and torch to a CUDA 12.8+ build), or use a compute type it runs "
+     "(float16 / bfloat16)."),
     (re.compile(r"\b(Ascend|torch_npu|npu:\d+|CANN|aclnn\w*)\b"), "npu",
      "The text shows an Ascend NPU ({}): each NPU operator supports only the dtypes in its list (float64 and some bf16 "
      "kernels are missing).",
@@ -415,7 +426,15 @@ def explain(text: str) -> Explanation:
     text = kb.plain(_bounded(text))
     line = error_line(text)
     entry = kb.lookup(text, _exception_tail(text, line), exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
-    facts = dict(error=line, dtypes=extract_dtypes(line or text), ops=extract_ops(re.sub(r"\s+", " ", text)),
+    m = entry.match.search(text) if entry is not None else None
+    if m and not re.match(r"[\w.]*(Error|Exception|Warning)\b", line):  # no exception line: the line the entry
+        read = _undecorated(text[text.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0])  # read, if it names more
+
+        def named(s: str) -> int:
+            return len(extract_dtypes(s)) + len(extract_devices(s))
+        line = read if read and named(read) > named(line) else line
+    facts = dict(error=line, dtypes=extract_dtypes(line) or extract_dtypes(text),
+                 ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:
         return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
@@ -425,7 +444,8 @@ def explain(text: str) -> Explanation:
         here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a fixed answer cannot guess
     said = f"{entry.title} {entry.cause} {entry.fix} {here}".lower()
     devices = extract_devices(text)
-    if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend", "overflow") and len(devices) == 1
+    if (entry.kind in ("cpu-kernel", "device-capability", "quantized", "backend", "overflow", "mismatch")
+            and len(devices) == 1
             and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)
             and not (devices[0].startswith("cuda") and _ROCM.search(text))):  # ROCm runs as "cuda" too
         here = f"{here} The text shows a run on {devices[0]}.".strip()  # which device refused the dtype

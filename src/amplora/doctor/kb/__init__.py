@@ -42,7 +42,8 @@ GENERAL_ADVICE = (
 
 # typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones
 _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
-                               "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'"})
+                               "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'",
+                               "\uff08": "(", "\uff09": ")", "\uff1a": ": ", "\uff0c": ", "})  # full-width ( ) : ,
 
 
 def plain(text: str) -> str:

@@ -16,7 +16,8 @@ AUTOCAST = (
     _e("autocast-dtype", "autocast", "autocast asked for a dtype its device does not support",
        r"In (CPU|MPS|CUDA|XPU|HPU|XLA|IPU|\w+) autocast, but the target dtype is not supported|"
        r"(CPU|MPS|CUDA|XPU|HPU|XLA|IPU) Autocast only supports dtypes? of|"
-       r"Current CUDA Device does not support bfloat16",
+       r"Current CUDA Device does not support bfloat16|AutocastCPU only supports? Bfloat16|"
+       r"Autocast\w+ only supports? \w+ as the autocast_\w+_dtype",
        "Autocast was asked for a dtype the device's autocast does not support, so it disabled itself and the "
        "region ran in fp32 (a warning; slowness or dtype mismatches follow): CPU autocast takes bfloat16 (float16 "
        "too from torch 2.4), MPS autocast float16 (bfloat16 only with a recent torch on macOS 14+), CUDA "

@@ -61,13 +61,15 @@ KERNELS = (
     _e("triton-dot-dtype", "backend", "a Triton kernel's dot got operands of two dtypes",
        r"First input \((\w+)\) and second input \((\w+)\) must have the same dtype|"
        r"Both operands must be same (dtype|type)\.? Got \w+ and \w+|"
-       r"tl\.dot[^\n]{0,80}\b(fp8\w*|bf16|fp16|fp32) and (fp8\w*|bf16|fp16|fp32)\b",
+       r"tl\.dot[^\n]{0,80}\b(fp8\w*|bf16|fp16|fp32) and (fp8\w*|bf16|fp16|fp32)\b|"
+       r"lhs and rhs must have the same dtype|Block element type\(\w+\) and value element type\(\w+\) mismatch",
        "A Triton kernel (a fused LoRA / attention / quantization kernel of unsloth, liger, bitsandbytes, vLLM or a "
        "`torch.compile` graph) calls `tl.dot` on tiles of two dtypes, because the tensors it was given differ, such "
        "as fp32 adapter weights or activations with a bf16/fp16 base, and Triton's dot never promotes.",
        "Give the kernel's inputs one dtype before the call (load the model and adapters in one `torch_dtype`, or "
-       "`x.to(w.dtype)`); in your own kernel cast a tile before the dot (`tl.dot(a.to(b.dtype), b)`); or turn the "
-       "fused kernel off for that dtype."),
+       "`x.to(w.dtype)`); in your own kernel cast a tile before the dot (`tl.dot(a.to(b.dtype), b)`; arithmetic "
+       "with a Python float promotes a tile to fp32), and keep the dot's fp32 accumulator, casting the result when "
+       "storing (`acc.to(tl.bfloat16)`); or turn the fused kernel off for that dtype."),
     _e("xformers-dtype-device", "attention", "xFormers has no attention kernel for these dtypes / devices",
        r"No operator found for .?memory_efficient_attention\w*",
        "xFormers found no memory-efficient attention kernel for these inputs, and the reasons it lists include "
@@ -154,7 +156,8 @@ CAPABILITY = (
        "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs, and on Ada (8.9) upgrade torch if it asks for "
        "9.0 (early releases gated `torch._scaled_mm` to Hopper)."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
-       r"(bf16|bfloat16).{0,80}(not supported|only supported|requires|is not available|doesn't support|"
+       r"(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
+       r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
        r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "
        r"[`'\"]?(pure_)?(bfloat16|bf16)|"

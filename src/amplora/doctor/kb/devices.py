@@ -48,7 +48,8 @@ DEVICES = (
        "A module whose weights are still on the meta device (no data) was moved or cast with `.to()`: a model "
        "loaded with `device_map` / offloading keeps offloaded weights on meta until its hooks load them, and "
        "`init_empty_weights` models have no data until loaded.",
-       "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory or drop "
+       "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
+       "whole model on one device with `device_map={'': 0}`, or drop "
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`)."),
     _e("offloaded-move", "device", "a model with offloaded modules was moved",

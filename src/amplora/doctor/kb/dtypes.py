@@ -57,7 +57,8 @@ KERNELS = (
        r"data_ptr<\w+>|\bdata<\w+>\(\)|expected scalar type (Float|Half|BFloat16|Double) but found "
        r"(Float|Half|BFloat16|Double)",
        "A custom C++/CUDA extension op is written for one dtype (usually float32) and received fp16/bf16 tensors "
-       "from autocast or a half model; autocast does not cast the inputs of custom ops.",
+       "from autocast or a half model, or its inputs and its own weights (filters) differ because only one of them "
+       "was cast; autocast does not cast the inputs of custom ops.",
        "Make the extension's autograd.Function cast its inputs: `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)` on forward and `@torch.amp.custom_bwd(device_type='cuda')` on backward; or "
        "call it with `.float()` inputs inside `torch.autocast('cuda', enabled=False)` and cast the result back.",
@@ -163,6 +164,15 @@ KERNELS = (
        "Compute the rotation in fp32 and cast back: `xq_ = torch.view_as_complex(xq.float().reshape(..., -1, 2))`, "
        "keep `freqs_cis` complex64, and return `torch.view_as_real(xq_ * freqs_cis).flatten(3).type_as(xq)`; or "
        "use a real-valued rotary (cos/sin) implementation."),
+    _e("fp32-only-input", "mismatch", "a layer that runs only in float32 got fp16/bf16 under mixed precision",
+       r"should be (in )?(float32|fp32)( type)?,? (but )?got (torch\.)?(float16|half|bfloat16)|"
+       r"expected (a )?(float32|fp32) (tensor|input),? (but )?got (torch\.)?(float16|half|bfloat16)",
+       "A layer or check that runs only in float32 (a norm, a loss, a custom op) got an fp16/bf16 input under mixed "
+       "precision: mmcv / mmdet's `@auto_fp16` casts module inputs to fp16, and its `out_fp32` / `@force_fp32` "
+       "decide which tensors come back in fp32.",
+       "Give that layer fp32 input: decorate it with `@force_fp32()` (mmcv), or cast (`x.float()`) and run it under "
+       "`torch.autocast(..., enabled=False)`; in mmcv check the `auto_fp16(..., out_fp32=...)` of the module that "
+       "feeds it."),
     _e("float-or-double-only", "cpu-kernel", "an op that takes only float32 or float64 got another dtype",
        r"must be (either )?float or double|only supports? (float|float32) (and|or) (double|float64)|"
        r"expected (a )?float or double (tensor|input)",

@@ -126,7 +126,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
-       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|"
+       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for 'torch\.(Half|BFloat16)Tensor'|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
@@ -200,6 +200,7 @@ FALLBACKS = (
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
+       r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + "|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "

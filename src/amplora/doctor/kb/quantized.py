@@ -41,7 +41,7 @@ QUANTIZED = (
        "quantization backend instead (bitsandbytes `load_in_8bit`, torchao, GPTQ/AWQ), or keep the float model on "
        "the GPU in fp16/bf16."),
     _e("quantized-tensor-float-op", "quantized", "a quantized tensor reached a float op",
-       r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)' backend",
+       r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)(TensorId)?' backend",
        "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no quantized kernel (an add, "
        "a matmul, a norm or a custom layer of the float model): the model lacks a `DeQuantStub` (or "
        "`.dequantize()`) before the float part, or a float add ran where `FloatFunctional` is needed.",

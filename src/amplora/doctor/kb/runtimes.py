@@ -75,7 +75,10 @@ RUNTIMES = (
        "(`onnxconverter_common.float16.convert_float_to_float16`, or export the model in half), or build a weakly "
        "typed network on a TensorRT that still has them."),
     _e("ctranslate2-compute-type", "backend", "a CTranslate2 compute type this device cannot run efficiently",
-       r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient",
+       r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
+       r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"
+       r"Requested \w+ compute type\b|"
+       r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper))(?=.*CUBLAS_STATUS_NOT_SUPPORTED)",
        "CTranslate2 (faster-whisper, WhisperX and other CTranslate2 models) was asked for a `compute_type` the "
        "device has no efficient kernels for: its CPU backends have no float16 / bfloat16 GEMM (int8, int8_float32, "
        "int16 and float32 only), float16 needs a GPU of compute capability >= 7.0 and bfloat16 >= 8.0, and a CUDA "
