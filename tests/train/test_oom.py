@@ -7,7 +7,8 @@ import sys
 import textwrap
 
 # The child loads torch and transformers first, then caps its address space a few hundred MiB above what it
-# holds: the run's own allocations (a batch of 16 x 3000-token rows: ~2.5 GiB planned) meet a real CPU OOM.
+# holds: the run's own allocations (a batch of 16 x 3000-token rows: ~2.5 GiB planned in fp32, named because `auto` is
+# bf16-true on a CPU with AVX512-BF16) meet a real CPU OOM.
 CHILD = textwrap.dedent("""
     import resource, sys
     import torch, transformers  # noqa: F401
@@ -24,7 +25,7 @@ def test_out_of_memory_in_training_is_diagnosed(tmp_path):
     data.write_text("".join(json.dumps({"instruction": "x" * 3000, "output": "y"}) + "\n" for _ in range(16)))
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-c", CHILD, "train", "--model", "tiny", "--data", str(data),
-                           "--device", "cpu", "--batch-size", "16", "--max-length", "4096", "--max-steps", "1",
+                           "--device", "cpu", "--precision", "fp32", "--batch-size", "16", "--max-length", "4096", "--max-steps", "1",
                            "--eval-limit", "1", "--eval-loss-limit", "1", "--samples", "0", "--output", str(out),
                            "--quiet"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 6, proc.stderr
