@@ -38,6 +38,11 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   distribution's argument check in a buggy fp32 script). Read for the rules afterwards: 58/62 and 23/23; it keeps a
   floor, because four faults carry their cause only in the thread (a GPU without fp16, an app's "Use FP16" toggle, an
   out-of-memory error behind which bf16 on a V100 was found, a rasterizer extension named only in the cause).
+- heldout12 (w1500-w1541, w1600-w1629, two collectors; a few TensorFlow, JAX and Marian texts among them): gathered
+  like heldout6, committed before it was scored once: 31/52 right (60 %), 15 partly, 6 unrecognised; 19/20 rejects
+  rejected, 1 false diagnosis. Read for the rules afterwards: 50/52 and 19/20; it keeps a floor: its false
+  diagnosis (w1504, "Precision '16-mixed' is invalid" on Lightning 1.x) is a message heldout6 labelled a fault
+  (w476), and two faults carry their cause only in the thread.
 """
 from __future__ import annotations
 
@@ -50,7 +55,8 @@ HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
 # false diagnoses at most)
 FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when scored once)
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
-          "heldout11": (58, 0)}   # of 62 after its misses were read (43 when scored once)
+          "heldout11": (58, 0),   # of 62 after its misses were read (43 when scored once)
+          "heldout12": (50, 1)}   # of 52 after its misses were read (31 when scored once)
 
 
 @pytest.fixture(scope="module")

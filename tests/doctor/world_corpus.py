@@ -23,12 +23,13 @@ on), gathered the same way and scored once, was read since, but keeps its own fl
 seen texts: four of its faults carry no evidence of their cause in the text and one reject reads as a half-precision
 report. `heldout9` (w1000 on, two collectors) and `heldout10` (w1200 on) were gathered and scored the same way;
 heldout9 has joined the seen texts, heldout10 keeps a floor test (its one false diagnosis is a corrupted checkpoint
-behind a real fp16 overflow message), and so does `heldout11` (w1300 on, two collectors): four of its faults name
-their cause nowhere in the text.
+behind a real fp16 overflow message), and so do `heldout11` (w1300 on, two collectors: four of its faults name
+their cause nowhere in the text) and `heldout12` (w1500 on, two collectors: a Lightning precision value labelled a
+reject here and a fault in heldout6, two faults whose cause is not in the text).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, heldout9)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout11 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout12 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -48,7 +49,7 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-          "heldout9", "heldout10", "heldout11")
+          "heldout9", "heldout10", "heldout11", "heldout12")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7 and heldout9 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9")
@@ -87,18 +88,20 @@ BATCH8_FROM = 900
 # "heldout10").
 BATCH9_FROM = 1000
 BATCH10_FROM = 1200
-# The eleventh (w1300 on, two collectors), the same way (split "heldout11").
+# The eleventh (w1300-w1499) and twelfth (w1500 on) collections, two collectors each, the same way (splits
+# "heldout11", "heldout12").
 BATCH11_FROM = 1300
+BATCH12_FROM = 1500
 
 
 def batch(record: dict) -> int:
     """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
     fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the sixth (w452-w599), 7 for texts found while writing
     rules (w600-w799), 8 for the seventh collection (w800-w899), 9 for the eighth (w900-w999), 10 for the ninth
-    (w1000-w1199), 11 for the tenth (w1200-w1299), 12 for the eleventh (w1300 on)."""
+    (w1000-w1199), 11 for the tenth (w1200-w1299), 12 for the eleventh (w1300-w1499), 13 for the twelfth (w1500 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
-              BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM)
+              BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -119,7 +122,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout11' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout12' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -133,7 +136,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout8" for r in records if batch(r) == 9},
             **{r["id"]: "heldout9" for r in records if batch(r) == 10},
             **{r["id"]: "heldout10" for r in records if batch(r) == 11},
-            **{r["id"]: "heldout11" for r in records if batch(r) == 12}}
+            **{r["id"]: "heldout11" for r in records if batch(r) == 12},
+            **{r["id"]: "heldout12" for r in records if batch(r) == 13}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
