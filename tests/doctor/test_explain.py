@@ -254,6 +254,8 @@ SAMPLES = [
      "must be either float or double dtype", [], "quantile"),
     ("fp32-only-input", "AssertionError: input should be in float32 type, got torch.float16", ["fp32", "fp16"],
      None),
+    ("int-width-mix", "DGLError: Expect all graphs to have the same schema, but graph 1 got dtype=torch.int32 which "
+     "is different from dtype=torch.int64", ["int32", "int64"], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -1078,3 +1080,24 @@ def test_library_and_hardware_wordings_of_this_round():
     jax = explain("where q and k are bf16 crashes on backward pass with the\nTypeError: lax.dot_general requires "
                   "arguments to have the same dtypes, got float32, bfloat16.")
     assert jax.key != "bf16-gpu-unsupported"
+
+
+def test_no_pattern_holds_a_control_character():
+    """`"\\b"` outside a raw string is a backspace, and the pattern then never matches."""
+    from amplora.doctor import kb
+    for entry in kb.ENTRIES:
+        for pattern in (entry.match, entry.context, entry.unless):
+            assert pattern is None or not re.search(r"[\x00-\x08\x0b-\x1f]", pattern.pattern), entry.key
+
+
+def test_wordings_of_the_thirteenth_collection_s_families():
+    assert explain("The loss nans immediately\npython3 microGPT.py when precision is set to 16").key == "fp16-overflow"
+    assert explain("assert failed (false): Unhandled dtype BFloat16 for index.Tensor_out").key == "dtype-unsupported"
+    assert explain("RuntimeError: qr is not implemented for type torch.cuda.HalfTensor").key == "gpu-half-kernel"
+    assert explain("RuntimeError: qr is not implemented for type torch.HalfTensor").key == "cpu-half-kernel"
+    dgl = explain("dgl._ffi.base.DGLError: Expect all graphs to have the same schema on nodes[\"s2\"].data, but graph "
+                  "1 got\n{'iid': Scheme(shape=(2,), dtype=torch.int32)}\nwhich is different from\n"
+                  "{'iid': Scheme(shape=(2,), dtype=torch.int64)}.")
+    assert dgl.key == "int-width-mix"
+    assert explain("RuntimeError: Could not run 'quantized::conv2d_prepack' with arguments from the "
+                   "'UNKNOWN_TENSOR_TYPE_ID' backend.").key == "ao-quantized-device"

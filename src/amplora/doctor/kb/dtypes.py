@@ -121,6 +121,13 @@ KERNELS = (
        "attention masks, `mask.half()`).",
        "Make masks bool before combining them (`mask.bool() & other.bool()`, or `mask.to(torch.bool)`), or "
        "multiply float masks (`m1 * m2`); cast only floating tensors when casting a batch."),
+    _e("int-width-mix", "index", "integer tensors of two widths (int32 and int64) where one is required",
+       r"\A(?=.*\bint32\b)(?=.*\bint64\b)(?=.*(same schema|same dtype|must match|mismatch|different from|differ))",
+       "Integer tensors of two widths met where one is required (graph ids, indices, node or edge data of a "
+       "batch): some were built as int32 (NumPy on Windows, an int32 array, another version of the library that "
+       "makes them) and the rest as int64.",
+       "Cast the ids to one integer dtype where they are made (`.long()`, `torch.as_tensor(a, dtype=torch.int64)`, "
+       "`a.astype(np.int64)`), or use the library version the code was written for."),
     _e("ce-prob-target", "index", "a cross-entropy target that is integer but shaped like class probabilities",
        r"Expected floating point type for target with class probabilities, got \w+",
        "cross_entropy got a target with the same shape as the logits, which it reads as class probabilities, "

@@ -56,12 +56,13 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
-             r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|"
+             r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
 HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
-                 r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度")
+                 r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度|"
+                 r"\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
 
 # generic
 FALLBACKS = (
@@ -126,7 +127,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
-       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for 'torch\.(Half|BFloat16)Tensor'|"
+       r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
@@ -138,13 +139,13 @@ FALLBACKS = (
        "`.to(W.dtype)`); torch >= 2.2 has Half CPU GEMM; if the op ran on a GPU, it lacks that dtype in this "
        "torch version: compute it in fp32 or upgrade."),
     _e("gpu-half-kernel", "cpu-kernel", "no fp16/bf16 GPU kernel for this op in this torch",
-       r"not implemented for '(Half|BFloat16)\b'?",
+       r"not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.cuda\.(Half|BFloat16)Tensor\b",
        "The text shows a GPU run, and this op has no kernel for that half-precision dtype on the GPU in this torch "
        "version: older torch releases lacked bf16 (and a few fp16) CUDA kernels for ops such as upsample, "
        "triu/tril, max or sort.",
        "Upgrade torch (newer releases have these bf16 kernels), or compute that op in fp32 and cast back "
        "(`op(x.float()).to(x.dtype)`), or run the model in fp16 / fp32 instead of bf16.",
-       context=r"\.cuda\(|cuda:\d|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
+       context=r"\.cuda\(|cuda:\d|torch\.cuda\.\w+Tensor|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
        r"not implemented for '(Half|BFloat16)\b'?",
@@ -200,7 +201,7 @@ FALLBACKS = (
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
-       r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + "|"
+       r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "

@@ -33,7 +33,8 @@ QUANTIZED = (
        fix="Run the quantized model in bf16 (`torch_dtype=torch.bfloat16`, fp32's range) or fp32, or leave the "
        "layers with large activations (the first / last ones, attention outputs) unquantized."),
     _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
-       r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta)' backend",
+       r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta|UNKNOWN_TENSOR_TYPE_ID|\w*CUDA\w*)' "
+       r"backend",
        "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "
        "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU, and this one was moved to "
        "or called with tensors on a GPU.",
