@@ -7,7 +7,7 @@ it is not recognised. A reject is *correctly rejected* when `explain(text).recog
 otherwise.
 
 Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-7 + heldout9. `heldout2` is part of the second
+it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-7 + heldout9 + heldout13. `heldout2` is part of the second
 collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
 `dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
 `heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once; its misses
@@ -25,11 +25,12 @@ report. `heldout9` (w1000 on, two collectors) and `heldout10` (w1200 on) were ga
 heldout9 has joined the seen texts, heldout10 keeps a floor test (its one false diagnosis is a corrupted checkpoint
 behind a real fp16 overflow message), and so do `heldout11` (w1300 on, two collectors: four of its faults name
 their cause nowhere in the text) and `heldout12` (w1500 on, two collectors: a Lightning precision value labelled a
-reject here and a fault in heldout6, two faults whose cause is not in the text).
+reject here and a fault in heldout6, two faults whose cause is not in the text). `heldout13` (w1700 on) has joined the
+seen texts.
 
-    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, heldout9)
+    PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout12 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout13 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -49,10 +50,10 @@ CORPUS = Path(__file__).parent / "corpus" / "world.jsonl"
 FIELDS = ("id", "split", "kind", "project", "backend", "source", "group", "text", "cause", "must_say")
 KINDS = ("fault", "reject")
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-          "heldout9", "heldout10", "heldout11", "heldout12")
+          "heldout9", "heldout10", "heldout11", "heldout12", "heldout13")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
-# to heldout7 and heldout9 (their misses were read for rules after their one score)
-SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9")
+# to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
+SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
 BACKENDS = ("cuda", "cpu", "mps", "bnb", "awq", "gptq", "onnx", "tensorrt", "xpu", "rocm", "openvino", "coreml", "any")
 
 # The split rule (fixed before any rule was written or any text scored): per kind, message groups are ordered by
@@ -92,16 +93,20 @@ BATCH10_FROM = 1200
 # "heldout11", "heldout12").
 BATCH11_FROM = 1300
 BATCH12_FROM = 1500
+# The thirteenth (w1700 on, two collectors: one took search results in rank order for 18 queries fixed in advance,
+# common messages as often as users meet them; one the long tail), the same way (split "heldout13").
+BATCH13_FROM = 1700
 
 
 def batch(record: dict) -> int:
     """1 for the first collection (w001-w191), 2 for the second (w192-w283), 3 for the third (w284-w343), 4 for the
     fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the sixth (w452-w599), 7 for texts found while writing
     rules (w600-w799), 8 for the seventh collection (w800-w899), 9 for the eighth (w900-w999), 10 for the ninth
-    (w1000-w1199), 11 for the tenth (w1200-w1299), 12 for the eleventh (w1300-w1499), 13 for the twelfth (w1500 on)."""
+    (w1000-w1199), 11 for the tenth (w1200-w1299), 12 for the eleventh (w1300-w1499), 13 for the twelfth (w1500-w1699), 14
+    for the thirteenth (w1700 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
-              BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM)
+              BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -122,7 +127,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout12' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout13' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -137,7 +142,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout9" for r in records if batch(r) == 10},
             **{r["id"]: "heldout10" for r in records if batch(r) == 11},
             **{r["id"]: "heldout11" for r in records if batch(r) == 12},
-            **{r["id"]: "heldout12" for r in records if batch(r) == 13}}
+            **{r["id"]: "heldout12" for r in records if batch(r) == 13},
+            **{r["id"]: "heldout13" for r in records if batch(r) == 14}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
