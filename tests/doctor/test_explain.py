@@ -256,6 +256,16 @@ SAMPLES = [
      None),
     ("int-width-mix", "DGLError: Expect all graphs to have the same schema, but graph 1 got dtype=torch.int32 which "
      "is different from dtype=torch.int64", ["int32", "int64"], None),
+    ("mask-not-bool", "Warning: masked_fill_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+     "please use a mask with dtype torch.bool instead.", ["uint8"], None),
+    ("openvino-precision-hint", "On the Iris Xe iGPU OpenVINO's INFERENCE_PRECISION_HINT is f16 and results differ "
+     "from the fp32 model", [], None),
+    ("compile-dtype-fusion", "works in eager, but torch.compile fuses the bf16 matmul and the float32 add into addmm, "
+     "which needs one dtype", [], None),
+    ("ggml-type-assert", "ggml-cuda/im2col.cu:84: GGML_ASSERT(dst->type == GGML_TYPE_F16 || dst->type == "
+     "GGML_TYPE_F32) failed", [], None),
+    ("mps-op-missing", "NotImplementedError: The operator 'aten::_index_put_impl_' is not currently implemented for "
+     "the MPS device.", [], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -641,8 +651,6 @@ LOOKALIKE_REJECTS = [
     "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
     "RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.",
     "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB). Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0",
-    "NotImplementedError: The operator 'aten::_upsample_bicubic2d_aa.out' is not currently implemented for the MPS "
-    "device.",
     "RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'MPS' backend.",
     "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
     "RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
@@ -1101,3 +1109,29 @@ def test_wordings_of_the_thirteenth_collection_s_families():
     assert dgl.key == "int-width-mix"
     assert explain("RuntimeError: Could not run 'quantized::conv2d_prepack' with arguments from the "
                    "'UNKNOWN_TENSOR_TYPE_ID' backend.").key == "ao-quantized-device"
+
+
+def test_a_warning_logged_above_another_exception_does_not_answer_for_it():
+    warning = ("torch/cuda/amp/grad_scaler.py:118: UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is "
+               "not available.  Disabling.\n")
+    typo = ('Traceback (most recent call last):\n  File "train.py", line 39, in train_fn\n'
+            "    with torch.cuda.amp.autocast_mode():\nTypeError: 'module' object is not callable")
+    assert not explain(warning + typo).recognized
+    assert explain(warning).key == "autocast-without-cuda"  # the warning alone is still explained
+    fault = "RuntimeError: mat1 and mat2 must have the same dtype, but got Half and Float"
+    assert explain(warning + fault).key == "matmul-dtype"
+
+
+def test_wordings_of_the_fourteenth_collection_s_families():
+    assert explain("`masked_fill` with `FloatTensor` mask will never mask but fails silently.").key == "mask-not-bool"
+    assert explain("    assert outputs.is_cuda or outputs.device.type == \"xla\"\nAssertionError").key == \
+        "amp-scaler-device"
+    assert explain("error: input types 'tensor<1x77x1xf16>' and 'tensor<1xf32>' are not broadcast compatible").key == \
+        "mps-graph-element-type"
+    assert explain("WARNING half=True only compatible with GPU export, i.e. use device=0").key in (
+        "fp16-needs-gpu", "fp16-needs-gpu-listed")
+    assert explain("[Bug]: GLM-4-32B output !!!!! error (tensor is nan)").recognized
+    assert explain("I got an error about dot not being implemented for half.").key == "half-kernel"
+    assert explain("model.half() 的时候，输出都成0了").key == "fp16-drift-report"
+    e = explain("--fp16 --bits 8\nRuntimeError: expected scalar type Half but found Float")
+    assert "8-bit" in e.fix  # a quantized base shown as --bits 8

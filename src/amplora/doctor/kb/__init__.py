@@ -90,8 +90,22 @@ def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | 
     for entry in (BY_EXCEPTION if exception else ENTRIES):
         # line-bound patterns ([^\n], (?m)) read only the text as pasted
         if entry.hits(text) or (not entry.line_bound and entry.hits(unwrapped)):
+            if exception and error_line and _only_a_warning(entry, text, plain(error_line)):
+                continue  # a warning logged above another exception does not answer for it
             return entry if not other or entry.match.search(plain(error_line)) else None
     return None
+
+
+def _only_a_warning(entry: Entry, text: str, error_line: str) -> bool:
+    """Whether `entry` matches `text` only on a warning line while the paste ends in an exception it does not
+    match."""
+    if entry.match.search(error_line):
+        return False
+    m = entry.match.search(text)
+    if m is None:
+        return False
+    line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else None]
+    return bool(re.search(r"\w*Warning\b|warnings\.warn\(", line))
 
 
 def by_key(key: str) -> Entry:

@@ -46,7 +46,8 @@ ACCELERATORS = (
        "fp32)."),
     _e("mps-graph-element-type", "mismatch", "an MPS graph op got operands of two float dtypes",
        r"'mps\.\w+' op requires the same element type for all operands and results|"
-       r"MPSGraph.{0,200}(same element type|element type mismatch)",
+       r"MPSGraph.{0,200}(same element type|element type mismatch)|"
+       r"input types 'tensor<[^>]*\b\w*(f16|bf16|f32)>' and 'tensor<[^>]*(f16|bf16|f32)>' are not broadcast compatible",
        "Apple's MPSGraph compiles an op (add, matmul, ...) whose operands have two element types, such as f32 "
        "activations meeting an f16 weight or bias (an fp16 model variant or checkpoint with inputs or some modules "
        "left fp32), which MPS does not promote as CUDA kernels would.",
@@ -95,6 +96,12 @@ ACCELERATORS = (
        "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op, unsigned integers (uint16, "
        "uint32, uint64) to int32 / int64; upgrade CANN / torch_npu, "
        "whose newer releases add kernels."),
+    _e("mps-op-missing", "device-capability", "an op without an Apple MPS kernel",
+       r"operator '[\w:.]+' is not current(ly)? implemented for the MPS device",
+       "PyTorch's MPS backend has no kernel for this op (in this torch release), so a model on `mps` fails "
+       "there.",
+       "Set `PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before starting Python) to run that op on the CPU, "
+       "upgrade torch (MPS gains ops each release), or run the model on the CPU."),
     _e("xpu-igpu-bf16", "device-capability", "bf16 on an Intel integrated GPU without bf16 kernels",
        r"level_zero backend failed with error|UR_RESULT_ERROR_\w+|PI_ERROR_\w+",
        context=r"\b(bf16|bfloat16)\b",

@@ -45,7 +45,9 @@ DEVICES = (
        "real tensors into a model built on meta use `model.load_state_dict(sd, assign=True)`."),
     _e("meta-copy", "device", "a model with weights still on meta was moved",
        r"Cannot copy out of meta tensor",
-       "A module whose weights are still on the meta device (no data) was moved or cast with `.to()`: a model "
+       "A module whose weights or buffers are still on the meta device (no data) was moved or cast with `.to()`: "
+       "buffers not stored in the checkpoint (positional encodings, rotary tables) stay on meta after a meta "
+       "init, a model "
        "loaded with `device_map` / offloading keeps offloaded weights on meta until its hooks load them, and "
        "`init_empty_weights` models have no data until loaded.",
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
@@ -79,7 +81,8 @@ DEVICES = (
        "or weights offloaded by `device_map='auto'`.",
        "Check what was not loaded (`missing = model.load_state_dict(sd, strict=False, assign=True).missing_keys`) "
        "and load or initialise those (`model.to_empty(device=...)` then init); with `device_map` give enough GPU "
-       "memory or an `offload_folder` so every weight is materialized."),
+       "memory (or load in 4-bit, `load_in_4bit`, so the model fits; `max_memory`) or an `offload_folder` so every "
+       "weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
     _e("mps-placeholder", "device", "a CPU tensor given to an op running on Apple MPS",
        r"Placeholder storage has not been allocated on MPS device",

@@ -121,6 +121,14 @@ KERNELS = (
        "attention masks, `mask.half()`).",
        "Make masks bool before combining them (`mask.bool() & other.bool()`, or `mask.to(torch.bool)`), or "
        "multiply float masks (`m1 * m2`); cast only floating tensors when casting a batch."),
+    _e("mask-not-bool", "index", "a mask that is not torch.bool",
+       r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
+       r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask",
+       "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
+       "deprecated (a warning on every call, an error in newer torch), and a float mask does not mask at all "
+       "(or is refused).",
+       "Build masks as bool (`mask = x == pad_id`, `m.bool()`, `torch.zeros(..., dtype=torch.bool)`) and keep them "
+       "bool when combining them (`m1 & m2`)."),
     _e("int-width-mix", "index", "integer tensors of two widths (int32 and int64) where one is required",
        r"\A(?=.*\bint32\b)(?=.*\bint64\b)(?=.*(same schema|same dtype|must match|mismatch|different from|differ))",
        "Integer tensors of two widths met where one is required (graph ids, indices, node or edge data of a "

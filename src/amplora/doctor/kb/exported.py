@@ -58,8 +58,8 @@ EXPORTED = (
        r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
        "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "
        "transformers optimizer with `--float16`) runs every op in fp16: reductions (the ReduceMean / Pow of "
-       "LayerNorm or RMSNorm), Softmax, long MatMul sums and index math lose precision, so outputs drift from "
-       "the fp32 model even without inf/NaN.",
+       "LayerNorm or RMSNorm), Softmax, long MatMul sums and index math lose precision, and constants out of "
+       "fp16's range (beyond 65504: -1e9 / -1e12 masks, Infinity) overflow, so outputs drift from the fp32 model.",
        "Keep the sensitive ops in fp32: `float16.convert_float_to_float16(model, keep_io_types=True, "
        "op_block_list=['ReduceMean', 'Pow', 'Sqrt', 'LayerNormalization', 'Softmax'])`, or let "
        "`auto_mixed_precision.auto_convert_mixed_precision` pick them against fp32 outputs; remove the redundant "
@@ -90,6 +90,20 @@ EXPORTED = (
        "Turn the fuser off for that code (`torch._C._jit_override_can_fuse_on_gpu(False)`, "
        "`torch._C._jit_set_texpr_fuser_enabled(False)`, or drop `torch.jit.script`), run that function in fp32 "
        "(`.float()` its inputs), or upgrade torch / CUDA, where such code generation bugs get fixed."),
+    _e("compile-dtype-fusion", "mismatch", "torch.compile fused ops whose operands have two dtypes",
+       r"\A(?=.*(torch\.compile|inductor|dynamo))(?=.*\b(works?|fine|runs?|ok) (in|with) eager)"
+       r"(?=.*(dtype|bf16|bfloat16|float16|fp16|float32|fp32|same width))",
+       "Eager PyTorch promotes mixed dtypes op by op, and a torch.compile (Inductor) pattern fused them into one "
+       "kernel (an `addmm`, a fused matmul + add) that takes one dtype only, such as bf16 weights with a float32 "
+       "tensor added, so the compiled model fails where the eager one runs: a compiler bug.",
+       "Give the operands one dtype yourself (`w.to(x.dtype)`), upgrade torch (such fusions get dtype checks), or "
+       "keep that function out of the graph (`@torch.compiler.disable`)."),
+    _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
+       r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+",
+       "A llama.cpp / ggml kernel accepts only the tensor types in its assert (often F16 and F32) and got "
+       "another, typically BF16 weights in a GGUF or an mmproj file that this kernel does not support.",
+       "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "
+       "build with that type's kernel."),
     _e("tensorrt-dtype", "backend", "TensorRT precision not supported here",
        r"(bf16|bfloat16|fp8|int8|fp16|float16|half)\w*.{0,120}(not supported|unsupported|does not support|"
        r"doesn'?t support|not available)|(not supported|unsupported|does not support).{0,80}(bf16|bfloat16|fp8|"

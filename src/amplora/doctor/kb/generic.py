@@ -56,7 +56,8 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
-             r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|"
+             r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
+             r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
@@ -148,7 +149,7 @@ FALLBACKS = (
        context=r"\.cuda\(|cuda:\d|torch\.cuda\.\w+Tensor|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
-       r"not implemented for '(Half|BFloat16)\b'?",
+       r"not implemented for '(Half|BFloat16)\b'?|\b\w+ (is )?not (being )?implemented for (half|bf16|fp16)\b",
        "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
        "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
        "softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this (older) torch.",

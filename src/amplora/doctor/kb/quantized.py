@@ -162,7 +162,8 @@ QUANTIZED = (
        "Quantize from the original fp16/bf16/fp32 weights: load the unquantized checkpoint with "
        "`quantization_config=BitsAndBytesConfig(...)` (or the tool's quantize option) once, do not quantize an "
        "already-quantized model or checkpoint again (int8 then nf4), and keep integer tensors out of the layers "
-       "being quantized."),
+       "being quantized; with diffusers / accelerate offloading of a bnb model use `enable_model_cpu_offload` "
+       "(whole components), not `enable_sequential_cpu_offload`, whose per-layer hooks re-quantize packed weights."),
     _e("torchao-int4-dtype", "quantized", "torch's int4 weight-only kernel (torchao, gpt-fast, HQQ) wants bf16",
        r"_weight_int4pack_mm\w*\s*:?\s*expect(ed)? (A|x) to be (float16 or |bf16|bfloat16)|"
        r"expected x to be bf16|"

@@ -34,6 +34,12 @@ RUNTIMES = (
        ".eval(), x.float()), convert_to='mlprogram', compute_precision=ct.precision.FLOAT16)`, with "
        "`ct.TensorType(..., dtype=np.float16)` inputs if the app feeds fp16; do not call `.half()` on the torch "
        "model."),
+    _e("openvino-precision-hint", "overflow", "OpenVINO computes in f16 / bf16 by default on GPUs and new CPUs",
+       r"INFERENCE_PRECISION_HINT|inference_precision_hint",
+       cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
+       "the model's fp32 weights, so results differ from fp32 and can overflow.",
+       fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
+       "`EXECUTION_MODE_HINT: ACCURACY`), with optimum-intel `ov_config={'INFERENCE_PRECISION_HINT': 'f32'}`."),
     _e("openvino-f16-output", "mismatch", "an OpenVINO f16 output read as f32",
        r"(fp16|f16|float16|FP16|half).{0,600}(float\s*\*|data\(\)|\bget_data\b|e\+3\d|garbage|incorrect|wrong|"
        r"anomal\w*)|(float\s*\*|data\(\)).{0,600}(fp16|f16|FP16|half)",

@@ -7,7 +7,7 @@ from amplora.doctor.kb.entry import make as _e
 SCALING = (
     _e("amp-scaler-device", "scaler", "GradScaler's kernels on the CPU",
        r"Could not run 'aten::_amp_(foreach_non_finite_check_and_unscale|update_scale)_?' with arguments from the "
-       r"'(CPU|MPS|XPU)' backend",
+       r"'(CPU|MPS|XPU)' backend|assert outputs\.is_cuda or outputs\.device\.type",
        "The GradScaler (fp16 loss scaling) unscales gradients with kernels that this torch has only for CUDA, and "
        "here the gradients are on the CPU (or MPS/XPU): the model was never moved to the GPU, or a "
        "`torch.cuda.amp.GradScaler` runs in a CPU-only setup.",

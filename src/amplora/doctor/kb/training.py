@@ -19,7 +19,8 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
                  r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))|"
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
-                 r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|文字化け|おかしい|精度が(落ち|下が)|이상한 (출력|결과)")
+                 r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
+                 r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
@@ -228,6 +229,7 @@ NONFINITE_REPORTS = (
        fix="Run in bf16 where the GPU has it (Ampere or newer: same range as fp32) or in fp32 on GPUs without bf16 "
        "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
        "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, and a lower learning rate if the "
-       "loss diverges.",
+       "loss diverges; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
+       "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker"),
 )
