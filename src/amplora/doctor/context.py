@@ -1,0 +1,84 @@
+"""What a paste shows around its message (a mixed precision setting, the hardware, a refused dtype): sentences the
+knowledge base's fixed cause and fix cannot hold."""
+from __future__ import annotations
+
+import re
+
+from amplora.doctor.paste import error_line, extract_dtypes, spelled
+
+
+# what a paste shows around the message, which the knowledge base's fixed cause cannot know
+_MIXED_SETTING = re.compile(
+    r"(?<![\w-])(precision\s*=\s*['\"]?(16|bf16)(-mixed)?['\"]?|--precision[ =]['\"]?(16|bf16|half|fp16)(-mixed)?\b|"
+    r"\bAMP\b|[Mm]ixed[- ][Pp]recision|--(fp16|bf16|use[-_]amp|amp)\b|(fp16|bf16|use_amp|amp)\s*="
+    r"\s*True|mixed_precision\s*=\s*['\"]?(fp16|bf16)['\"]?|--mixed_precision[ =](fp16|bf16)|"
+    r"torch\.(cuda\.)?(amp\.)?autocast\([^)\n]{0,60}\)?)")
+_NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(T4|V100|P100|P40|K80|M40|M60)|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|"
+                             r"Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
+ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|MIOpen|rocBLAS)\b")
+# hardware a paste shows that is not a CUDA GPU: (pattern, the word an answer about it says, what to add to the cause
+# with the match, what to add to the fix): what each lacks in fp16 / bf16 / fp64
+_HARDWARE = [
+    (ROCM, "rocm",
+     "The text shows an AMD ROCm GPU ({}): ROCm's fp16/bf16 kernels (FlashAttention, hipBLASLt GEMMs, fused norms) "
+     "differ per GPU architecture, and some have given NaN or wrong results where CUDA does not.",
+     "On ROCm, if the other half dtype, fp32 or plain attention (`attn_implementation='eager'`) is clean, that kernel "
+     "is at fault: keep it off, or upgrade ROCm / torch."),
+    (re.compile(r"\b(XPU|xpu(?::\d+)?|Intel Arc|Arc [AB]\d{3}|Iris Xe|UHD Graphics|IPEX|"
+                r"intel_extension_for_pytorch|oneAPI|level_zero)\b"), "intel",
+     "The text shows an Intel GPU ({}): Intel integrated GPUs (Iris Xe, UHD) run fp16 but not bf16, and only "
+     "data-center Intel GPUs have fp64.",
+     "On an Intel iGPU use fp16 or fp32 rather than bf16, and float32 rather than float64."),
+    (re.compile(r"\b(MPS|mps(?::\d+)?|Apple (silicon|M\d)|M[1-4] (Pro|Max|Ultra)|Metal)\b"), "mps",
+     "The text shows Apple MPS ({}): MPS has no float64, runs bf16 only on recent macOS and torch, and lacks some "
+     "ops.",
+     "On MPS use float32 or fp16 (not float64), and `PYTORCH_ENABLE_MPS_FALLBACK=1` to run a missing op on the CPU."),
+    (re.compile(r"\b(RTX ?50[5-9]0( Ti)?|50[5-9]0 ?(Ti)?(?=\b|[\u4e00-\u9fff])|sm_?120|Blackwell|GB?200)"), "blackwell",
+     "The text shows an NVIDIA Blackwell GPU ({}): libraries built before it (CTranslate2, bitsandbytes, flash-attn, "
+     "torch without CUDA 12.8) may lack its kernels, int8 paths most often.",
+     "On Blackwell upgrade the library (and torch to a CUDA 12.8+ build), or use a compute type it runs "
+     "(float16 / bfloat16)."),
+    (re.compile(r"\b(Ascend|torch_npu|npu:\d+|CANN|aclnn\w*)\b"), "npu",
+     "The text shows an Ascend NPU ({}): each NPU operator supports only the dtypes in its list (float64 and some bf16 "
+     "kernels are missing).",
+     "On an Ascend NPU cast to a dtype the operator lists (float32 for float64, fp16 where bf16 is refused)."),
+]
+# a dtype a backend says it has no kernel for, as its message spells it
+_REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
+                      re.IGNORECASE)
+
+
+def paste_context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, str]:
+    """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message: a mixed
+    precision setting, a GPU without bf16, an AMD GPU, the dtype a backend refused."""
+    cause, fix = [], []
+    m = _MIXED_SETTING.search(text)
+    if m and entry.kind in ("mismatch", "index"):
+        half = "bf16 (bfloat16)" if "bf16" in m.group(0).lower() or "bfloat16" in m.group(0) else "fp16 (float16, half)"
+        cause.append(f"The text shows mixed precision (`{m.group(0).strip()}`): there layer outputs come out "
+                     f"{half} while tensors made by hand (a parameter, buffer, mask token or constant used directly) "
+                     f"stay fp32, so the two meet here.")
+    if m and entry.kind == "mismatch" and {"fp16", "bf16"} <= set(extract_dtypes(error_line(text) or text)):
+        fix.append(f"The run is set up with `{m.group(0).strip()}` and meets both half dtypes: use one for the whole "
+                   f"run, bf16 (`--precision bf16` / `bf16-mixed`, `bf16=True`) where the GPU has it, else fp16 "
+                   f"throughout, or fp32 (`--precision 32`).")
+    m = _NO_NATIVE_BF16.search(text)
+    if m and "bf16" in dtypes and entry.kind == "mismatch":
+        fix.append(f"The text names a {m.group(0)}, a GPU without native bf16 (compute capability below 8.0): "
+                   f"libraries fall back to fp16 there, so code or a config that still says bfloat16 (a "
+                   f"hard-coded `torch.bfloat16`, `bf16=True`) meets Half tensors; on that GPU use fp16 throughout "
+                   f"(`fp16=True, bf16=False`, `torch_dtype=torch.float16`) and take dtypes from the weights "
+                   f"(`next(model.parameters()).dtype`) instead of hard-coding them.")
+    for pattern, word, about, advice in _HARDWARE:
+        m = pattern.search(text)
+        if m and word not in said and entry.kind != "device":
+            cause.append(about.format(m.group(0)))
+            fix.append(advice)
+    m = _REFUSED.search(text)
+    if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
+        token = m.group(1) or m.group(2)
+        known = extract_dtypes(token)
+        name = spelled(known[0]) if known else token.lower()
+        if name.split(" ")[0] not in said:
+            cause.append(f"The refused dtype is {name}.")
+    return " ".join(cause), " ".join(fix)

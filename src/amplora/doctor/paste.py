@@ -1,0 +1,237 @@
+"""What a pasted error says by itself: its exception line, the dtypes, ops and devices it names, and which operand
+has which dtype."""
+from __future__ import annotations
+
+import re
+
+# token in an error message -> canonical dtype name (longest spellings first so 'c10::BFloat16' wins over 'Float')
+_DTYPE_TOKENS = [
+    (r"Float8_e4m3fnuz|float8_e4m3fnuz", "float8_e4m3fnuz"),
+    (r"Float8_e5m2fnuz|float8_e5m2fnuz", "float8_e5m2fnuz"),
+    (r"Float8_e4m3fn|float8_e4m3fn|\be4m3\b", "float8_e4m3fn"),
+    (r"Float8_e5m2|float8_e5m2|\be5m2\b", "float8_e5m2"),
+    (r"\bfloat8\b|\bfp8\b|\bFloat8\b", "fp8"),
+    (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b|(?<=\dx)bf16\b", "bf16"),
+    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|(?<=\dx)f16\b|\bkHALF\b", "fp16"),
+    (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
+    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b", "fp32"),
+    (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
+    (r"LongTensor|\bLong\b|(?<!u)int64", "int64"),
+    (r"IntTensor|\bInt\b|(?<!u)int32", "int32"),
+    (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
+    (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
+    (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
+]
+_DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
+_DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu\d*|CPU|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
+                        r"privateuseone(?::\d+)?)\b")
+# legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
+_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU)([A-Z]\w*?)(?:Type|Tensor)\b")
+
+# phrases that name an op even when no kernel name is quoted
+_OP_PHRASES = [
+    (r"mat1 and mat2|m1 and m2|self and mat2", "matmul (mm/addmm)"),
+    (r"both vectors", "dot"),
+    (r"Input type \(.*?\) and (weight|bias) type", "convolution"),
+    (r"Index put", "index_put_"),
+    (r"query, key,? and value", "scaled_dot_product_attention"),
+    (r"unscale FP16 gradients", "GradScaler.unscale_"),
+    (r"Expected out tensor", "out= write"),
+    (r"\.numpy\(\)|ScalarType BFloat16|tensor to numpy", "Tensor.numpy"),
+    (r"\bLayerNorm\b|\blayer_norm\b", "layer_norm"),
+    (r"\bGroupNorm\b|\bgroup_norm\b", "group_norm"),
+    (r"\bRMSNorm\b|\brms_norm\b", "rms_norm"),
+    (r"\bBatchNorm\w*\b|\bbatch_norm\b", "batch_norm"),
+]
+
+
+
+
+def error_line(text: str) -> str:
+    """The last 'SomeError: message' line of a traceback (or the first non-empty line of a bare message)."""
+    lines = [undecorated(ln) for ln in text.strip().splitlines() if undecorated(ln)]
+    for i in reversed(range(len(lines))):
+        if re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b.*?:", lines[i]):
+            return lines[i]
+        if re.fullmatch(r"[\w.]*(Error|Exception)", lines[i]) and i + 1 < len(lines):  # the message on the next line
+            return f"{lines[i]}: {lines[i + 1]}"
+    for line in reversed(lines):  # an exception quoted inside a sentence or after a prefix: '"onnxruntime...: [...Error]'
+        m = re.search(r"[\w.]*[a-z](Error|Exception)\b\]?\s*:", line)
+        if m:
+            return line.strip("\"'")
+    return lines[0] if lines else ""
+
+
+def undecorated(line: str) -> str:
+    """`line` without what pasting adds around it: markdown quotes, code ticks, bold, list bullets, pytest's `E`."""
+    line = re.sub(r"^(?:[>`*#|\-│┃❱]+\s*|E\s{2,})+", "", line.strip())
+    line = re.sub(r"\s*[│┃]$", "", line)  # the right border of a Rich traceback box
+    return re.sub(r"[`*]+$", "", line).strip()
+
+
+def extract_dtypes(text: str) -> list[str]:
+    found: list[str] = []
+    for m in _DTYPE_RE.finditer(text):
+        name = _DTYPE_TOKENS[int(m.lastgroup[1:])][1]
+        if name not in found:
+            found.append(name)
+    if any(name.startswith("float8_") for name in found):  # "Float8 Types ... Float8_e4m3fn": the format says it all
+        found = [name for name in found if name != "fp8"]
+    return found
+
+
+def extract_ops(text: str) -> list[str]:
+    ops: list[str] = []
+
+    def add(name):
+        if name and name not in ops:
+            ops.append(name)
+
+    for m in re.finditer(r"\"(\w+)\" not implemented|(\w+) not implemented for '", text):  # the kernel and a dtype
+        add(m.group(1) or m.group(2))
+    for m in re.finditer(r"\baten[.:]{1,2}(\w+)", text):
+        add(m.group(1))
+    for m in re.finditer(r"\bin method wrapper_[A-Za-z]+__(\w+)", text):  # wrapper_CUDA__index_select
+        add(m.group(1))
+    for m in re.finditer(r"while checking arguments for (\w+)", text):
+        add(m.group(1))
+    for m in re.finditer(r"\b([a-z][a-z_]+)\(\)(?:: | (?:input|expected|expects|requires|only|must)\b)", text):
+        if m.group(1) != "operator":  # C++'s `operator()` in a backend's log line, not an op
+            add(m.group(1))
+    for m in re.finditer(r"Function '(\w+Backward\d*)'|\b(\w+Backward\d+)\b", text):
+        add(m.group(1) or m.group(2))
+    for m in re.finditer(r"\bof node \(/?([\w/.:-]+)\)|\bimplementation for (\w+)\(\d+\) node|"
+                         r"\bof operator \((\w+)\)", text):
+        add((m.group(1) or m.group(2) or m.group(3)).rsplit("/", 1)[-1])  # an ONNX node: its op type ends its path
+    for m in re.finditer(r"\b(linalg\.\w+|torch\.linalg\.\w+)", text):
+        add(m.group(1).replace("torch.", ""))
+    for pattern, name in _OP_PHRASES:
+        if re.search(pattern, text, re.IGNORECASE):
+            add(name)
+    return ops
+
+
+def _typed_names(text: str) -> list[tuple[str, str]]:
+    """(device, dtype) of each legacy type name in `text`: 'torch.cuda.HalfTensor' -> ('cuda', 'fp16')."""
+    out = []
+    for m in _TYPE_NAME_RE.finditer(text):
+        if m.group(2):
+            device, name = ("cuda" if m.group(1) else "cpu"), m.group(2)
+        else:
+            device, name = m.group(3).lower(), m.group(4)
+        dtypes = extract_dtypes(name)
+        out.append((device, dtypes[0] if dtypes else name))
+    return out
+
+
+def extract_devices(text: str) -> list[str]:
+    found: list[str] = []
+    for m in _DEVICE_RE.finditer(text):
+        device = "cpu" if m.group(1) == "CPU" else m.group(1)
+        if device not in found:
+            found.append(device)
+    for device, _ in _typed_names(text):
+        if device not in found and not any(d.startswith(device + ":") for d in found):
+            found.append(device)
+    return found
+
+
+_LONG_NAMES = {"bf16": "bfloat16", "fp16": "float16, half", "fp32": "float32", "fp64": "float64, double",
+               "int64": "Long", "int32": "Int", "uint8": "Byte", "int8": "Char", "fp8": "float8"}
+
+
+def spelled(dtype: str) -> str:
+    """A canonical dtype name with its other spellings: 'bf16' -> 'bf16 (bfloat16)'."""
+    if dtype.startswith("float8"):
+        return f"{dtype} (fp8)"
+    return f"{dtype} ({_LONG_NAMES[dtype]})" if dtype in _LONG_NAMES else dtype
+
+
+def _dtype_of(token: str) -> str:
+    found = extract_dtypes(token)
+    return spelled(found[0]) if found else token
+
+
+_T = r"[`'\"]?(?:torch\.|c10::|at::)?(\w+)[`'\"]?"  # a dtype token as messages print it
+_A = r"[`'\"]?(\w+)[`'\"]?"  # an argument / input name
+# message shapes that say which operand has which dtype: (pattern, the groups holding dtypes, how to say it)
+_NAMED_OPERANDS = [
+    (rf"expected (?:dtype|scalar type) {_T} for (?:argument )?{_A} but got (?:dtype|scalar type) {_T}", (0, 2),
+     lambda want, arg, got: f"Here `{arg}` is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"{_A} has dtype {_T},? (?:whereas|but|while|and) {_A} has dtype {_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"\b(\w+)\.dtype:? {_T},? and\s+(\w+)\.dtype:? {_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"promote {_T} and {_T}", (0, 1),
+     lambda a, b: f"Here {_dtype_of(a)} meets {_dtype_of(b)}, which PyTorch does not promote."),
+    (rf"\bdtype={_T},? out_dtype={_T}", (0, 1),
+     lambda a, b: f"Here the input dtype is {_dtype_of(a)} and the output dtype {_dtype_of(b)}."),
+    (rf"(?:Found|got) dtype {_T},? but expected {_T}", (0, 1),
+     lambda got, want: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"expected (?:scalar type|dtype) {_T},? but (?:found|got) (?:scalar type |dtype )?{_T}", (0, 1),
+     lambda want, got: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"expected type TensorOptions\(dtype={_T}.{{0,300}}? but got TensorOptions\(dtype={_T}", (0, 1),
+     lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+    (rf"{_A} dtype \({_T}\) does not match {_A} dtype \({_T}\)", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"Input type \({_T}\) and (weight|bias) type \({_T}\)", (0, 2),
+     lambda a, role, b: f"Here the input is {_dtype_of(a)} and the {role} {_dtype_of(b)}."),
+    (rf"found input tensor with {_T} and parameter tensor with {_T}", (0, 1),
+     lambda a, b: f"Here the input is {_dtype_of(a)} and the parameters {_dtype_of(b)}."),
+    (rf"found {_A} of type {_T} and {_A} of type {_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"\b(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}\)?,? (?:and )?"
+     rf"(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}", (1, 3),
+     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (r"argument #\d+ [`'\"]?(\w+)[`'\"]? to have the same type as tensor for argument #\d+ [`'\"]?(\w+)[`'\"]?; but "
+     r"type ([\w.:]+?)\.? does not equal ([\w.:]+?)\.?(?:\s|$|\))", (2, 3),
+     lambda a, b, ta, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+    (rf"\b([A-Za-z_]\w*) (?:must|should) be (?:one of )?((?:[\w.:]+(?:,? or |, ))+[\w.:]+),? but (?:got|found) {_T}",
+     (1, 2), lambda name, want, got: f"Here `{name}` is {_dtype_of(got)} where {want} is expected."),
+    (rf"Input {_A} of {_A} Op has type {_T} that does not match expected type of {_T}", (2, 3),
+     lambda a, op, got, want: f"Here input `{a}` of the `{op}` op is {_dtype_of(got)} where {_dtype_of(want)} is "
+                              f"expected."),
+    (rf"got {_T} for the destination and {_T} for the source", (0, 1),
+     lambda a, b: f"Here the destination is {_dtype_of(a)} and the source {_dtype_of(b)}."),
+    (rf"got:? {_T} != {_T}", (0, 1),
+     lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
+    (rf"but got {_T} and {_T}\b", (0, 1),
+     lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
+]
+
+
+def _named_operands(text: str) -> str:
+    """A sentence saying which named operand has which dtype, when the message says so (else '')."""
+    m = re.search(r"expected type TensorOptions\(.{0,40}?device=([\w:]+).{0,300}? but got TensorOptions\(.{0,40}?"
+                  r"device=([\w:]+)", text)
+    if m and m.group(1) != m.group(2):
+        return f"Here the gradient is on {m.group(2)} where {m.group(1)} is expected."
+    for pattern, dtype_groups, say in _NAMED_OPERANDS:
+        m = re.search(pattern, text, re.IGNORECASE)
+        named = [extract_dtypes(m.group(i + 1)) for i in dtype_groups] if m else []
+        if m and all(named) and named[0][0] != named[-1][0]:
+            return say(*m.groups())
+    return ""
+
+
+def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") -> str:
+    """One sentence naming what this message is about: the two operands (or dtypes / devices) it names in `text`
+    (the error line) or, for named operands, anywhere in `full` (the whole paste)."""
+    named = _named_operands(text) or (_named_operands(full) if full else "")
+    if named:
+        return named
+    typed = _typed_names(text)
+    if len(typed) >= 2:
+        m = re.search(r"(Input|input)\w* type.{0,80}?\b(weight|bias|parameter)", text)
+        roles = ("the input", f"the {m.group(2)}") if m else ("one tensor", "the other")
+        (d1, t1), (d2, t2) = typed[:2]
+        return f"Here {roles[0]} is {spelled(t1)} on {d1} and {roles[1]} {spelled(t2)} on {d2}."
+    m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
+    if m:
+        return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
+    parts = []
+    if len(devices) >= 2:
+        parts.append("devices " + " and ".join(devices[:2]))
+    if len(dtypes) >= 2:
+        parts.append("dtypes " + " and ".join(spelled(d) for d in dtypes[:2]))
+    return f"This message names {'; '.join(parts)}." if parts else ""
