@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from amplora.doctor.paste import error_line, extract_dtypes, spelled
+from amplora.doctor.kb.patterns import NO_BF16_GPU
+from amplora.doctor.paste import extract_dtypes, spelled
 
 
 # what a paste shows around the message, which the knowledge base's fixed cause cannot know
@@ -13,8 +14,7 @@ _MIXED_SETTING = re.compile(
     r"\bAMP\b|[Mm]ixed[- ][Pp]recision|--(fp16|bf16|use[-_]amp|amp)\b|(fp16|bf16|use_amp|amp)\s*="
     r"\s*True|mixed_precision\s*=\s*['\"]?(fp16|bf16)['\"]?|--mixed_precision[ =](fp16|bf16)|"
     r"torch\.(cuda\.)?(amp\.)?autocast\([^)\n]{0,60}\)?)")
-_NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(T4|V100|P100|P40|K80|M40|M60)|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|"
-                             r"Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
+_NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(" + NO_BF16_GPU + r"|M40|M60)|Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
 ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|MIOpen|rocBLAS)\b")
 # hardware a paste shows that is not a CUDA GPU: (pattern, the word an answer about it says, what to add to the cause
 # with the match, what to add to the fix): what each lacks in fp16 / bf16 / fp64
@@ -48,9 +48,10 @@ _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_typ
                       re.IGNORECASE)
 
 
-def paste_context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, str]:
-    """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message: a mixed
-    precision setting, a GPU without bf16, an AMD GPU, the dtype a backend refused."""
+def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str) -> tuple[str, str]:
+    """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message (its
+    exception line `exception`, the dtypes it names `dtypes`): a mixed precision setting, a GPU without bf16, the
+    hardware, the dtype a backend refused."""
     cause, fix = [], []
     m = _MIXED_SETTING.search(text)
     if m and entry.kind in ("mismatch", "index"):
@@ -58,7 +59,7 @@ def paste_context(entry, text: str, dtypes: list[str], said: str) -> tuple[str, 
         cause.append(f"The text shows mixed precision (`{m.group(0).strip()}`): there layer outputs come out "
                      f"{half} while tensors made by hand (a parameter, buffer, mask token or constant used directly) "
                      f"stay fp32, so the two meet here.")
-    if m and entry.kind == "mismatch" and {"fp16", "bf16"} <= set(extract_dtypes(error_line(text) or text)):
+    if m and entry.kind == "mismatch" and {"fp16", "bf16"} <= set(extract_dtypes(exception or text)):
         fix.append(f"The run is set up with `{m.group(0).strip()}` and meets both half dtypes: use one for the whole "
                    f"run, bf16 (`--precision bf16` / `bf16-mixed`, `bf16=True`) where the GPU has it, else fp16 "
                    f"throughout, or fp32 (`--precision 32`).")

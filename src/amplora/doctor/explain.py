@@ -17,6 +17,7 @@ from amplora.doctor.paste import (error_line, extract_devices, extract_dtypes, e
 
 __all__ = ["Explanation", "error_line", "explain", "extract_devices", "extract_dtypes", "extract_ops", "spelled"]
 
+
 @dataclass
 class Explanation:
     recognized: bool
@@ -33,7 +34,6 @@ class Explanation:
         return asdict(self)
 
 
-
 # a paste longer than this keeps its head (the report) and its tail (the exception): the knowledge base's patterns
 # read the whole text, so a log of megabytes would take minutes
 _HEAD, _TAIL = 8_000, 40_000
@@ -43,19 +43,23 @@ def _bounded(text: str) -> str:
     return text if len(text) <= _HEAD + _TAIL else f"{text[:_HEAD]}\n...\n{text[-_TAIL:]}"
 
 
+def _named(line: str) -> int:
+    """How many dtypes and devices `line` names."""
+    return len(extract_dtypes(line)) + len(extract_devices(line))
+
+
 def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(_bounded(text))
-    line = error_line(text)
+    line = exception = error_line(text)
     entry = kb.lookup(text, exception_tail(text, line), exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
     m = entry.match.search(text) if entry is not None else None
     if m and not re.match(r"[\w.]*(Error|Exception|Warning)\b", line):  # no exception line: the line the entry
-        read = undecorated(text[text.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0])  # read, if it names more
-
-        def named(s: str) -> int:
-            return len(extract_dtypes(s)) + len(extract_devices(s))
-        line = read if read and named(read) > named(line) else line
-    facts = dict(error=line, dtypes=extract_dtypes(line) or extract_dtypes(text),
+        read = undecorated(kb.lines_around(text, m.start()))  # read stands for it, if it names more
+        if read and _named(read) > _named(line):
+            line = read
+    text_dtypes = extract_dtypes(text)
+    facts = dict(error=line, dtypes=extract_dtypes(line) or text_dtypes,
                  ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:
@@ -71,7 +75,7 @@ def explain(text: str) -> Explanation:
             and not re.search(rf"\b{re.escape(devices[0].split(':')[0])}\b", said)
             and not (devices[0].startswith("cuda") and ROCM.search(text))):  # ROCm runs as "cuda" too
         here = f"{here} The text shows a run on {devices[0]}.".strip()  # which device refused the dtype
-    more_cause, more_fix = paste_context(entry, text, extract_dtypes(text), said)
+    more_cause, more_fix = paste_context(entry, text, exception, text_dtypes, said)
     here = f"{here} {more_cause}".strip()
     where = raised_in(text)
     if where:

@@ -152,6 +152,10 @@ def _dtype_of(token: str) -> str:
     return spelled(found[0]) if found else token
 
 
+def _a_and_b(a: str, ta: str, b: str, tb: str) -> str:
+    return f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."
+
+
 _T = r"[`'\"]?(?:torch\.|c10::|at::)?(\w+)[`'\"]?"  # a dtype token as messages print it
 _A = r"[`'\"]?(\w+)[`'\"]?"  # an argument / input name
 # message shapes that say which operand has which dtype: (pattern, the groups holding dtypes, how to say it)
@@ -159,9 +163,9 @@ _NAMED_OPERANDS = [
     (rf"expected (?:dtype|scalar type) {_T} for (?:argument )?{_A} but got (?:dtype|scalar type) {_T}", (0, 2),
      lambda want, arg, got: f"Here `{arg}` is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"{_A} has dtype {_T},? (?:whereas|but|while|and) {_A} has dtype {_T}", (1, 3),
-     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     _a_and_b),
     (rf"\b(\w+)\.dtype:? {_T},? and\s+(\w+)\.dtype:? {_T}", (1, 3),
-     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     _a_and_b),
     (rf"promote {_T} and {_T}", (0, 1),
      lambda a, b: f"Here {_dtype_of(a)} meets {_dtype_of(b)}, which PyTorch does not promote."),
     (rf"\bdtype={_T},? out_dtype={_T}", (0, 1),
@@ -173,19 +177,19 @@ _NAMED_OPERANDS = [
     (rf"expected type TensorOptions\(dtype={_T}.{{0,300}}? but got TensorOptions\(dtype={_T}", (0, 1),
      lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"{_A} dtype \({_T}\) does not match {_A} dtype \({_T}\)", (1, 3),
-     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     _a_and_b),
     (rf"Input type \({_T}\) and (weight|bias) type \({_T}\)", (0, 2),
      lambda a, role, b: f"Here the input is {_dtype_of(a)} and the {role} {_dtype_of(b)}."),
     (rf"found input tensor with {_T} and parameter tensor with {_T}", (0, 1),
      lambda a, b: f"Here the input is {_dtype_of(a)} and the parameters {_dtype_of(b)}."),
     (rf"found {_A} of type {_T} and {_A} of type {_T}", (1, 3),
-     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     _a_and_b),
     (rf"\b(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}\)?,? (?:and )?"
      rf"(input\w*|weight|bias|self|src|source|other|query|key|value|mask)(?: dtype)? ?[=:(] ?{_T}", (1, 3),
-     lambda a, ta, b, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     _a_and_b),
     (r"argument #\d+ [`'\"]?(\w+)[`'\"]? to have the same type as tensor for argument #\d+ [`'\"]?(\w+)[`'\"]?; but "
      r"type ([\w.:]+?)\.? does not equal ([\w.:]+?)\.?(?:\s|$|\))", (2, 3),
-     lambda a, b, ta, tb: f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."),
+     lambda a, b, ta, tb: _a_and_b(a, ta, b, tb)),
     (rf"\b([A-Za-z_]\w*) (?:must|should) be (?:one of )?((?:[\w.:]+(?:,? or |, ))+[\w.:]+),? but (?:got|found) {_T}",
      (1, 2), lambda name, want, got: f"Here `{name}` is {_dtype_of(got)} where {want} is expected."),
     (rf"Input {_A} of {_A} Op has type {_T} that does not match expected type of {_T}", (2, 3),

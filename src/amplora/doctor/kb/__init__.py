@@ -104,8 +104,13 @@ def _only_a_warning(entry: Entry, text: str, error_line: str) -> bool:
     m = entry.match.search(text)
     if m is None:
         return False
-    line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) if "\n" in text[m.end():] else None]
-    return bool(re.search(r"\w*Warning\b|warnings\.warn\(", line))
+    return bool(re.search(r"\w*Warning\b|warnings\.warn\(", lines_around(text, m.start(), m.end())))
+
+
+def lines_around(text: str, start: int, end: int | None = None) -> str:
+    """The whole lines of `text` that hold `text[start:end]` (the one line holding `start` without `end`)."""
+    stop = text.find("\n", start if end is None else end)
+    return text[text.rfind("\n", 0, start) + 1:stop if stop >= 0 else len(text)]
 
 
 def by_key(key: str) -> Entry:

@@ -3,6 +3,7 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import NO_BF16_GPU
 
 # backends without a dtype
 BACKENDS = (
@@ -108,8 +109,6 @@ _FP16_GPU_CAUSE = ("fp16 mixed precision (AMP with a GradScaler) and half-precis
 _FP16_GPU_FIX = ("Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 (`bf16=True` / "
                  "`torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.")
 
-# GPUs of compute capability below 8.0, as reports name them
-_NO_BF16_GPU = r"(T4|V100|P100|P40|K80|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?)"
 _REFUSAL = r"\b(not found|not supported|unsupported|not available|cannot|can'?t|invalid|unknown|missing)\b"
 
 _BF16_GPU_CAUSE = ("bf16 needs a GPU of compute capability >= 8.0 (Ampere or newer); older GPUs (Turing T4 and RTX 20xx, "
@@ -166,9 +165,9 @@ CAPABILITY = (
        _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME),
     # a message that names the GPU next to bf16 says which device it is, whatever else the text mentions
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
-       _REFUSAL + r"[^\n]{0,60}\b" + _NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"
-       r"\b" + _NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)[\w-]*[^\n]{0,30}" + _REFUSAL + "|"
-       r"\b(bf16|bfloat16)[\w-]*[^\n]{0,60}\b" + _NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL,
+       _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"
+       r"\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)[\w-]*[^\n]{0,30}" + _REFUSAL + "|"
+       r"\b(bf16|bfloat16)[\w-]*[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL,
        _BF16_GPU_CAUSE, _BF16_GPU_FIX),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
        r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
