@@ -1135,3 +1135,17 @@ def test_wordings_of_the_fourteenth_collection_s_families():
     assert explain("model.half() 的时候，输出都成0了").key == "fp16-drift-report"
     e = explain("--fp16 --bits 8\nRuntimeError: expected scalar type Half but found Float")
     assert "8-bit" in e.fix  # a quantized base shown as --bits 8
+
+
+def test_this_round_s_added_wordings_and_sentences_each_answer():
+    # parameters left on meta at save time or after offloading
+    assert explain("RuntimeError: You can't save the model since some parameters are on the meta device.").key == \
+        "meta-device"
+    assert explain("ValueError: model.layers.3.mlp.weight is on the meta device because it was offloaded, but we could "
+                   "not find the corresponding model.layers.3.mlp.weight in the offloaded state dict").key == "meta-device"
+    # the fp16 overflow fix says to step only through the GradScaler
+    e = explain("python train.py --fp16\nValueError: loss became nan at step 6000")
+    assert e.key == "fp16-overflow" and "scaler.step(optimizer)" in e.fix
+    # the dtype a backend refused, as its own sentence
+    npu = explain('RuntimeError: "foo_npu" not implemented for DT_COMPLEX64, should be in dtype support list [DT_FLOAT,]')
+    assert npu.key == "ascend-npu-dtype" and "The refused dtype is complex64." in npu.cause
