@@ -90,7 +90,7 @@ def main() -> None:
     floor = statistics.median(times["floor"])
     print(f"doctor overhead, {what}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"median of {args.rounds}")
-    print(f"| config | step (s) | ratio to floor |\n|---|---|---|")
+    print("| config | step (s) | ratio to floor |\n|---|---|---|")
     for name, ts in times.items():
         med = statistics.median(ts)
         print(f"| {name} | {med:.4f} | {med / floor:.3f}x |")

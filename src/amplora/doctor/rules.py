@@ -193,9 +193,9 @@ def _optimizer_mix(s: Scene, floats):
         culprit = f"{what} of {name} is {odt} while the parameter is {pdt}"
         cause = (f"The optimizer step combines the {pdt} parameter {name} with its {odt} {what}, typically state "
                  f"or gradients cast (or loaded from a checkpoint) in another dtype.")
-        fix = (f"Keep gradients and optimizer state in the parameter's dtype: load state with "
-               f"`optimizer.load_state_dict(...)` (it casts to each param's dtype) instead of casting the state "
-               f"dict, and keep trainable params fp32 (`p.data = p.data.float()` before building the optimizer).")
+        fix = ("Keep gradients and optimizer state in the parameter's dtype: load state with "
+               "`optimizer.load_state_dict(...)` (it casts to each param's dtype) instead of casting the state "
+               "dict, and keep trainable params fp32 (`p.data = p.data.float()` before building the optimizer).")
         return culprit, cause, fix
     return None
 
@@ -337,8 +337,8 @@ def _device(s: Scene):
                f"`from_pretrained(..., device_map=None)`), and move batches with `{{k: v.to('{other}') ...}}`.")
     else:
         cause = f"{mod} got tensors on {odd} and {other}: part of the model or batch was not moved to one device."
-        fix = (f"Move the model and every input to one device (`model.to(device)`, "
-               f"`batch = {{k: v.to(device) for k, v in batch.items()}}`) and pin GPUs with CUDA_VISIBLE_DEVICES.")
+        fix = ("Move the model and every input to one device (`model.to(device)`, "
+               "`batch = {k: v.to(device) for k, v in batch.items()}`) and pin GPUs with CUDA_VISIBLE_DEVICES.")
     return culprit, cause, fix
 
 
