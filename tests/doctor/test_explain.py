@@ -320,6 +320,10 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    # the last resort: a check no entry above knows
+    ("dtype-check", "AssertionError: scale.dtype == torch.float32", ["fp32"], None),
+    ("dtype-required", "NotImplementedError: this kernel requires bf16 inputs", ["bf16"], None),
+    ("needs-gpu-tensor", "AssertionError: input must be a CUDA tensor", [], None),
     ("cutlass-no-kernel", "RuntimeError: cutlassF: no kernel found to launch!", [], None),
     ("flash-attn-on-cpu", "You are attempting to use Flash Attention 2.0 with a model not initialized on GPU. Make "
      "sure to move the model to GPU after initializing it on CPU with `model.to('cuda')`.", [], None),

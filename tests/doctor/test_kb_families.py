@@ -238,3 +238,36 @@ def test_a_float8_format_is_named_once_among_the_dtypes():
 def test_a_backend_kernel_is_blamed_only_when_fp32_on_that_device_is_right():
     assert explain("MPS: fp16 generation gives NaN logits").key == "fp16-nonfinite-report"
     assert explain("MPS: fp16 generation gives NaN logits, fp32 on the same Mac works").key == "backend-half-kernel-bug"
+
+
+# the last resort: wordings of dtype and device checks no entry knows get a hedged answer that names what they check
+@pytest.mark.parametrize("key,text", [
+    ("dtype-check", "AssertionError: query.dtype == torch.float16"),
+    ("dtype-check", "RuntimeError: weight should be fp8 but got bf16"),
+    ("dtype-check", "ValueError: scale dtype F32 does not match activation dtype BF16"),
+    ("dtype-check", "E   AssertionError: x (bf16) and w (fp32) must have the same dtype"),
+    ("dtype-required", "NotImplementedError: this kernel requires float16 inputs"),
+    ("dtype-required", "AssertionError: bfloat16 is required for the fused MoE path"),
+    ("dtype-required", "RuntimeError: input must be torch.float32 for the CPU path"),
+    ("needs-gpu-tensor", "AssertionError: x must be a CUDA tensor"),
+    ("needs-gpu-tensor", "RuntimeError: assert q.is_cuda"),
+    ("needs-gpu-tensor", "ValueError: points is not a CUDA tensor"),
+])
+def test_the_last_resort_names_the_check(key, text):
+    e = explain(text)
+    assert e.key == key, (e.key, text)
+    assert bool(e.dtypes) == key.startswith("dtype"), e.dtypes  # the dtypes it checks are named
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: CUDA error: no CUDA GPUs are available",
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.cuda.FloatTensor [27, 32]] is at version 1; expected version 0 instead.",
+    "RuntimeError: size mismatch, m1: [2 x 3], m2: [4 x 5] (fp16 model)",
+    "I have half the data in float16 and the rest must be float32, is that a problem?",
+    "AssertionError: the same seed must give the same samples",
+    "ValueError: batch must be on the same node as the model",
+])
+def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
+    assert not explain(text).recognized, explain(text).key

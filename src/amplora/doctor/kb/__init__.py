@@ -24,7 +24,7 @@ ENTRIES: tuple[Entry, ...] = (
     *scaling.SCALING, *training.TRAINING, *lowbit.LOWBIT, *quantized.QUANTIZED, *accelerators.AUTOCAST,
     *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION, *runtimes.RUNTIMES, *exported.EXPORTED,
     *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS,
-    *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS,
+    *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS, *generic.LAST_RESORT,
 )
 
 # the same entries for a paste that ends in an exception: symptoms reported in words come last

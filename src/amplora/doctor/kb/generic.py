@@ -227,6 +227,63 @@ FALLBACKS = (
        unless=r"numpy\.object_|The only supported types are"),
 )
 
+
+# Last resort: a line that reads as an error, an assert or a warning and that checks or refuses a dtype or a device in
+# a wording no entry above knows (a new library, kernel or runtime). The answer names what the line names and says
+# what the line cannot tell.
+# any spelling of a floating dtype in messages and asserts: torch, Triton, NumPy/JAX, ggml, TensorFlow, TensorRT, cuBLAS
+ANY_FLOAT = (r"(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp|ov)\.)?(?:b?float(?:8|16|32|64)\w*|Float(?:8|16|32|64)\w*|"
+             r"BFloat16|Half|Double|bf16|BF16|fp(?:8|16|32|64)|FP(?:8|16|32|64)|f(?:16|32|64)|F(?:16|32|64)|"
+             r"GGML_TYPE_B?F(?:16|32)|DT_(?:HALF|B?FLOAT\w*|DOUBLE)|k(?:HALF|FLOAT|BF16|FP8)|CUDA_R_(?:16B?F|32F))"
+             r"(?![A-Za-z0-9])")
+# a line that reads as an error, a failed check or a warning (not prose around it)
+_ERROR_LINE = r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))[^\n]*?"
+# what a last-resort answer must not take: faults of another kind that name a dtype in passing
+_NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
+                      r"operation|No module named|Attempting to cast down")
+
+LAST_RESORT = (
+    _e("dtype-check", "mismatch", "a dtype check failed in a kernel or library",
+       _ERROR_LINE + r"(?:(?:\.dtype\b|dtype\(\)|scalar_type\(\)|->type\b|\.type\(\)|element[ _]type)\s*(?:==|!=|\bin\b)|"
+       r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|"
+       + ANY_FLOAT + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
+       r"\bbut (?:got|found|is|was|received)\b|\binstead of\b|\bvs\.?(?!\w)|\bversus\b)[^\n]{0,80}?" + ANY_FLOAT + "|"
+       + ANY_FLOAT + r"[^\n]{0,80}?" + ANY_FLOAT + r"[^\n]{0,40}?(?:\bmismatch|do ?n[o']t match|\bdiffer|incompatible|"
+       r"not (?:broadcast )?compatible))",
+       "A kernel or library checked its tensors' dtypes and the check failed: its operands are not in one dtype, or "
+       "not in the dtype it was written for (a Triton or CUDA kernel, an extension, a runtime); the message names "
+       "what it compared but not which tensor is off or why.",
+       "Give every input of that op one dtype, the one its check names: cast the odd tensor with `.to(dtype)` "
+       "(a Python scalar or an fp32 buffer often promotes one side), load the model in one `torch_dtype` "
+       "(`model.half()`, `model.to(torch.bfloat16)`) or run it under `torch.autocast`; if the check sits inside a "
+       "library, upgrade it or report it there; `amplora doctor run` names the tensor.",
+       unless=_NOT_A_DTYPE_FAULT),
+    _e("dtype-required", "cpu-kernel", "a component that runs only in one dtype",
+       _ERROR_LINE + r"(?:" + ANY_FLOAT + r"[`'\")\]]*\s+(?:\w+\s+)?(?:is|are) (?:required|needed|expected|mandatory)|"
+       r"\b(?:requires?|needs?|expects?|only (?:accepts?|supports?|works with|handles?|takes?|allows?))\s+(?:[\w-]+\s+){0,3}?"
+       r"(?:of |in |with )?(?:dtype |type |precision )?[`'\"(\[]*" + ANY_FLOAT + "|"
+       r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + ")",
+       "A kernel, library or runtime named in the message runs only in the dtype it names and got another: an "
+       "fp16-only kernel given bf16 or fp32 tensors, an fp32-only one given half precision, a quantized path that "
+       "needs fp16 activations while the model defaults to bf16.",
+       "Run that component in the dtype it names: load the model with that `torch_dtype` (or the tool's `--dtype`), "
+       "cast the inputs it gets (`.to(dtype)`), or turn that component off / pick one that supports your dtype; "
+       "upgrade it if a newer release adds your dtype.",
+       unless=_NOT_A_DTYPE_FAULT),
+    _e("needs-gpu-tensor", "device", "a GPU-only op got a tensor on the CPU",
+       _ERROR_LINE + r"(?:\b(?:must|should|has to|needs? to) be (?:a |an |on )?(?:the )?(?:CUDA|GPU|cuda)\b|\bis_cuda\b|"
+       r"\bExpected (?:a |an )?(?:CUDA|cuda|GPU) tensor|\bonly supports? (?:CUDA|cuda|GPU) (?:tensors|inputs|devices?)|"
+       r"\bis not (?:a |an |on )?(?:the )?(?:CUDA|cuda|GPU)\b(?! (?:available|found|enabled))|"
+       r"device\.type\s*==\s*['\"]cuda)",
+       "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
+       "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
+       "`device=`) was not moved, or the whole run is on the CPU.",
+       "Move the model and every input to the GPU (`model.to('cuda')`, `x.to('cuda')`; create new tensors with "
+       "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
+       "fallback.",
+       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs"),
+)
+
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "
                   "activations' dtype (`compute_dtype=torch.bfloat16` in the quantization config, `torch_dtype` of "
                   "the model the same) rather than casting the packed weights")
