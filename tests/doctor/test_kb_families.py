@@ -271,3 +271,25 @@ def test_the_last_resort_names_the_check(key, text):
 ])
 def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     assert not explain(text).recognized, explain(text).key
+
+
+@pytest.mark.parametrize("key,text", [
+    # pyg-team/pytorch_geometric, dmlc/dgl, bitsandbytes, pytorch/ao, TransformerEngine, optimum: checks in their code
+    ("dtype-check", "ValueError: Expected 'edge_index' to be of integer type (got 'torch.float32')"),
+    ("dtype-check", 'dgl._ffi.base.DGLError: Expect argument "u" to have data type torch.int64. But got torch.int32.'),
+    ("dtype-check", "TypeError: Expected torch.int8 input tensors A and B, but got torch.float16 and torch.int8"),
+    ("dtype-check", "AssertionError: bias dtype must match output dtype"),
+    ("dtype-required", "ValueError: Blockwise 4bit quantization only supports 16/32-bit floats, but got torch.float64"),
+    ("dtype-required", "ValueError: 'EdgeIndex' holds an unsupported data type (got 'torch.float32', but expected one "
+     "of {torch.int32, torch.int64})"),
+    ("device-mismatch", 'dgl._ffi.base.DGLError: Expect argument "v" to have device cuda:0. But got cpu.'),
+    ("device-mismatch", "RuntimeError: Expected out.device == cuda:0, got cpu"),
+    ("needs-gpu-tensor", "RuntimeError: 'CuGraphSAGEConv' requires GPU-based processing (got CPU tensor)"),
+    ("needs-gpu-tensor", "NotImplementedError: Deformable Conv is not supported on CPUs!"),
+    ("needs-gpu-tensor", "RuntimeError: IndexSelectCSC is only available on CUDA device."),
+    ("fp8-gpu-unsupported", "RuntimeError: Device compute capability 10.0 or higher required for MXFP8 execution."),
+    ("fp16-needs-gpu", "ValueError: FP16 export is supported only when exporting on GPU. Please pass the option "
+     "`--device cuda`."),
+])
+def test_checks_mined_from_library_sources(key, text):
+    assert explain(text).key == key

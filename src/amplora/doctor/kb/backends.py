@@ -104,10 +104,11 @@ KERNELS = (
 _OTHER_RUNTIME = (r"\b(XNNPACK|ExecuTorch|DirectML|torch_dml|TPU|torch_xla|XLA|Ascend|NPU|opset|ONNX|TensorRT|TRT|"
                   r"OpenVINO|Core ?ML|TFLite|Vulkan|aclnn\w*|CANN|DT_BF16|DT_FLOAT16|EZ\d{4})\b")
 
-_FP16_GPU_CAUSE = ("fp16 mixed precision (AMP with a GradScaler) and half-precision evaluation need a CUDA (or "
-                   "similar) device, and this run is on the CPU or MPS.")
-_FP16_GPU_FIX = ("Run on the GPU (check `torch.cuda.is_available()`), or drop `--fp16`: on the CPU use bf16 (`bf16=True` / "
-                 "`torch.autocast('cpu', dtype=torch.bfloat16)`) or fp32.")
+_FP16_GPU_CAUSE = ("fp16 mixed precision (AMP with a GradScaler), half-precision evaluation and fp16 export (ONNX, "
+                   "TensorRT) need a CUDA (or similar) device, and this run is on the CPU or MPS.")
+_FP16_GPU_FIX = ("Run on the GPU (check `torch.cuda.is_available()`; an exporter takes `--device cuda` / `device=0`), or "
+                 "drop `--fp16`: on the CPU use bf16 (`bf16=True` / `torch.autocast('cpu', dtype=torch.bfloat16)`) or "
+                 "fp32.")
 
 _REFUSAL = r"\b(not found|not supported|unsupported|not available|cannot|can'?t|invalid|unknown|missing)\b"
 
@@ -125,7 +126,8 @@ CAPABILITY = (
        r"\b(fp16|float16|half)( precision)?( on (the )?(CPU|MPS))? (is )?not supported( on (the )?(CPU|MPS))?|"
        r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device|"
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
-       r"\b(FP16|half)\b[\w =-]{0,40}\bonly (supported|compatible) (on|with) (a )?GPU",
+       r"\b(FP16|half|float16)\b[\w =-]{0,40}\b(only (supported|compatible|available) (on|with)|"
+       r"(supported|available) only (on|when \w+ on)) (a |the )?GPU",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX,
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
@@ -147,7 +149,9 @@ CAPABILITY = (
        r"_scaled_mm is only supported on (CUDA )?devices with compute capability|"
        r"FP8 quantized models requires a GPU|"
        r"\b(fp8|float8\w*)\b[^\n]{0,120}(compute capability|Minimum capability|not supported for the current GPU|"
-       r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))",
+       r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))|"
+       r"(compute capability|\bsm_?\d)[^\n]{0,40}(or higher|or newer|>=)[^\n]{0,20}required for (MX)?FP8\b|"
+       r"\bFloat8\b[^\n]{0,60}\bonly supported on CUDA ?>= ?8\.9",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "
        "the RTX 4090 / L4 / L40) or 9.0 (Hopper H100); Ampere and older GPUs cannot run fp8 checkpoints or fp8 "
        "quantization natively.",

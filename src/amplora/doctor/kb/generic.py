@@ -86,14 +86,15 @@ FALLBACKS = (
        r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
        r"invalid gradient.{0,300}device=(?P<dev>[\w:]+)(?![\w:]).{0,300}but got.{0,300}"
        r"device=(?!(?P=dev)(?![\w:]))[\w:]+|"
-       r"must have its parameters and buffers on device \S+ \(device_ids\[0\]\) but found one of them on device|"
+       r"must have its parameters and buffers on device \S+( \(device_ids\[0\]\))? but found one of them on device|"
        r"FSDP (only supports single device modules|does not support modules with different device types) but got "
        r"params on|Expects the parameter to already be moved to device \S+ but got|"
        r"Tensor arguments, excluding CPU tensors, are detected on at least two types of devices|"
        r"(to have|should have|must have) the same device( type)?\b|expected to be (in|on) the same device|"
        r"arguments must (have|be on) the same device|(must|need to) be on the same device|must be on the current device|"
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
-       r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on",
+       r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
+       r"\bExpected \w+\.device ?== ?\S+,? got\b",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
@@ -236,6 +237,9 @@ ANY_FLOAT = (r"(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp|ov)\.)?(?:b?float(?:8|16|3
              r"BFloat16|Half|Double|bf16|BF16|fp(?:8|16|32|64)|FP(?:8|16|32|64)|f(?:16|32|64)|F(?:16|32|64)|"
              r"GGML_TYPE_B?F(?:16|32)|DT_(?:HALF|B?FLOAT\w*|DOUBLE)|k(?:HALF|FLOAT|BF16|FP8)|CUDA_R_(?:16B?F|32F))"
              r"(?![A-Za-z0-9])")
+# ... and the integer and bool dtypes, for checks that name one ("must have dtype int32", "only support uint8")
+ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(?:u?int(?:8|16|32|64)|Long|Int|Short|Byte|"
+             r"Char|bool_?|Bool)(?![A-Za-z0-9]))")
 # a line that reads as an error, a failed check or a warning (not prose around it)
 _ERROR_LINE = r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))[^\n]*?"
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
@@ -245,9 +249,12 @@ _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,
 LAST_RESORT = (
     _e("dtype-check", "mismatch", "a dtype check failed in a kernel or library",
        _ERROR_LINE + r"(?:(?:\.dtype\b|dtype\(\)|scalar_type\(\)|->type\b|\.type\(\)|element[ _]type)\s*(?:==|!=|\bin\b)|"
-       r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|"
-       + ANY_FLOAT + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
-       r"\bbut (?:got|found|is|was|received)\b|\binstead of\b|\bvs\.?(?!\w)|\bversus\b)[^\n]{0,80}?" + ANY_FLOAT + "|"
+       r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|\bthe same type as\b|"
+       r"\b(?:dtype|data ?type|scalar ?type)s? (?:must|should|do(?:es)?n'?t|do(?:es)? not) (?:match|be the same)|"
+       r"\b(?:must|should|to) (?:have|be) (?:of )?(?:the )?(?:dtype|data ?type|scalar ?type|type) [`'\"(\[]*" + ANY_DTYPE + "|"
+       r"\bto be of (?:an? )?(?:integer|floating[- ]point|float|boolean|bool) (?:d?type|tensor)\b|"
+       + ANY_DTYPE + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
+       r"\bbut (?:got|found|is|was|received)\b|\binstead of\b|\bvs\.?(?!\w)|\bversus\b)[^\n]{0,80}?" + ANY_DTYPE + "|"
        + ANY_FLOAT + r"[^\n]{0,80}?" + ANY_FLOAT + r"[^\n]{0,40}?(?:\bmismatch|do ?n[o']t match|\bdiffer|incompatible|"
        r"not (?:broadcast )?compatible))",
        "A kernel or library checked its tensors' dtypes and the check failed: its operands are not in one dtype, or "
@@ -261,7 +268,9 @@ LAST_RESORT = (
     _e("dtype-required", "cpu-kernel", "a component that runs only in one dtype",
        _ERROR_LINE + r"(?:" + ANY_FLOAT + r"[`'\")\]]*\s+(?:\w+\s+)?(?:is|are) (?:required|needed|expected|mandatory)|"
        r"\b(?:requires?|needs?|expects?|only (?:accepts?|supports?|works with|handles?|takes?|allows?))\s+(?:[\w-]+\s+){0,3}?"
-       r"(?:of |in |with )?(?:dtype |type |precision )?[`'\"(\[]*" + ANY_FLOAT + "|"
+       r"(?:of |in |with )?(?:dtype |type |precision )?[`'\"(\[]*" + ANY_DTYPE + "|"
+       r"\bonly (?:supports?|accepts?|handles?)\b[^\n]{0,60}?\bbut (?:got|found|received)\b[^\n]{0,20}?" + ANY_DTYPE + "|"
+       r"\bunsupported (?:data ?type|dtype|scalar ?type)\b[^\n]{0,60}?" + ANY_DTYPE + "|"
        r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + ")",
        "A kernel, library or runtime named in the message runs only in the dtype it names and got another: an "
        "fp16-only kernel given bf16 or fp32 tensors, an fp32-only one given half precision, a quantized path that "
@@ -274,14 +283,17 @@ LAST_RESORT = (
        _ERROR_LINE + r"(?:\b(?:must|should|has to|needs? to) be (?:a |an |on )?(?:the )?(?:CUDA|GPU|cuda)\b|\bis_cuda\b|"
        r"\bExpected (?:a |an )?(?:CUDA|cuda|GPU) tensor|\bonly supports? (?:CUDA|cuda|GPU) (?:tensors|inputs|devices?)|"
        r"\bis not (?:a |an |on )?(?:the )?(?:CUDA|cuda|GPU)\b(?! (?:available|found|enabled))|"
-       r"device\.type\s*==\s*['\"]cuda)",
+       r"device\.type\s*==\s*['\"]cuda|"
+       r"\b(?:is |are )?only (?:available|supported|implemented) (?:on|for|in|with|training on) (?:the )?(?:CUDA|GPU|cuda|gpu)s?\b|"
+       r"\bnot (?:implemented|supported|available) (?:on|for) (?:the )?CPUs?\b|\b(?:CUDA|GPU) is required for\b|"
+       r"\bgot (?:a )?CPU tensors?\b|\brequires GPU-based)",
        "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
        "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
        "`device=`) was not moved, or the whole run is on the CPU.",
        "Move the model and every input to the GPU (`model.to('cuda')`, `x.to('cuda')`; create new tensors with "
        "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
        "fallback.",
-       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs"),
+       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back"),
 )
 
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "
