@@ -290,6 +290,8 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("fp8-gpu-unsupported", "RuntimeError: Device compute capability 10.0 or higher required for MXFP8 execution."),
     ("fp16-needs-gpu", "ValueError: FP16 export is supported only when exporting on GPU. Please pass the option "
      "`--device cuda`."),
+    ("fp16-needs-gpu", "ERROR: fp16 is for GPU only"),
+    ("dtype-unsupported", "ValueError: The ONNX export of SpeechT5 in float16 is currently not supported due to a bug"),
 ])
 def test_checks_mined_from_library_sources(key, text):
     assert explain(text).key == key

@@ -127,7 +127,7 @@ CAPABILITY = (
        r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device|"
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
        r"\b(FP16|half|float16)\b[\w =-]{0,40}\b(only (supported|compatible|available) (on|with)|"
-       r"(supported|available) only (on|when \w+ on)) (a |the )?GPU",
+       r"(supported|available) only (on|when \w+ on)) (a |the )?GPU|\b(fp16|float16)\b is for GPU only\b",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX,
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
