@@ -320,6 +320,11 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("bce-input-range", "../aten/src/ATen/native/cuda/Loss.cu:92: operator(): block: [37,0,0], thread: [96,0,0] "
+     "Assertion `input_val >= zero && input_val <= one` failed.\nRuntimeError: CUDA error: device-side assert "
+     "triggered", [], None),
+    ("torchtune-bf16-check", "RuntimeError: bf16 precision was requested but not available on this hardware. Please "
+     "use fp32 precision instead.", ["bf16"], None),
     # the last resort: a check no entry above knows
     ("dtype-check", "AssertionError: scale.dtype == torch.float32", ["fp32"], None),
     ("dtype-required", "NotImplementedError: this kernel requires bf16 inputs", ["bf16"], None),

@@ -43,6 +43,9 @@ _HARDWARE = [
      "kernels are missing).",
      "On an Ascend NPU cast to a dtype the operator lists (float32 for float64, fp16 where bf16 is refused)."),
 ]
+# CPU offload (accelerate hooks, diffusers' model / sequential offload, a tool's flag): weights report the CPU
+_OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|cpu_offload\w*|"
+                      r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
 # a dtype a backend says it has no kernel for, as its message spells it
 _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
                       re.IGNORECASE)
@@ -75,6 +78,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         if m and word not in said and entry.kind != "device":
             cause.append(about.format(m.group(0)))
             fix.append(advice)
+    m = _OFFLOAD.search(text)
+    if m and entry.kind == "device":
+        cause.append(f"The text shows CPU offload (`{m.group(0)}`): offload hooks move each module's weights to the "
+                     f"accelerator only for its forward, so its parameters report the CPU, and inputs placed with "
+                     f"`next(module.parameters()).device` land on the wrong device.")
+        fix.append("Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the "
+                   "hook's `execution_device`), not on a parameter's device.")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2)

@@ -48,11 +48,14 @@ _OP_PHRASES = [
 
 
 def error_line(text: str) -> str:
-    """The last 'SomeError: message' line of a traceback (or the first non-empty line of a bare message)."""
-    lines = [undecorated(ln) for ln in text.strip().splitlines() if undecorated(ln)]
+    """The last 'SomeError: message' line of a traceback (or the first non-empty line of a bare message), with the
+    lines a terminal or forum wrapped it onto."""
+    raw = [undecorated(ln) for ln in text.strip().splitlines()]
+    lines = [ln for ln in raw if ln]
+    at = [i for i, ln in enumerate(raw) if ln]  # where each of `lines` sits in `raw`
     for i in reversed(range(len(lines))):
         if re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b.*?:", lines[i]):
-            return lines[i]
+            return _unwrapped_message(raw, at[i])
         if re.fullmatch(r"[\w.]*(Error|Exception)", lines[i]) and i + 1 < len(lines):  # the message on the next line
             return f"{lines[i]}: {lines[i + 1]}"
     for line in reversed(lines):  # an exception quoted inside a sentence or after a prefix: '"onnxruntime...: [...Error]'
@@ -60,6 +63,17 @@ def error_line(text: str) -> str:
         if m:
             return line.strip("\"'")
     return lines[0] if lines else ""
+
+
+def _unwrapped_message(lines: list[str], i: int) -> str:
+    """`lines[i]` and the lines it was wrapped onto: while a line ends mid-sentence, the next one goes on in lower
+    case ("... but got index" / "is on cpu, different from other tensors on xpu:0")."""
+    out = lines[i]
+    for nxt in lines[i + 1:i + 4]:
+        if not nxt or re.search(r"[.!?:;)\]'\"`]$", out) or not re.match(r"[a-z0-9(]", nxt) or "File \"" in nxt:
+            break
+        out = f"{out} {nxt}"
+    return out
 
 
 def undecorated(line: str) -> str:

@@ -49,14 +49,19 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 def plain(text: str) -> str:
     """`text` with typographic quotes replaced by ASCII ones, HTML entities (`&#39;`, `&quot;`, pasted from a web
     page's source) decoded, Markdown links that a forum made of file names (`[functional.py](https://...)`)
-    turned back into the names, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`, `\\n  File`)
+    turned back into the names, a space that a wrapped line left before a dot (`torch .LongTensor`) removed, a
+    traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`, `\\n  File`)
     read as printed, and a space between CJK characters and ASCII words."""
     text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
     text = _ESCAPED_QUOTE.sub(r"\1", text)
+    text = _WRAPPED_DOT.sub(".", text)
     if _ESCAPED_TRACEBACK.search(text):  # only then: `\n` is also part of Windows paths (C:\\new)
         text = text.replace("\\n", "\n")
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
 
+
+# a terminal or forum that wraps a long line can leave a space before a dot: "found type torch .LongTensor"
+_WRAPPED_DOT = re.compile(r"(?<=\btorch) \.(?=[A-Za-z])|(?<=\btorch\.cuda) \.(?=[A-Z])")
 
 # quotes escaped by a JSON or Python string that holds a message ("not implemented for \\'BFloat16\\'")
 _ESCAPED_QUOTE = re.compile(r"\\(['\"])")

@@ -115,7 +115,7 @@ ACCELERATORS = (
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"
        r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b|"
        r"\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b.{0,400}\b(FP64|float64|double precision)\b|"
-       r"\b(FP64|float64)\b.{0,400}\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b",
+       r"\b(FP64|float64)\b.{0,400}\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b|uses-fp64-math",
        "A float64 (double) tensor or a kernel that computes in fp64 ran on an Intel GPU without native fp64 (Arc "
        "A-series, Iris Xe, Flex): NumPy data and Python floats default to float64, and in older torch-xpu / IPEX "
        "builds some ops (cross_entropy, GradScaler's unscale) used fp64 internally.",

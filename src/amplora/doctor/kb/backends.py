@@ -159,6 +159,16 @@ CAPABILITY = (
        "`quantization='fp8'` in vLLM), or use a weight-only quantization this GPU runs (int8 / 4-bit: "
        "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs, and on Ada (8.9) upgrade torch if it asks for "
        "9.0 (early releases gated `torch._scaled_mm` to Hopper)."),
+    # meta-pytorch/torchtune: `verify_bf16_support` asks more than the GPU
+    _e("torchtune-bf16-check", "device-capability", "torchtune's bf16 check failed",
+       r"bf16 precision was requested but not available on this hardware",
+       "torchtune's bf16 check (`verify_bf16_support`) needs `torch.cuda.is_bf16_supported()` and also NCCL "
+       "(`torch.distributed.is_nccl_available()`, NCCL >= 2.10), and older releases also a CUDA version "
+       "(`torch.version.cuda`, which is None on ROCm builds): on a GPU that has bf16 (Ampere or newer, RDNA3/CDNA) "
+       "the NCCL or version part fails, on a T4/V100 or the CPU the GPU itself has no bf16.",
+       "Check `torch.cuda.is_bf16_supported()`: if it is False, set `dtype: fp32` (or fp16 where the recipe allows "
+       "it); if it is True, the NCCL or CUDA-version part failed (Windows, a torch without NCCL, ROCm with an older "
+       "torchtune): upgrade torchtune, or install a torch build with NCCL."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
@@ -180,9 +190,12 @@ CAPABILITY = (
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16",
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
        "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
-       "back to a slower kernel with this warning).",
+       "back to a slower kernel with this warning). transformers checks the weights' dtype when it loads the model: "
+       "with fp32 weights kept on purpose and a forward under autocast (AMP bf16/fp16) the warning is expected and "
+       "harmless, since autocast hands the kernel half-precision activations.",
        "Load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`, fp16 on GPUs older than Ampere) or run under "
-       "`torch.autocast`, or fall back to `attn_implementation='sdpa'`/`'eager'`."),
+       "`torch.autocast`, or fall back to `attn_implementation='sdpa'`/`'eager'`; a warning at load time under "
+       "AMP can be ignored."),
     _e("flash-attn-on-cpu", "device", "Flash Attention 2 on a model that is still on the CPU",
        r"Flash Attention 2(\.0)? with a model not initialized on GPU",
        "The model was loaded with `attn_implementation='flash_attention_2'` but is still on the CPU, where no flash "

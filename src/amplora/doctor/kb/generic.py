@@ -40,9 +40,9 @@ OTHER_FAULT = re.compile(
     r"Unrecognized configuration class|Repository Not Found|Segmentation fault",
     re.IGNORECASE)
 
-# ... except when the paste shows what made the other fault: a multinomial kernel's assertion on NaN probabilities
+# ... except when the paste shows what made the other fault: a multinomial or BCE kernel's assertion on NaN inputs
 # ends in "device-side assert triggered" on a GPU
-OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|"
+OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|input_val >= zero|"
                                         r"probability tensor contains either", re.IGNORECASE)
 
 # a non-finite value named in a message, a log line or a report

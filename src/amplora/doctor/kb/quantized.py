@@ -69,7 +69,10 @@ QUANTIZED = (
        "cannot change dtype and `device_map` already placed it.",
        "Choose dtype and device when loading: `from_pretrained(..., quantization_config=bnb_config, "
        "torch_dtype=torch.bfloat16, device_map={'': 0})`, and drop the later `.to()` / `.half()` / `.cuda()` "
-       "(trainers skip moving a quantized model; in a pipeline pass the loaded model without `device=`)."),
+       "(trainers skip moving a quantized model; in a pipeline pass the loaded model without `device=`); moving "
+       "(`.to(device)`, `.cuda()`) is allowed by recent releases (4-bit with bitsandbytes >= 0.43.2, 8-bit with "
+       ">= 0.48, and a transformers of the same era): upgrade both if your code must move it; a dtype cast stays "
+       "refused."),
     _e("bnb-default-fp16", "quantized", "bitsandbytes loads the non-quantized layers in fp16 by default",
        r"Overriding torch_dtype=None with .?torch_dtype=torch\.float16.? due to requirements of .?bitsandbytes",
        "Without `torch_dtype`, transformers loads the layers bitsandbytes does not quantize (embeddings, norms, "

@@ -73,6 +73,14 @@ OVERFLOW = (
        "merged weights make it likelier).",
        "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, and "
        "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN."),
+    _e("bce-input-range", "overflow", "binary cross-entropy got a prediction outside [0, 1]",
+       r"input_val >= zero && input_val <= one|all elements of input should be between 0 and 1",
+       "`binary_cross_entropy` needs probabilities in [0, 1] and got a value outside, most often NaN: predictions "
+       "that went NaN upstream (an fp16 overflow under AMP / mixed precision, a too high learning rate), or "
+       "logits passed without a sigmoid; the message alone cannot tell which.",
+       "Check the predictions first (`torch.isfinite(pred).all()`, `amplora doctor run` names the op where NaN "
+       "starts): for NaN under fp16/AMP use bf16 or fp32 for the head and the loss (or turn AMP off to confirm); "
+       "for logits use `BCEWithLogitsLoss` (autocast-safe), not `sigmoid` + `BCELoss`."),
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
        r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)",
