@@ -750,6 +750,9 @@ def test_the_cause_says_which_operand_has_which_dtype(text, said):
 def test_the_error_line_is_found_under_paste_decoration():
     from amplora.doctor.explain import error_line
     assert error_line("title\n> **RuntimeError: boom**\nmore") == "RuntimeError: boom"
+    wrapped = ("RuntimeError: Expected all tensors to be on the same device, but got index\n"
+               "is on cpu, different from other tensors on xpu:0 (wrapper_XPU__index_select)\nI tried this too")
+    assert error_line(wrapped) == " ".join(wrapped.splitlines()[:2])  # a wrapped message is read whole
     assert error_line("E       RuntimeError: boom") == "RuntimeError: boom"
     assert error_line("ValueError\nthe message") == "ValueError: the message"
 
