@@ -53,6 +53,11 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   and 25/25; it keeps a floor: of the seven left, w1945 is PEFT's merge refusal (a reject in heldout4, w399) and
   the others do not show their cause (an illegal memory access, a device-side assert, null embeddings, FP8 amax
   groups, R torch's bf16 check, a bitsandbytes CPU segfault).
+- heldout15 (w2100-w2136, w2200-w2233, two collectors: one recent fine-tuning and inference threads, half the common
+  messages in proportion; one projects outside the LLM libraries): committed before it was scored once: 41/50 right
+  (82 %), 4 partly, 5 unrecognised; 20/20 rejects rejected, 0 false diagnoses. Read for the rules afterwards: 48/50
+  and 20/20; it keeps a floor: of the two left, one device-side assert does not show its cause (fp16 in a
+  regression head) and one needs an OAK device's compiled input precision.
 """
 from __future__ import annotations
 
@@ -67,7 +72,8 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
           "heldout11": (58, 0),   # of 62 after its misses were read (43 when scored once)
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
-          "heldout14": (64, 0)}   # of 71 after its misses were read (46 when scored once)
+          "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
+          "heldout15": (48, 0)}   # of 50 after its misses were read (41 when scored once)
 
 
 @pytest.fixture(scope="module")
