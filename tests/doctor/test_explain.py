@@ -320,6 +320,7 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("autocast-device-type", "RuntimeError: User specified an unsupported autocast device_type 'mps'", [], None),
     ("bce-input-range", "../aten/src/ATen/native/cuda/Loss.cu:92: operator(): block: [37,0,0], thread: [96,0,0] "
      "Assertion `input_val >= zero && input_val <= one` failed.\nRuntimeError: CUDA error: device-side assert "
      "triggered", [], None),

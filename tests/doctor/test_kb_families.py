@@ -291,6 +291,27 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("fp16-needs-gpu", "ValueError: FP16 export is supported only when exporting on GPU. Please pass the option "
      "`--device cuda`."),
     ("fp16-needs-gpu", "ERROR: fp16 is for GPU only"),
+    # NVIDIA/apex, DeepSpeed, CTranslate2, ExecuTorch, GPTQModel, optimum, coremltools, TensorRT's Polygraphy
+    ("dtype-check", "RuntimeError: Dtype of the freqs tensor must be float"),
+    ("dtype-check", "ValueError: MIL quantization dtype must be int8 or uint8"),
+    ("dtype-required", "ValueError: GroupBatchNorm2d expected input tensor in float16"),
+    ("dtype-required", "RuntimeError: conversion is supported for Half type only"),
+    ("dtype-required", "RuntimeError: Expected bfloat16 inputs"),
+    ("dtype-required", "TypeError: float16 dtype for inputs is only supported for deployment target >= iOS16"),
+    ("needs-gpu-tensor", "RuntimeError: expected input to be on cuda"),
+    ("needs-gpu-tensor", "RuntimeError: GGUFCudaKernel only supports CUDA input tensors."),
+    ("needs-gpu-tensor", "NotImplementedError: <class 'MarlinQuantLinear'> only supports `[<DEVICE.CUDA: 'cuda'>]`: "
+     "actual device = `cpu`"),
+    ("device-mismatch", "AssertionError: CPUAdam param is on cuda:0 and must be 'cpu', make sure you enabled "
+     "'offload_optimizer': 'cpu' in your ZeRO config."),
+    ("dtype-unsupported", "ValueError: Conversion from int8 to bfloat16 is not yet implemented"),
+    ("dtype-unsupported", "WARNING: Exporting the model in bfloat16 float dtype. After the export, ONNX Runtime "
+     "InferenceSession with CPU/CUDA execution provider likely does not implement all operators for the bfloat16 "
+     "type."),
+    ("fp16-needs-gpu-listed", "ValueError: fp16 mixed precision requires a device in ('xpu', 'cuda', 'npu') (not "
+     "'tpu')."),
+    ("tensorrt-precision-ignored", "[W] It looks like some layers in the network have compute precision set, but "
+     "precision constraints were not enabled."),
     ("dtype-unsupported", "ValueError: The ONNX export of SpeechT5 in float16 is currently not supported due to a bug"),
 ])
 def test_checks_mined_from_library_sources(key, text):

@@ -6,6 +6,13 @@ from amplora.doctor.kb.entry import make as _e
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    _e("autocast-device-type", "autocast", "autocast given a device type it does not take",
+       r"User specified (an unsupported )?autocast device_type|autocast device_type must be",
+       "`torch.autocast(device_type=...)` takes a device type ('cuda', 'cpu', 'xpu', 'mps', ...), not a device "
+       "('cuda:0'), and only those this torch build has autocast for: MPS autocast arrived in torch 2.5, and other "
+       "backends need their plugin loaded.",
+       "Pass the type: `torch.autocast(device_type=x.device.type, dtype=...)`; on MPS upgrade torch to >= 2.5 or "
+       "run without autocast (fp32, or the model cast to fp16 as a whole)."),
     _e("bce-autocast", "autocast", "binary_cross_entropy under autocast",
        r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast",
        "`F.binary_cross_entropy` / `nn.BCELoss` take probabilities, and a sigmoid output in fp16 rounds to exactly "

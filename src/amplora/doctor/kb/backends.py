@@ -132,7 +132,7 @@ CAPABILITY = (
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
     _e("fp16-needs-gpu-listed", "device-capability", "fp16 mixed precision needs a GPU",
-       r"fp16 mixed precision requires a device in \([^)]*\) \(not .?cpu|"
+       r"fp16 mixed precision requires a device in \([^)]*\) \(not .?\w+.?\)|"
        r"\(`--fp16`\) and FP16 half precision evaluation \(`--fp16_full_eval`\) can only be used on CUDA|"
        r"half=True only compatible with GPU",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX),

@@ -94,7 +94,7 @@ FALLBACKS = (
        r"arguments must (have|be on) the same device|(must|need to) be on the same device|must be on the current device|"
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
-       r"\bExpected \w+\.device ?== ?\S+,? got\b",
+       r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
@@ -204,6 +204,8 @@ FALLBACKS = (
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
+       r"\bConversion from \w+ to " + _DTYPE_WORD + r" is not (yet )?(implemented|supported)|"
+       r"does not implement (all )?operators for the " + _DTYPE_WORD + "|"
        r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
@@ -254,6 +256,8 @@ LAST_RESORT = (
        r"\b(?:dtype|data ?type|scalar ?type)s? (?:must|should|do(?:es)?n'?t|do(?:es)? not) (?:match|be the same)|"
        r"\b(?:must|should|to) (?:have|be) (?:of )?(?:the )?(?:dtype|data ?type|scalar ?type|type) [`'\"(\[]*" + ANY_DTYPE + "|"
        r"\bto be of (?:an? )?(?:integer|floating[- ]point|float|boolean|bool) (?:d?type|tensor)\b|"
+       r"\b(?:d?type|precision) of (?:the )?[\w.]+(?: tensors?)? (?:must|should) be\b|"
+       r"\b(?:dtype|data ?type) (?:must|should) be (?:one of )?[`'\"(\[]*" + ANY_DTYPE + "|"
        + ANY_DTYPE + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
        r"\bbut (?:got|found|is|was|received)\b|\binstead of\b|\bvs\.?(?!\w)|\bversus\b)[^\n]{0,80}?" + ANY_DTYPE + "|"
        + ANY_FLOAT + r"[^\n]{0,80}?" + ANY_FLOAT + r"[^\n]{0,40}?(?:\bmismatch|do ?n[o']t match|\bdiffer|incompatible|"
@@ -272,6 +276,10 @@ LAST_RESORT = (
        r"(?:of |in |with )?(?:dtype |type |precision )?[`'\"(\[]*" + ANY_DTYPE + "|"
        r"\bonly (?:supports?|accepts?|handles?)\b[^\n]{0,60}?\bbut (?:got|found|received)\b[^\n]{0,20}?" + ANY_DTYPE + "|"
        r"\bunsupported (?:data ?type|dtype|scalar ?type)\b[^\n]{0,60}?" + ANY_DTYPE + "|"
+       r"\bexpected (?:the )?(?:input|output|\w+)(?: tensors?)? (?:in|of|to be) [`'\"(\[]*" + ANY_FLOAT + "|"
+       r"\bExpected " + ANY_FLOAT + r" (?:inputs?|tensors?|arguments?|weights?)\b|"
+       r"\bsupported for " + ANY_FLOAT + r"(?: types?| dtypes?| tensors?)? only\b|"
+       + ANY_FLOAT + r"\b[^\n]{0,30}\b(?:is|are) only supported (?:for|on|with|when|in)\b|"
        r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + ")",
        "A kernel, library or runtime named in the message runs only in the dtype it names and got another: an "
        "fp16-only kernel given bf16 or fp32 tensors, an fp32-only one given half precision, a quantized path that "
@@ -287,14 +295,16 @@ LAST_RESORT = (
        r"device\.type\s*==\s*['\"]cuda|"
        r"\b(?:is |are )?only (?:available|supported|implemented) (?:on|for|in|with|training on) (?:the )?(?:CUDA|GPU|cuda|gpu)s?\b|"
        r"\bnot (?:implemented|supported|available) (?:on|for) (?:the )?CPUs?\b|\b(?:CUDA|GPU) is required for\b|"
-       r"\bgot (?:a )?CPU tensors?\b|\brequires GPU-based)",
+       r"\bgot (?:a )?CPU tensors?\b|\brequires GPU-based|\bexpected (?:the )?\w+ to be on (?:cuda|CUDA|the GPU)\b(?!.{0,20}but)|"
+       r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b)",
        "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
        "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
        "`device=`) was not moved, or the whole run is on the CPU.",
        "Move the model and every input to the GPU (`model.to('cuda')`, `x.to('cuda')`; create new tensors with "
        "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
        "fallback.",
-       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back"),
+       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
+       r"autocast device_type"),
 )
 
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "

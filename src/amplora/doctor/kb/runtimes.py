@@ -52,7 +52,7 @@ RUNTIMES = (
        "`ppp.output().tensor().set_element_type(ov.Type.f32)`), or export in fp32 and let OpenVINO compress "
        "weights (`compress_to_fp16`) while keeping f32 I/O."),
     _e("tensorrt-precision-ignored", "backend", "TensorRT ignored the precision set on a layer",
-       r"obeys the requested constraints|requested layer computation precision and output precision types are "
+       r"obeys the requested constraints|compute precision set, but precision constraints were not enabled|requested layer computation precision and output precision types are "
        r"ignored|precision constraints? (is|are|was|were)? ?ignored|setPrecision.{0,100}(ignored|no effect)",
        "A layer's precision (`layer.precision = kFLOAT`, `setOutputType`) was set to keep it in fp32 inside an "
        "fp16 engine, but TensorRT treats it as a hint unless told to obey it, and here no fp32 tactic exists for "
