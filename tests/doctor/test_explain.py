@@ -320,6 +320,8 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("tensorrt-fp16-flag", "I built the TensorRT engine with model_dtype_nbits=16, but it is not a fp16 engine as "
+     "expected, but a float32 one.", ["fp16", "fp32"], None),
     ("autocast-device-type", "RuntimeError: User specified an unsupported autocast device_type 'mps'", [], None),
     ("bce-input-range", "../aten/src/ATen/native/cuda/Loss.cu:92: operator(): block: [37,0,0], thread: [96,0,0] "
      "Assertion `input_val >= zero && input_val <= one` failed.\nRuntimeError: CUDA error: device-side assert "

@@ -224,6 +224,9 @@ def test_each_family_wording_gets_its_story(key, text):
     "Training on a T4 in fp16 works fine, thanks. bf16 is only for the A100 runs.",
     "KeyError: 'model.layers.0.self_attn.q_proj.weight' (loading T4-quantized bf16 checkpoint)",
     "AssertionError: assert x.shape() == y.shape()",
+    # a float GEMM refused by cuBLAS is no int8 story; NaN an allocator made is no fp16 story
+    "RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx(..., CUDA_R_16F, ...)` with int8 weights",
+    "expandable_segments silently produces NaN in bf16 training when a depthwise conv1d runs",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)
@@ -291,6 +294,17 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("fp16-needs-gpu", "ValueError: FP16 export is supported only when exporting on GPU. Please pass the option "
      "`--device cuda`."),
     ("fp16-needs-gpu", "ERROR: fp16 is for GPU only"),
+    # heldout16's families: legacy type names on one device, NaN "returned", CTranslate2's int8 types, MKL's FFT, ONNX under
+    # autocast, TensorRT subnormal weights
+    ("expected-scalar-type", "RuntimeError: Expected object of type torch.cuda.FloatTensor but found type "
+     "torch.cuda.LongTensor for argument #2 'other'"),
+    ("fp16-overflow", "When using `mixed_precision=True` the model is returning NaN"),
+    ("ctranslate2-compute-type", "faster-whisper, compute_type='auto'\nRuntimeError: cuBLAS failed with status "
+     "CUBLAS_STATUS_NOT_SUPPORTED\nint8_bfloat16 = FAIL\nbfloat16 = WORKS"),
+    ("fft-half", "RuntimeError: MKL FFT doesn't support tensors of type: Half"),
+    ("onnx-type-mismatch", "onnx.onnx_cpp2py_export.shape_inference.InferenceError: [ShapeInferenceError] (op_type:"
+     "BatchNormalization, node name: BatchNormalization_0): scale has inconsistent type tensor(float)"),
+    ("tensorrt-fp16-range", "Detected subnormal FP16 values. --precisionConstraints --layerPrecisions did't work"),
     # NVIDIA/apex, DeepSpeed, CTranslate2, ExecuTorch, GPTQModel, optimum, coremltools, TensorRT's Polygraphy
     ("dtype-check", "RuntimeError: Dtype of the freqs tensor must be float"),
     ("dtype-check", "ValueError: MIL quantization dtype must be int8 or uint8"),
@@ -316,3 +330,16 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
 ])
 def test_checks_mined_from_library_sources(key, text):
     assert explain(text).key == key
+
+
+def test_what_the_paste_shows_names_the_part_that_is_off():
+    """An embedding lookup on two devices names the token ids and the table; a convolution of two dtypes in a
+    Stable Diffusion tool names the VAE."""
+    e = explain("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu "
+                "and cuda:0! (when checking argument for argument index in method wrapper__index_select)")
+    assert "embedding" in e.cause and "token ids" in e.cause
+    e = explain("Error occurred when executing SUPIR_Upscale:\n\nInput type (struct c10::Half) and bias type "
+                "(float) should be the same")
+    assert e.key == "conv-type" and "VAE" in e.cause and "--fp32-vae" in e.fix
+    assert "VAE" not in explain("RuntimeError: Input type (struct c10::Half) and bias type (float) should be the "
+                                "same").cause

@@ -46,6 +46,11 @@ _HARDWARE = [
 # CPU offload (accelerate hooks, diffusers' model / sequential offload, a tool's flag): weights report the CPU
 _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|cpu_offload\w*|"
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
+# Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
+_SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
+                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)")
+# an embedding lookup on two devices: token ids against an embedding table
+_EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
 # a dtype a backend says it has no kernel for, as its message spells it
 _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
                       re.IGNORECASE)
@@ -85,6 +90,17 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"`next(module.parameters()).device` land on the wrong device.")
         fix.append("Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the "
                    "hook's `execution_device`), not on a parameter's device.")
+    m = _SD_TOOL.search(text)
+    if m and entry.kind == "mismatch" and (entry.key == "conv-type" or "convolution" in said):
+        cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution of two dtypes "
+                     f"is most often the VAE's, run in bf16/fp16 by default while a node feeds it fp32 (or the "
+                     f"reverse).")
+        fix.append("Run the VAE in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) "
+                   "or cast its input to the VAE's dtype.")
+    if entry.kind == "device" and _EMBEDDING.search(text):
+        cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
+                     "different devices, the ids not moved to the model's device, or a text encoder / embedding "
+                     "layer kept on or offloaded to the CPU (a low-VRAM mode, CPU offload).")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2)

@@ -22,15 +22,19 @@ BACKENDS = (
        "Maxwell, Pascal, Volta or Turing cards), and hipBLAS none on older AMD GPUs, so a bf16 model's matmuls "
        "fail there.",
        "Use fp16 (with loss scaling for training) or fp32 on this GPU: `torch_dtype=torch.float16`, "
-       "`fp16=True` instead of `bf16=True`; `amplora doctor` shows what the GPU supports."),
+       "`fp16=True` instead of `bf16=True`; `amplora doctor` shows what the GPU supports.",
+       unless=r"\bint8_(bfloat16|float16|float32)\b"),  # CTranslate2's int8 compute types: its own entry
     _e("fft-half", "backend", "cuFFT in half precision",
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
        r"cuFFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
+       r"MKL FFT doesn'?t support tensors of type:? (Half|BFloat16)|"
        r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
-       "power-of-two signal sizes (and on compute capability >= 5.3), and bf16 FFTs do not exist.",
+       "power-of-two signal sizes (and on compute capability >= 5.3), the CPU (MKL, pocketfft) and MPS have no "
+       "half-precision or complex-half FFT at all, and bf16 FFTs do not exist.",
        "Compute the FFT in fp32: `torch.fft.rfft(x.float(), ...)` inside `torch.autocast('cuda', enabled=False)`, "
-       "then cast the result back; or pad the signal to a power-of-two size.", context=r"fft|stft"),
+       "then cast the result back; or pad the signal to a power-of-two size.",
+       context=r"fft|stft|spectral|\bComplex(64|128)?\b|\bcomplex(64|128)\b"),
     _e("tf32-hint", "device-capability", "fp32 matmuls are not using TF32 tensor cores",
        r"has Tensor Cores\. To properly utilize them, you should set .?torch\.set_float32_matmul_precision|"
        r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled",

@@ -168,7 +168,8 @@ KERNELS = (
        "tensors of different dtypes (an fp32/fp64 target with a bf16/fp16 prediction) or a custom "
        "`autograd.Function.backward` returning a gradient of the wrong dtype.",
        "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`), and in custom backward passes "
-       "return `grad.to(input.dtype)` for each input."),
+       "return `grad.to(input.dtype)` for each input; a model cast by hand (`model.half()`) needs every input cast "
+       "the same way (`x.half()`), or leave the model fp32 and run the forward under `torch.autocast`."),
     _e("complex-half", "cpu-kernel", "complex numbers from a bf16/fp16 tensor (rotary embeddings)",
        r"view_as_complex is only supported for (half, )?float and double tensors|"
        r"(ComplexHalf|ComplexBFloat16|complex32)\b.{0,80}(not (implemented|supported)|unsupported)|"
@@ -203,7 +204,9 @@ KERNELS = (
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
-       "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout.",
+       "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout, and then "
+       "`torch.set_default_dtype(torch.float64)` so that every tensor a library creates is float64 too (one dtype "
+       "for all, or `.to(x.dtype)` at the boundary).",
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
 )
 

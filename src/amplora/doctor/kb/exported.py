@@ -24,12 +24,14 @@ EXPORTED = (
        "(or cast every initializer when converting a graph to double), then feed inputs of that dtype."),
     _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
        r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
-       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types",
+       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types|"
+       r"\[ShapeInferenceError\][^\n]{0,200}has inconsistent type tensor\(\w+\)",
        "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "
-       "reverse), typically around a norm or a Resize kept in fp32.",
+       "reverse), typically around a norm or a Resize kept in fp32; exporting under autocast does the same "
+       "(fp16 activations meet fp32 BatchNorm / LayerNorm parameters in one node).",
        "Convert with `onnxconverter_common.float16.convert_float_to_float16(model, keep_io_types=True, "
        "op_block_list=[...])` keeping the offending ops in fp32, or export the torch model in fp16 directly "
-       "(`model.half()` before `torch.onnx.export`), or keep the fp32 model."),
+       "(`model.half()` before `torch.onnx.export`, not under autocast), or keep the fp32 model."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for \w+\(\d+\)|"
        r"Failed to find kernel for \w+|Kernel not found for \w+",
@@ -126,5 +128,5 @@ EXPORTED = (
        "--layerPrecisions=<layer>:fp32`, or `layer.precision = trt.float32` with OBEY_PRECISION_CONSTRAINTS; "
        "polygraphy finds them), build in fp32 (or bf16 where supported), or bring activations / weights into "
        "range (normalise inputs, retrain with weight decay).",
-       context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b"),
+       context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b|precisionConstraints|layerPrecisions"),
 )

@@ -59,6 +59,8 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
+             r"(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
 HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
@@ -167,7 +169,8 @@ FALLBACKS = (
        "off; for an integer op pass integer tensors (`.long()`)."),
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
-       r"Expected object of scalar type (\w+) but got scalar type (\w+)",
+       r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
+       r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor",
        "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "
        "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
        "two dtypes but not which tensor is off.",
@@ -185,7 +188,7 @@ FALLBACKS = (
        "masks in fp32 (`torch.finfo(x.dtype).min` instead of -1e9), and use dynamic loss scaling "
        "(`GradScaler`) with fp16, stepping only through it (`scaler.scale(loss).backward(); "
        "scaler.step(optimizer); scaler.update()`: an extra `optimizer.step()` applies the inf gradients the scaler "
-       "skipped)."),
+       "skipped); an epsilon below fp16's range (1e-7, 1e-8) underflows to zero in fp16: use eps >= 1e-4 there."),
     _e("nonfinite-value", "overflow", "a value went inf/NaN (no half precision in the text)",
        f"(?!{_VALIDATED})(?:{NONFINITE})",
        "A value went inf/NaN and the text shows no half precision, so the usual causes are a too high learning "

@@ -51,6 +51,17 @@ RUNTIMES = (
        "`output.get_element_type()`), or make the model's I/O f32 (`ov.preprocess.PrePostProcessor`: "
        "`ppp.output().tensor().set_element_type(ov.Type.f32)`), or export in fp32 and let OpenVINO compress "
        "weights (`compress_to_fp16`) while keeping f32 I/O."),
+    _e("tensorrt-fp16-flag", "backend", "a TensorRT engine built without the FP16 flag stays fp32",
+       r"\bnot (a |an )?(fp16|float16|half)\b[^\n]{0,80}\b(but|instead)\b[^\n]{0,40}\b(fp32|float32)|"
+       r"\b(fp32|float32) (model|engine|file|plan)\b[^\n]{0,40}\binstead of (a |an )?(fp16|float16)|"
+       r"\b(still|stays?|remains?|is) (in )?(fp32|float32)\b[^\n]{0,60}\b(although|even though|despite)\b[^\n]{0,60}(fp16|float16)",
+       "TensorRT builds fp32 kernels unless the builder config carries the FP16 flag: a converter option that "
+       "names a precision (`model_dtype_nbits=16`, a dtype argument) but does not set `BuilderFlag.FP16` leaves "
+       "the engine fp32, the same size and speed as before.",
+       "Set the flag when building: `config.set_flag(trt.BuilderFlag.FP16)` (C++ "
+       "`builderConfig->setFlag(nvinfer1::BuilderFlag::kFP16)`), or `trtexec --onnx=model.onnx --fp16`; a "
+       "strongly typed network takes its precision from the ONNX types instead (export the model in fp16).",
+       context=r"TensorRT|\bTRT\b|trtexec|onnx2trt|\bengine\b|builder"),
     _e("tensorrt-precision-ignored", "backend", "TensorRT ignored the precision set on a layer",
        r"obeys the requested constraints|compute precision set, but precision constraints were not enabled|requested layer computation precision and output precision types are "
        r"ignored|precision constraints? (is|are|was|were)? ?ignored|setPrecision.{0,100}(ignored|no effect)",
@@ -87,8 +98,9 @@ RUNTIMES = (
        r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper))(?=.*CUBLAS_STATUS_NOT_SUPPORTED)",
        "CTranslate2 (faster-whisper, WhisperX and other CTranslate2 models) was asked for a `compute_type` the "
        "device has no efficient kernels for: its CPU backends have no float16 / bfloat16 GEMM (int8, int8_float32, "
-       "int16 and float32 only), float16 needs a GPU of compute capability >= 7.0 and bfloat16 >= 8.0, and a CUDA "
-       "request that fell back to the CPU lands here too.",
+       "int16 and float32 only), float16 needs a GPU of compute capability >= 7.0 and bfloat16 >= 8.0, int8 "
+       "types (`auto` picks int8_float16) are not supported by cuBLAS on GPUs newer than the build (Blackwell, "
+       "RTX 50), and a CUDA request that fell back to the CPU lands here too.",
        "Pick a compute type the device runs: `compute_type=\"int8\"` or `\"float32\"` on the CPU, `\"int8_float32\"` or "
        "`\"float32\"` on GPUs older than Volta, `\"float16\"` instead of bfloat16 before Ampere, or "
        "`compute_type=\"default\"` / `\"auto\"` to let CTranslate2 choose; check that the GPU is really used "

@@ -229,7 +229,8 @@ NONFINITE_REPORTS = (
        fix="Run in bf16 where the GPU has it (Ampere or newer: same range as fp32) or in fp32 on GPUs without bf16 "
        "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
        "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, and a lower learning rate if the "
-       "loss diverges; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
+       "loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
+       "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker"),
 )
