@@ -58,6 +58,12 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   (82 %), 4 partly, 5 unrecognised; 20/20 rejects rejected, 0 false diagnoses. Read for the rules afterwards: 48/50
   and 20/20; it keeps a floor: of the two left, one device-side assert does not show its cause (fp16 in a
   regression head) and one needs an OAK device's compiled input precision.
+- heldout16 (w2300-w2327, w2400-w2443, two collectors: 18 queries fixed in advance in rank order; the long tail):
+  committed before it was scored once: 37/52 right (71 %), 8 partly, 7 unrecognised; 19/20 rejects rejected, 1
+  false diagnosis (the rank-order half 15/20 and 7/8, the long tail 22/32 and 12/12). Read for the rules
+  afterwards: 51/52 and 19/20; it keeps a floor: its false diagnosis (w2327, bitsandbytes' "only supports 16/32-bit
+  floats, but got torch.uint8" from a version mismatch) is a message heldout14 labelled a fault (w1918), and w2407
+  does not name the VAE or the tool.
 """
 from __future__ import annotations
 
@@ -73,7 +79,8 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout11": (58, 0),   # of 62 after its misses were read (43 when scored once)
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
           "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
-          "heldout15": (48, 0)}   # of 50 after its misses were read (41 when scored once)
+          "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
+          "heldout16": (51, 1)}   # of 52 after its misses were read (37 when scored once)
 
 
 @pytest.fixture(scope="module")
