@@ -305,6 +305,15 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("onnx-type-mismatch", "onnx.onnx_cpp2py_export.shape_inference.InferenceError: [ShapeInferenceError] (op_type:"
      "BatchNormalization, node name: BatchNormalization_0): scale has inconsistent type tensor(float)"),
     ("tensorrt-fp16-range", "Detected subnormal FP16 values. --precisionConstraints --layerPrecisions did't work"),
+    # llama.cpp, diffusers, PEFT, torchaudio, sglang, Triton sources
+    ("ggml-type-assert", "ggml/src/ggml-cuda/cpy.cu:400: ggml_cuda_cpy: unsupported type combination (q4_K to f32)"),
+    ("bnb-model-cast", "The module 'FluxTransformer2DModel' has been loaded in 8bit and conversion to torch.float16 "
+     "is not yet supported. Module is still in 8bit precision."),
+    ("offloaded-move", "ValueError: It seems like you have activated sequential model offloading by calling "
+     "`enable_sequential_cpu_offload`, but are now attempting to move the pipeline to GPU."),
+    ("dtype-required", "RuntimeError: targets must be int32 type"),
+    ("dtype-check", "UserWarning: The input Tensor must be of floating type."),
+    ("dtype-check", "CompilationError: IncompatibleTypeErrorImpl('invalid operands of type pointer<fp32> and fp32')"),
     # NVIDIA/apex, DeepSpeed, CTranslate2, ExecuTorch, GPTQModel, optimum, coremltools, TensorRT's Polygraphy
     ("dtype-check", "RuntimeError: Dtype of the freqs tensor must be float"),
     ("dtype-check", "ValueError: MIL quantization dtype must be int8 or uint8"),

@@ -195,12 +195,12 @@ def test_load_filters_by_split(records):
 
 
 def test_messages_mined_from_library_sources_are_recognised():
-    """tests/doctor/corpus/mined.jsonl: 199 dtype and device checks as 30 libraries raise, assert or log them (repo,
+    """tests/doctor/corpus/mined.jsonl: 275 dtype and device checks as 42 libraries raise, assert or log them (repo,
     path, line, the template and an example with its placeholders filled). Most are recognised; the rest are
     kernels that need a newer GPU without naming a dtype (which collectors label as other faults) and environment or
     config checks."""
     from amplora.doctor.explain import explain
     mined = [json.loads(line) for line in (wc.CORPUS.parent / "mined.jsonl").read_text().splitlines()]
-    assert len(mined) == 199 and len({r["repo"] for r in mined}) == 30
+    assert len(mined) == 275 and len({r["repo"] for r in mined}) == 42
     recognised = [r for r in mined if explain(r["example"]).recognized]
-    assert len(recognised) >= 146, len(recognised)
+    assert len(recognised) >= 201, len(recognised)

@@ -55,7 +55,8 @@ DEVICES = (
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`)."),
     _e("offloaded-move", "device", "a model with offloaded modules was moved",
-       r"can'?t move a model that has some modules offloaded",
+       r"can'?t move a model that has some modules offloaded|"
+       r"activated sequential model offloading .{0,120}attempting to move the pipeline",
        "The model was loaded with a `device_map` that offloaded some modules to the CPU or disk (not enough GPU "
        "memory), and accelerate's hooks own their placement, so `.to()` / `.cuda()` on the whole model is refused.",
        "Do not move a dispatched model: leave placement to `device_map` and send only the inputs to "

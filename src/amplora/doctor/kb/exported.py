@@ -101,7 +101,8 @@ EXPORTED = (
        "Give the operands one dtype yourself (`w.to(x.dtype)`), upgrade torch (such fusions get dtype checks), or "
        "keep that function out of the graph (`@torch.compiler.disable`)."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
-       r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+",
+       r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
+       r"\bbinary_op: unsupported types\b",
        "A llama.cpp / ggml kernel accepts only the tensor types in its assert (often F16 and F32) and got "
        "another, typically BF16 weights in a GGUF or an mmproj file that this kernel does not support.",
        "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "

@@ -61,7 +61,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
              r"(?![a-z0-9_])|"
-             r"Detected (NaN|Inf)\w* in the (loss|grad)|" + _VALIDATED)
+             r"Detected (NaN|Inf)\w* in the (loss|grad)|\bNaNs? detected in the merged weights|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
 HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
                  r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度|"
@@ -258,7 +258,8 @@ LAST_RESORT = (
        r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|\bthe same type as\b|"
        r"\b(?:dtype|data ?type|scalar ?type)s? (?:must|should|do(?:es)?n'?t|do(?:es)? not) (?:match|be the same)|"
        r"\b(?:must|should|to) (?:have|be) (?:of )?(?:the )?(?:dtype|data ?type|scalar ?type|type) [`'\"(\[]*" + ANY_DTYPE + "|"
-       r"\bto be of (?:an? )?(?:integer|floating[- ]point|float|boolean|bool) (?:d?type|tensor)\b|"
+       r"\b(?:to|must|should) be of (?:an? )?(?:integer|floating[- ]point|floating|float|boolean|bool) (?:d?type|tensor)\b|"
+       r"\binvalid operands of type\b|\bcast from \S+ to \S+ cannot be performed safely|"
        r"\b(?:d?type|precision) of (?:the )?[\w.]+(?: tensors?)? (?:must|should) be\b|"
        r"\b(?:dtype|data ?type) (?:must|should) be (?:one of )?[`'\"(\[]*" + ANY_DTYPE + "|"
        + ANY_DTYPE + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
@@ -283,7 +284,8 @@ LAST_RESORT = (
        r"\bExpected " + ANY_FLOAT + r" (?:inputs?|tensors?|arguments?|weights?)\b|"
        r"\bsupported for " + ANY_FLOAT + r"(?: types?| dtypes?| tensors?)? only\b|"
        + ANY_FLOAT + r"\b[^\n]{0,30}\b(?:is|are) only supported (?:for|on|with|when|in)\b|"
-       r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + ")",
+       r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + "|"
+       r"\b(?:should|must|has to|needs? to) be (?:of )?(?:type )?[`'\"(\[]*(?:(?:torch|np)\.)?(?:u?int(?:8|16|32|64)|bool)\b)",
        "A kernel, library or runtime named in the message runs only in the dtype it names and got another: an "
        "fp16-only kernel given bf16 or fp32 tensors, an fp32-only one given half precision, a quantized path that "
        "needs fp16 activations while the model defaults to bf16.",

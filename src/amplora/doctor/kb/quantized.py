@@ -61,9 +61,9 @@ QUANTIZED = (
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
        r"\.to.? is not supported for .?(4-bit|8-bit)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
-       r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is not supported|"
+       r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is (not supported|unsupported)|"
        r"\.(half|float)\(\).? is not supported for quantized model|"
-       r"loaded in .?bitsandbytes.? (4|8)bit and conversion to \S+ is not supported",
+       r"loaded in (.?bitsandbytes.? )?(4|8)bit and conversion to \S+ is not (yet )?supported",
        "A 4-bit/8-bit bitsandbytes (or GPTQ) model was cast or moved after `from_pretrained` (`.half()`, "
        "`.to(torch.bfloat16)`, `.cuda()`, or a trainer / pipeline that moves the model), but its packed weights "
        "cannot change dtype and `device_map` already placed it.",
