@@ -320,6 +320,14 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("dtype-string", "AttributeError: module 'torch' has no attribute 'torch.bfloat16'", [], None),
+    ("compile-dtype", "With precision='bf16-true' and a compiled model, Inductor throws an error complaining about the "
+     "dtype of query and key in scaled_dot_product_attention.", ["bf16"], None),
+    ("fp16-io-buffers", "The TensorRT engine built with --half runs but gives no detections: the input should have "
+     "a type of 2 bytes, not 4 bytes.", [], None),
+    ("ncnn-fp16", "With net.opt.use_fp16_arithmetic = true the ncnn outputs differ a lot from fp32", ["fp32"], None),
+    ("npu-cuda-call", "import torch_npu\ntorch.ones(2).to(3)\nAssertionError: Torch not compiled with CUDA enabled",
+     [], None),
     ("tensorrt-fp16-flag", "I built the TensorRT engine with model_dtype_nbits=16, but it is not a fp16 engine as "
      "expected, but a float32 one.", ["fp16", "fp32"], None),
     ("autocast-device-type", "RuntimeError: User specified an unsupported autocast device_type 'mps'", [], None),

@@ -352,3 +352,46 @@ def test_what_the_paste_shows_names_the_part_that_is_off():
     assert e.key == "conv-type" and "VAE" in e.cause and "--fp32-vae" in e.fix
     assert "VAE" not in explain("RuntimeError: Input type (struct c10::Half) and bias type (float) should be the "
                                 "same").cause
+
+
+@pytest.mark.parametrize("key,text", [
+    ("fft-half", "Error Message: hipFFT doesn't support transforms of type: Half"),
+    ("amp-unscale-bf16", "GradScaler used with mixed precision is not compatible with bfloat16 (see logs below)."),
+    ("onnx-type-mismatch", "Data in initializer 'onnx::Add_2877' has element type tensor(float16) but usage of "
+     "initializer in graph expects tensor(float)"),
+    ("backend-half-kernel-bug", "As titled, this is a regression. IPEX could give a correct result for bf16 on XPU."),
+    ("bf16-gpu-unsupported", "When running with CPU and bf16 on, you would get `ValueError: bf16 requested, but AMP is "
+     "not supported on this GPU. Requires Ampere series or above.`"),
+])
+def test_heldout17_families(key, text):
+    assert explain(text).key == key
+
+
+def test_what_the_paste_shows_about_the_run():
+    """CUDA that failed to start, torch.compile, an Ascend NPU and an 8-bit base under DeepSpeed each add what they
+    mean to the answer."""
+    e = explain("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11000).\n"
+                "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'")
+    assert "fell back to the CPU" in e.cause and "driver" in e.fix
+    e = explain("torch.set_default_dtype(torch.bfloat16)\n@torch.compile\nRuntimeError: expected scalar type "
+                "BFloat16 but found Float")
+    assert "torch.compile" in e.cause and "without compiling" in e.cause
+    e = explain("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, npu:7 "
+                "and npu:0! (when checking argument for argument src in method wrapper__npu_dtype_cast_)")
+    assert "torch_npu" in e.fix
+    e = explain("deepspeed --num_gpus 4 train.py --fp16 --quantization_bit 8\nRuntimeError: expected scalar type "
+                "Float but found Half")
+    assert "DeepSpeed does not support an 8-bit" in e.fix
+    assert "DeepSpeed" not in explain("train.py --fp16 --quantization_bit 8\nRuntimeError: expected scalar type "
+                                      "Float but found Half").fix
+
+
+@pytest.mark.parametrize("text", [
+    # a dtype torch is too old for; CUDA asked for on a machine without NPU words
+    "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'",
+    "AssertionError: Torch not compiled with CUDA enabled",
+    # torch.compile named next to an error of another kind
+    "torch.compile error: shapes cannot be multiplied (fp16 model)",
+])
+def test_heldout17_look_alikes(text):
+    assert not explain(text).recognized, explain(text).key

@@ -15,7 +15,7 @@ _MIXED_SETTING = re.compile(
     r"\s*True|mixed_precision\s*=\s*['\"]?(fp16|bf16)['\"]?|--mixed_precision[ =](fp16|bf16)|"
     r"torch\.(cuda\.)?(amp\.)?autocast\([^)\n]{0,60}\)?)")
 _NO_NATIVE_BF16 = re.compile(r"\b((Tesla )?(" + NO_BF16_GPU + r"|M40|M60)|Titan (V|Xp?|RTX)|Quadro RTX ?[4-8]000)\b")
-ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|MIOpen|rocBLAS)\b")
+ROCM = re.compile(r"\b(ROCm|HIP|gfx\d{3,4}[a-z]?|Instinct|MI[123]\d{2}X?|Radeon|hipBLASLt|hipBLAS|hipFFT|MIOpen|rocBLAS)\b")
 # hardware a paste shows that is not a CUDA GPU: (pattern, the word an answer about it says, what to add to the cause
 # with the match, what to add to the fix): what each lacks in fp16 / bf16 / fp64
 _HARDWARE = [
@@ -49,6 +49,11 @@ _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
                       r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)")
+# CUDA that failed to start, so the run fell back to the CPU
+_NO_CUDA = re.compile(r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"
+                      r"torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available|no CUDA GPUs are available")
+# torch.compile in the paste: a compiled graph may hold other dtypes than eager
+_COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
 # a dtype a backend says it has no kernel for, as its message spells it
@@ -97,6 +102,22 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"reverse).")
         fix.append("Run the VAE in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) "
                    "or cast its input to the VAE's dtype.")
+    m = _NO_CUDA.search(text)
+    if m and entry.kind in ("cpu-kernel", "device-capability", "device"):
+        cause.append(f"The text shows CUDA failing to start (`{m.group(0).strip()}`), so the run fell back to the "
+                     f"CPU.")
+        fix.append("Make CUDA available first: update the NVIDIA driver or install a torch build for the installed "
+                   "driver and CUDA version (`torch.cuda.is_available()` must be True).")
+    if _COMPILED.search(text) and entry.kind == "mismatch" and entry.key != "compile-dtype":
+        named = f" ({' and '.join(spelled(d) for d in dtypes[:2])} here)" if len(dtypes) >= 2 else ""
+        cause.append(f"The text shows torch.compile: a compiled graph can hold other dtypes than eager{named}, from "
+                     f"factory calls that ignore the default dtype or fused casts, so check the code without "
+                     f"compiling.")
+    if entry.kind == "device" and re.search(r"\bnpu(:\d+)?\b|torch_npu", text) and "torch_npu" not in said:
+        cause.append("The text shows an Ascend NPU: torch_npu must match the torch version, and cross-device copies "
+                     "inside its ops (dtype casts while loading weights) failed in older torch_npu releases.")
+        fix.append("On Ascend upgrade torch_npu to the release for your torch, and keep inputs on the model's npu "
+                   "device (`model.device`).")
     if entry.kind == "device" and _EMBEDDING.search(text):
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "

@@ -92,6 +92,8 @@ def explain(text: str) -> Explanation:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):
         fix = f"{kb.generic.QUANTIZED_BASE_FIX} {fix}"
+        if re.search(r"deepspeed", text, re.IGNORECASE) and re.search(r"8[- ]?bit|int8|bits?[ =_]+8\b", text):
+            fix = f"{kb.generic.QUANTIZED_DEEPSPEED_FIX} {fix}"
     elif entry.kind == "mismatch" and library and library not in FRAMEWORK:
         fix = (f"It is raised inside {library}'s own code: unless your code cast something {library} uses, upgrade "
                f"{library} (such mismatches are often bugs fixed in a later release) or report it. {fix}")

@@ -6,6 +6,14 @@ from amplora.doctor.kb.entry import make as _e
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    # Ascend/pytorch: a CUDA call on an NPU machine
+    _e("npu-cuda-call", "device", "a CUDA call on an Ascend NPU machine",
+       r"Torch not compiled with CUDA enabled", context=r"torch_npu|\bnpu\b|Ascend|\bCANN\b",
+       cause="On an Ascend machine something asked for CUDA: a bare integer device (`.to(0)`, `device=3`) means a "
+       "CUDA device to torch, and `.cuda()`, `device='cuda'` and `torch.cuda.*` calls reach a torch without "
+       "CUDA, which torch_npu does not remap by itself.",
+       fix="Name the NPU: `.to('npu:0')`, `torch.device('npu', 0)`, `torch.npu.set_device(0)`; or map CUDA calls "
+       "to the NPU with `from torch_npu.contrib import transfer_to_npu` right after importing torch_npu."),
     _e("autocast-device-type", "autocast", "autocast given a device type it does not take",
        r"User specified (an unsupported )?autocast device_type|autocast device_type must be",
        "`torch.autocast(device_type=...)` takes a device type ('cuda', 'cpu', 'xpu', 'mps', ...), not a device "

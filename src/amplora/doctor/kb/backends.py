@@ -26,7 +26,7 @@ BACKENDS = (
        unless=r"\bint8_(bfloat16|float16|float32)\b"),  # CTranslate2's int8 compute types: its own entry
     _e("fft-half", "backend", "cuFFT in half precision",
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
-       r"cuFFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
+       r"(cu|hip)FFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
        r"MKL FFT doesn'?t support tensors of type:? (Half|BFloat16)|"
        r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
@@ -180,7 +180,7 @@ CAPABILITY = (
        r"(does not|doesn'?t|do not) support "
        r"[`'\"]?(pure_)?(bfloat16|bf16)|"
        r"setup doesn'?t support bf16",
-       _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,80}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME),
+       _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,160}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME),
     # a message that names the GPU next to bf16 says which device it is, whatever else the text mentions
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
        _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"

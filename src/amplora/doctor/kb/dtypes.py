@@ -162,6 +162,14 @@ KERNELS = (
        "promote), such as fp32 updates into a bf16 cache or buffer.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
        "`scatter_(dim, idx, src.to(dest.dtype))`."),
+    _e("dtype-string", "mismatch", "a dtype option given as a string torch cannot resolve",
+       # a dtype torch is too old for ('float8_e4m3fn' on torch < 2.1) is a version problem, not this
+       r"module 'torch' has no attribute '(torch\.\w+|bf16|fp16|fp32|fp8|f16|f32|half_precision)'",
+       "A dtype option was given as a string and resolved with `getattr(torch, value)` (BitsAndBytesConfig's "
+       "`bnb_4bit_compute_dtype`, `torch_dtype` in a config or on a command line): 'torch.bfloat16' with the prefix, "
+       "or a short name such as 'bf16', is not an attribute of torch.",
+       "Pass the dtype object (`bnb_4bit_compute_dtype=torch.bfloat16`, `torch_dtype=torch.float16`) or the bare "
+       "name as a string ('bfloat16', 'float16'), not 'torch.bfloat16'."),
     _e("found-dtype-backward", "backward-dtype", "a gradient of another dtype in backward",
        r"Found dtype (\w+) but expected (\w+)",
        "In backward, a gradient came out in another dtype than its forward tensor: typically a loss between "

@@ -25,7 +25,8 @@ EXPORTED = (
     _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
        r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
        r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types|"
-       r"\[ShapeInferenceError\][^\n]{0,200}has inconsistent type tensor\(\w+\)",
+       r"\[ShapeInferenceError\][^\n]{0,200}has inconsistent type tensor\(\w+\)|"
+       r"\binitializer .{0,120}has element type tensor\(\w+\) but usage of initializer in graph expects tensor\(\w+\)",
        "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "
        "reverse), typically around a norm or a Resize kept in fp32; exporting under autocast does the same "
        "(fp16 activations meet fp32 BatchNorm / LayerNorm parameters in one node).",

@@ -293,6 +293,20 @@ LAST_RESORT = (
        "cast the inputs it gets (`.to(dtype)`), or turn that component off / pick one that supports your dtype; "
        "upgrade it if a newer release adds your dtype.",
        unless=_NOT_A_DTYPE_FAULT),
+    # a report in words about dtypes under torch.compile, when no message above answered
+    _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
+       r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b))"
+       r"(?=.*(\bdtype|\bbf16|bfloat16|\bfp16|float16|float32|precision))"
+       r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))",
+       "torch.compile (Inductor) can give a graph other dtypes than eager: factory calls such as `torch.randn` in a "
+       "compiled region have ignored `torch.set_default_dtype` (which bf16-true precision sets) and come out "
+       "float32, so an op meets bf16 and fp32 tensors; and fusing a matmul, a bf16 cast and an fp32 add keeps the "
+       "intermediate in fp32, skipping the bf16 rounding eager does, so outputs differ by bf16's rounding (~1e-2).",
+       "Run the same code without `torch.compile` to confirm; pass `dtype=` explicitly to factory calls inside "
+       "compiled code instead of relying on the default dtype; set `torch._inductor.config.emulate_precision_casts "
+       "= True` (`TORCHINDUCTOR_EMULATE_PRECISION_CASTS=1`) to round intermediates as eager does; upgrade torch "
+       "(such Inductor dtype bugs are fixed in later releases).",
+       unless=_NOT_A_DTYPE_FAULT),
     _e("needs-gpu-tensor", "device", "a GPU-only op got a tensor on the CPU",
        _ERROR_LINE + r"(?:\b(?:must|should|has to|needs? to) be (?:a |an |on )?(?:the )?(?:CUDA|GPU|cuda)\b|\bis_cuda\b|"
        r"\bExpected (?:a |an )?(?:CUDA|cuda|GPU) tensor|\bonly supports? (?:CUDA|cuda|GPU) (?:tensors|inputs|devices?)|"
@@ -319,6 +333,10 @@ _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the lay
 QUANTIZED_BASE_FIX = ("With a quantized (int8 / 4-bit) base the non-quantized parts and the dequantized weights "
                       "take the compute dtype: give `bnb_4bit_compute_dtype` (or the backend's compute dtype) and "
                       "`torch_dtype` one dtype, or train the LoRA on a half-precision base instead of the 8-bit one.")
+# ... and under DeepSpeed with an 8-bit base
+QUANTIZED_DEEPSPEED_FIX = ("DeepSpeed does not support an 8-bit (LLM.int8) bitsandbytes base, which leaves Float and "
+                           "Half tensors mixed: use a 4-bit base (QLoRA) with DeepSpeed, or train the 8-bit base "
+                           "without DeepSpeed.")
 # where a mismatch is raised -> what to change there (a generic answer made specific by the traceback's last frame)
 LIBRARY_FIXES = {
     "peft": "In PEFT the adapter weights are kept fp32 (`autocast_adapter_dtype=True`) while the base model may be "

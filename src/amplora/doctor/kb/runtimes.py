@@ -62,6 +62,24 @@ RUNTIMES = (
        "`builderConfig->setFlag(nvinfer1::BuilderFlag::kFP16)`), or `trtexec --onnx=model.onnx --fp16`; a "
        "strongly typed network takes its precision from the ONNX types instead (export the model in fp16).",
        context=r"TensorRT|\bTRT\b|trtexec|onnx2trt|\bengine\b|builder"),
+    _e("fp16-io-buffers", "backend", "fp32 buffers fed to an engine with fp16 inputs and outputs",
+       r"\A(?=.*\b(fp16|half|float16)\b)(?=.*\b(engine|TensorRT|trt|bindings?)\b)(?=.*(\b(2|two)[ -]bytes?\b.{0,80}"
+       r"\b(4|four)[ -]bytes?\b|\b(4|four)[ -]bytes?\b.{0,80}\b(2|two)[ -]bytes?\b|\bno detections?\b|"
+       r"\bdetects? nothing\b|\bnothing (is )?detected\b))",
+       "An engine exported in half precision (`--half`, an fp16 ONNX model) has fp16 input and output bindings, "
+       "2 bytes an element, while the host code allocates and fills 4-byte float32 buffers (or reads the output "
+       "as float32): the engine reads garbage, so it runs but detects nothing.",
+       "Give the bindings fp16 data: allocate 2-byte buffers and convert (`np.float16`, `__half`), reading the "
+       "output the same way; or build the engine from an fp32 ONNX model with `--fp16` (fp32 inputs and outputs, "
+       "fp16 inside), checking `engine.get_tensor_dtype(name)` for each binding."),
+    _e("ncnn-fp16", "backend", "ncnn's fp16 storage or arithmetic changes the results",
+       r"\buse_(fp16|bf16)_(arithmetic|storage|packed)\b", context=r"ncnn|\bopt\.|->opt",
+       cause="ncnn runs layers with fp16 storage and fp16 arithmetic on ARM CPUs (and Vulkan GPUs) where the "
+       "hardware has it, on by default: an activation past fp16's 65504 overflows, or a faulty fp16 kernel (1x1 "
+       "convolutions among them) makes outputs differ from fp32.",
+       fix="Set `opt.use_fp16_arithmetic = false` (then `use_fp16_storage`, `use_fp16_packed`) to confirm; keep "
+       "the affected layers or the model in fp32, scale inputs into fp16's range, and upgrade ncnn or report the "
+       "layer if a single kernel is wrong."),
     _e("tensorrt-precision-ignored", "backend", "TensorRT ignored the precision set on a layer",
        r"obeys the requested constraints|compute precision set, but precision constraints were not enabled|requested layer computation precision and output precision types are "
        r"ignored|precision constraints? (is|are|was|were)? ?ignored|setPrecision.{0,100}(ignored|no effect)",

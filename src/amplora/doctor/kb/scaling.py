@@ -15,11 +15,13 @@ SCALING = (
        "(fp32, or bf16 autocast, which needs none: `GradScaler(enabled=False)`), or use torch >= 2.3 with "
        "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
-       r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler",
+       r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler|"
+       r"\bGrad ?Scaler\b[^\n]{0,80}\b(not compatible|incompatible|does ?n[o']t work|fails?)\b[^\n]{0,40}\b(bfloat16|bf16)\b",
        "GradScaler (fp16 loss scaling, switched on by fp16 mixed-precision settings) got bf16 gradients: bf16 "
        "parameters (a model cast with `.to(torch.bfloat16)`) trained with fp16 AMP settings, while bf16 has fp32's "
        "range and does not need a scaler.",
-       "Remove the GradScaler for bf16 (`GradScaler(enabled=False)`, or call `loss.backward()` and "
+       "Loss scaling is only needed for fp16: disable the GradScaler for bf16 (`GradScaler(enabled=False)`, or call "
+       "`loss.backward()` and "
        "`optimizer.step()` directly); with HF Trainer / Accelerate use `bf16=True, fp16=False` "
        "(`mixed_precision='bf16'`); if you do want fp16 AMP, keep the trainable parameters fp32 instead of casting "
        "the model to bf16."),

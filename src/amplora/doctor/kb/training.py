@@ -165,12 +165,13 @@ TRAINING = (
 NONFINITE_REPORTS = (
     _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
        r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
-       r"all[- ]zeros?|zeros|nans?|garbage|mess|ugly|broken|corrupt\w*|distorted|noise|black)\b|"
-       r"\b(wrong|incorrect|garbage|a mess|ugly|broken|corrupt\w*|distorted)\b.{0,300}\b(fp16|bf16|float16|bfloat16)\b",
+       r"all[- ]zeros?|zeros|nans?|garbage|mess|ugly|broken|corrupt\w*|distorted|noise|black|regression)\b|"
+       r"\b(wrong|incorrect|garbage|a mess|ugly|broken|corrupt\w*|distorted|regression)\b.{0,300}\b(fp16|bf16|float16|"
+       r"bfloat16)\b",
        context=r"\A(?=.*\b(XPU|Intel Arc|Arc [AB]\d{3}|Battlemage|Alchemist|IPEX|iGPU|oneAPI|MPS|Apple (M\d|silicon)|"
                r"ROCm|HIP|gfx\d+|Ascend|NPU|DirectML)\b)(?=.*(\b(fp32|float32|fp16|float16|openvino)\b[^.\n]{0,120}"
                r"\b(correct|right|fine|works?|ok|good|nice|expected)\b|(does not|doesn't|did not) (happen|occur) "
-               r"(on|with) (CUDA|the CPU|NVIDIA)))",
+               r"(on|with) (CUDA|the CPU|NVIDIA)|\bcorrect (result|output)s?\b[^.\n]{0,40}\b(bf16|fp16|bfloat16|float16)\b))",
        unless=r"out of memory|OutOfMemoryError",
        cause="fp16/bf16 results are wrong (zeros, NaN, garbage) on a non-CUDA backend (Intel XPU, Apple MPS, ROCm, "
        "an NPU, DirectML) while fp32 on the same device is right: that points to a bug in the backend's "
