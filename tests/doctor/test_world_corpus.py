@@ -64,6 +64,11 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   afterwards: 51/52 and 19/20; it keeps a floor: its false diagnosis (w2327, bitsandbytes' "only supports 16/32-bit
   floats, but got torch.uint8" from a version mismatch) is a message heldout14 labelled a fault (w1918), and w2407
   does not name the VAE or the tool.
+- heldout17 (w2500-w2542, w2600-w2629, two collectors: 18 other queries fixed in advance in rank order; threads of
+  the Chinese, Japanese and Korean ecosystems): committed before it was scored once: 33/50 right (66 %), 6 partly,
+  11 unrecognised; 23/23 rejects rejected, 0 false diagnoses (the rank-order half 19/30, the other 14/20). Read for
+  the rules afterwards: 48/50 and 23/23; it keeps a floor: w2527 (an XPU's TF32 accumulation for bf16, in Chinese)
+  and w2629 (a demo's fallback without flash-attn) do not show their cause.
 """
 from __future__ import annotations
 
@@ -80,7 +85,8 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
           "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
           "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
-          "heldout16": (51, 1)}   # of 52 after its misses were read (37 when scored once)
+          "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
+          "heldout17": (48, 0)}   # of 50 after its misses were read (33 when scored once)
 
 
 @pytest.fixture(scope="module")
