@@ -254,11 +254,23 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         inputs.append(f"lr: {lr:g}" + (f" (lr x max |g| = {_num(float(lr) * gmax)})" if gmax else ""))
     low = p.dtype in (torch.float16, torch.bfloat16)
     culprit = f"{len(bad)} parameter(s) became {value} at {opt} step: {names}"
-    cause = (f"{opt.capitalize() if optimizer is None else opt} updated {dt} weights with finite gradients and the result passed {dt}'s limit "
-             f"{_num(limit)}" + (" (there is no fp32 master copy)." if low else "."))
-    fix = "lower the learning rate" + ("; keep trainable parameters in fp32 (master weights) and let autocast run "
-                                       "the matmuls in fp16/bf16, or use bf16 instead of fp16" if low else
-                                       " (and clip gradients: `clip_grad_norm_`)")
+    eps = None
+    if optimizer is not None:
+        eps = next((grp.get("eps") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
+    if isinstance(eps, float) and eps > 0 and low and float(torch.tensor(eps, dtype=p.dtype)) == 0:
+        # Adam-like state in the parameter's dtype: eps is 0 there and v underflows, so m / (sqrt(v) + eps) is x / 0
+        tiny = float(torch.finfo(p.dtype).smallest_normal * torch.finfo(p.dtype).eps)  # the smallest subnormal
+        cause = (f"{opt}'s eps={eps:g} is below {dt}'s smallest positive value ({_num(tiny)}), so it is 0 in {dt} "
+                 f"optimizer state, and the average of squared gradients underflows to 0 as well, so the update "
+                 f"m / (sqrt(v) + eps) divides by zero even with finite gradients and a small step.")
+        fix = (f"keep trainable parameters and optimizer state in fp32 (master weights) and let autocast run the "
+               f"matmuls in {dt}, or use bf16; an optimizer that must run in {dt} needs eps >= 1e-4")
+    else:
+        cause = (f"{opt.capitalize() if optimizer is None else opt} updated {dt} weights with finite gradients and "
+                 f"the result passed {dt}'s limit {_num(limit)}" + (" (there is no fp32 master copy)." if low else "."))
+        fix = "lower the learning rate" + ("; keep trainable parameters in fp32 (master weights) and let autocast run "
+                                           "the matmuls in fp16/bf16, or use bf16 instead of fp16" if low else
+                                           " (and clip gradients: `clip_grad_norm_`)")
     return NonFinite(phase=phase, module=owner_path(name) if not name.startswith("<") else None,
                      op=f"{opt}.step" if optimizer is not None else None, dtype=dt, limit=limit,
                      largest=max(_max_finite(p), gmax), value=value, inputs=inputs, culprit=culprit, cause=cause,
@@ -266,6 +278,31 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
 
 
 # ---- the re-run -------------------------------------------------------------------------------------------------
+def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinite:
+    """The gradient that came back into a model's (finite) output is inf/NaN: it was born after the model, in the
+    loss computed from that output outside any module."""
+    inf, nan = _state(grad.detach())
+    dt = dtype_name(out.dtype)
+    largest = _max_finite(out)
+    half = out.dtype in (torch.float16, torch.bfloat16)
+    cause = (f"The inf/NaN was born between the model's output and the loss, in code outside any module (a "
+             f"hand-written loss or similarity, exp / sum / log, a scaling by a temperature or a square): "
+             + (f"in {dt}, exp() of anything above {_num(math.log(float(torch.finfo(out.dtype).max)))} and squares "
+                f"above {_num(math.sqrt(float(torch.finfo(out.dtype).max)))} overflow {dt}'s {_num(float(torch.finfo(out.dtype).max))}."
+                if half else "in fp32 that is most often a log or division of zero, a sqrt of a negative value, or "
+                             "exp() above 88."))
+    fix = ("compute the loss in fp32 (`out.float()` before it), use the fused stable forms (`F.cross_entropy` / "
+           "`log_softmax` instead of exp, sum and log; `BCEWithLogitsLoss`), scale targets into range; "
+           "`torch.autograd.set_detect_anomaly(True)` names the op")
+    return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt,
+                     limit=float(torch.finfo(out.dtype).max), largest=largest,
+                     value="inf and NaN" if inf and nan else "inf" if inf else "NaN",
+                     inputs=[f"{module} output: {dt}, max |x| = {_num(largest)}"],
+                     culprit=(f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = "
+                              f"{_num(largest)}) but the gradient coming back into it is not"),
+                     cause=cause, fix=fix)
+
+
 def _loss_of(out):
     """The tensor a step's backward starts from: `.loss`, else the output itself (first tensor)."""
     loss = getattr(out, "loss", None)

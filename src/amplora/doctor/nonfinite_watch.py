@@ -14,7 +14,7 @@ import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.nonfinite import NonFinite, _loss_of, explain_params, locate, nonfinite_params
+from amplora.doctor.nonfinite import NonFinite, _loss_of, after_output, explain_params, locate, nonfinite_params
 
 _engine = torch.autograd.Variable._execution_engine
 
@@ -72,20 +72,25 @@ class NonFiniteWatch:
         if not bool(torch.isfinite(loss.detach()).all()):
             self._locate(call)
         elif loss.requires_grad:
-            loss.register_hook(lambda grad: self._on_backward(call, grad))
+            out = loss.detach() if loss.numel() <= 1 << 20 else None  # a huge output is not held on to
+            loss.register_hook(lambda grad: self._on_backward(call, grad, out))
 
-    def _on_backward(self, call, grad):
+    def _on_backward(self, call, grad, out=None):
         if not self.done:
             kept = grad if grad.numel() <= 1 << 20 else None  # a huge output's gradient is not held on to
-            _engine.queue_callback(lambda: self._after_backward(call, kept))
+            _engine.queue_callback(lambda: self._after_backward(call, kept, out))
 
-    def _after_backward(self, call, grad):
+    def _after_backward(self, call, grad, out=None):
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
         if self.done or all_finite([p.grad for p in params]):
             return
         if grad is not None and grad.numel() == 1 and float(grad.detach().abs()) > 1:
             return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
+        if grad is not None and out is not None and grad.numel() > 1 and not all_finite([grad]) and all_finite([out]):
+            # the model's output was finite and the gradient into it was not: born in the loss, after the model
+            self.first = after_output(type(module).__name__, out, grad)
+            return
         self._locate(call, grad)
 
     def _after_step(self, optimizer, args, kwargs):
