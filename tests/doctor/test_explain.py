@@ -320,6 +320,17 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("triton-atomic-bf16", "with bf16 I get `atomic_add does not support bf16 with triton.`", ["bf16"], None),
+    ("triton-fp8-convert", "k_fp8 = k_vals.to(tl.float8e4b15) if FP8_E4B15 else k_vals.to(tl.float8e4nv)\n"
+     "AssertionError", [], None),
+    ("dtype-table-key", "convert.py will throw a KeyError because this dictionary does not contain an entry for "
+     "'BF16'.", ["bf16"], None),
+    ("scaled-mm-scaling", "RuntimeError: Invalid scaling configuration.\n- For TensorWise scaling, a and b should be "
+     "float8, scales should be float and singletons.", ["fp8", "fp32"], None),
+    ("scaled-mm-cublas", "torch._scaled_mm(a, b, scale_a, scale_b)\nRuntimeError: CUDA error: "
+     "CUBLAS_STATUS_INVALID_VALUE when calling `cublasLtMatmulAlgoGetHeuristic(...)`", [], None),
+    ("xpu-ur-error", "benchmark on an Intel XPU with dtypes other than float32\n    a = a.to(dtype)\n"
+     "RuntimeError: UR error", ["fp32"], None),
     ("dtype-string", "AttributeError: module 'torch' has no attribute 'torch.bfloat16'", [], None),
     ("compile-dtype", "With precision='bf16-true' and a compiled model, Inductor throws an error complaining about the "
      "dtype of query and key in scaled_dot_product_attention.", ["bf16"], None),

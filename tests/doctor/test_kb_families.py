@@ -395,3 +395,33 @@ def test_what_the_paste_shows_about_the_run():
 ])
 def test_heldout17_look_alikes(text):
     assert not explain(text).recognized, explain(text).key
+
+
+@pytest.mark.parametrize("key,text", [
+    ("bf16-gpu-unsupported", "You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: "
+     "--dtype=half"),
+    ("bf16-gpu-unsupported", '  File "vllm/worker/worker.py", line 231, in _check_if_gpu_supports_dtype\n'
+     "    raise ValueError("),
+    ("triton-kernel-dtype", "--precision bf16\nLLVM ERROR: Cannot select: 0x56078d25b570: bf16 = bitcast "
+     "0x56078d25b508"),
+    ("dtype-table-key", "crashed during boot with `KeyError: 'float8_e8m0fnu'` in Triton's `canonicalize_dtype`"),
+])
+def test_heldout18_families(key, text):
+    assert explain(text).key == key
+
+
+def test_what_the_paste_shows_about_buffers_methods_and_vaes():
+    e = explain("buffers in FSDP are not casted to requested dtype\nRuntimeError: expected scalar type Half but "
+                "found Float")
+    assert "buffer_dtype" in e.fix
+    e = explain("ValueError: torch.bfloat16 is not supported for quantization method gguf. Supported dtypes: "
+                "[torch.float16, torch.float32]")
+    assert "gguf" in e.cause
+    e = explain("vae = AsymmetricAutoencoderKL.from_pretrained(name)\nRuntimeError: Input type (c10::Half) and bias "
+                "type (float) should be the same")
+    assert "VAE" in e.cause and "torch_dtype" in e.fix
+
+
+def test_an_argparse_choice_is_no_dtype_fault():
+    assert not explain("vllm serve: error: argument --dtype: invalid choice: 'torch.bfloat16' (choose from 'auto', "
+                       "'bfloat16', 'float', 'float16', 'float32', 'half')").recognized

@@ -48,7 +48,8 @@ _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
-                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)")
+                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|AutoencoderKL|"
+                      r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"
                       r"torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available|no CUDA GPUs are available")
@@ -99,9 +100,10 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     if m and entry.kind == "mismatch" and (entry.key == "conv-type" or "convolution" in said):
         cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution of two dtypes "
                      f"is most often the VAE's, run in bf16/fp16 by default while a node feeds it fp32 (or the "
-                     f"reverse).")
-        fix.append("Run the VAE in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) "
-                   "or cast its input to the VAE's dtype.")
+                     f"reverse), or loaded on its own without `torch_dtype` (fp32) into an fp16 pipeline.")
+        fix.append("Give the VAE the pipeline's dtype (`AutoencoderKL.from_pretrained(..., torch_dtype=torch.float16)`"
+                   ") or run it in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) and "
+                   "cast its input to the VAE's dtype.")
     m = _NO_CUDA.search(text)
     if m and entry.kind in ("cpu-kernel", "device-capability", "device"):
         cause.append(f"The text shows CUDA failing to start (`{m.group(0).strip()}`), so the run fell back to the "
@@ -122,6 +124,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "
                      "layer kept on or offloaded to the CPU (a low-VRAM mode, CPU offload).")
+    if entry.kind == "mismatch" and re.search(r"\bbuffers?\b|register_buffer|buffer_dtype", text) and "buffer" not in said:
+        cause.append("The text speaks of buffers: autocast never casts them, `model.to(dtype)` does while a plain "
+                     "tensor attribute stays, and FSDP's MixedPrecision casts them only with `buffer_dtype`.")
+        fix.append("Cast the buffer to the input's dtype where it is used (`self.kernel.to(x.dtype)`), or set "
+                   "`buffer_dtype` in FSDP's MixedPrecision.")
+    m = re.search(r"quantization method:? '?(\w+)", text)
+    if m and m.group(1).lower() not in said:
+        cause.append(f"The quantization method is {m.group(1)}.")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2)

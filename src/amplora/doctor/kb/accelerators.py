@@ -138,4 +138,11 @@ ACCELERATORS = (
        "torch / intel-extension-for-pytorch (newer XPU builds avoid fp64), or enable fp64 emulation "
        "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`); if `ipex.optimize(model)` brings the fp64 kernels in, "
        "run without it until emulation is on."),
+    _e("xpu-ur-error", "backend", "Intel's runtime refused a kernel for this dtype on the XPU",
+       r"\bUR error\b|\bUR_RESULT_ERROR\w*", context=r"\b(dtype|float16|bfloat16|fp16|bf16|half|float64|double)\b",
+       cause="Intel's unified runtime (UR, Level Zero) failed a kernel on the XPU for the dtype in use: a cast or "
+       "op in fp16 / bf16 / fp64 that this GPU or driver does not run (integrated and Arc A-series GPUs lack fp64, "
+       "some bf16 kernels and casts failed on older drivers).",
+       fix="Do the cast on the CPU and move the result (`x.to(dtype).to('xpu')`), or keep that tensor in float32 on "
+       "the XPU; update the GPU driver, oneAPI and torch / IPEX."),
 )

@@ -93,14 +93,30 @@ KERNELS = (
        "On a GPU older than Ampere load the model in fp16 (`torch_dtype=torch.float16`) instead of bf16, or "
        "choose another attention backend (`attn_implementation='eager'`, `sdpa_kernel(SDPBackend.MATH)`, "
        "`disable_xformers_memory_efficient_attention()`)."),
+    _e("triton-atomic-bf16", "backend", "a Triton atomic without bf16",
+       r"\batomic_\w+ (does not|doesn'?t) support (bf16|bfloat16)|\batomic_\w+ not supported for dtype (bf16|bfloat16)",
+       "A Triton kernel accumulates with `tl.atomic_add` / `atomic_max` (typically a backward that sums gradients "
+       "of a bias or of overlapping blocks), and Triton's atomics have no bf16 on this GPU or release.",
+       "Run that kernel in fp32 (the safe choice; fp16 may overflow), or turn the Triton path off "
+       "(`use_triton=False`, another attention implementation); upgrade triton, whose newer releases add bf16 "
+       "atomics on recent GPUs."),
+    _e("triton-fp8-convert", "backend", "a Triton fp8 conversion from a dtype it does not convert",
+       r"\.to\(tl\.float8e4b15\)|convert_custom_float8",
+       "On GPUs before Ada (compute capability < 8.9, such as the A100) Triton converts to fp8 in software "
+       "(`float8e4b15`), which takes only fp16 or fp32 sources: a bf16 tensor fails its assertion (and "
+       "`float8e4nv` needs sm_89).",
+       "Cast the bf16 values to fp16 or fp32 before the fp8 conversion (`x.to(tl.float32).to(tl.float8e4b15)`), or "
+       "keep the cache / weights in bf16 on this GPU; upgrade the library if it has a fix for pre-Ada GPUs.",
+       context=r"AssertionError|CompilationError|assert"),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
+       r"LLVM ERROR: Cannot select:[^\n]{0,80}\bbf16\b|"
        r"(fp8e4nv|fp8e5|bf16|bfloat16)\w*.{0,120}(not supported|unsupported)",
        "A Triton kernel (torch.compile / inductor or a fused kernel) uses a dtype the GPU architecture cannot "
        "run: bf16 needs compute capability >= 8.0 (Ampere), fp8 e4nv needs >= 8.9 (Ada/Hopper).",
        "Run in fp16 or fp32 on this GPU (`torch_dtype=torch.float16`), or skip the Triton path (no "
        "`torch.compile`, another attention / kernel backend); for fp8 e4m3 below 8.9 use e5m2 (an fp8 KV cache: "
-       "`--kv-cache-dtype fp8_e5m2`) or disable the fp8 option.", context=r"triton|fp8e\w+",
+       "`--kv-cache-dtype fp8_e5m2`) or disable the fp8 option.", context=r"triton|fp8e\w+|LLVM ERROR",
        unless=r"No operator found for"),
 )
 
@@ -162,7 +178,9 @@ CAPABILITY = (
        "Load the bf16/fp16 weights instead of the fp8 checkpoint (or `dtype='bfloat16'` without "
        "`quantization='fp8'` in vLLM), or use a weight-only quantization this GPU runs (int8 / 4-bit: "
        "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs, and on Ada (8.9) upgrade torch if it asks for "
-       "9.0 (early releases gated `torch._scaled_mm` to Hopper)."),
+       "9.0 (early releases gated `torch._scaled_mm` to Hopper); in ComfyUI and its model loaders pick "
+       "`fp8_e4m3fn` rather than `fp8_e4m3fn_fast` (the fast mode runs fp8 matmuls, the plain one only stores the "
+       "weights in fp8)."),
     # meta-pytorch/torchtune: `verify_bf16_support` asks more than the GPU
     _e("torchtune-bf16-check", "device-capability", "torchtune's bf16 check failed",
        r"bf16 precision was requested but not available on this hardware",
@@ -174,6 +192,7 @@ CAPABILITY = (
        "it); if it is True, the NCCL or CUDA-version part failed (Windows, a torch without NCCL, ROCm with an older "
        "torchtune): upgrade torchtune, or install a torch build with NCCL."),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
+       r"_check_if_gpu_supports_dtype|You can use float16 instead by explicitly setting the ?.?dtype.? flag|"
        r"(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
        r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"

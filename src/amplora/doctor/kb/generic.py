@@ -231,7 +231,7 @@ FALLBACKS = (
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
-       unless=r"numpy\.object_|The only supported types are"),
+       unless=r"numpy\.object_|The only supported types are|\binvalid choice: "),
 )
 
 
@@ -250,7 +250,7 @@ ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(
 _ERROR_LINE = r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))[^\n]*?"
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
 _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
-                      r"operation|No module named|Attempting to cast down")
+                      r"operation|No module named|Attempting to cast down|\binvalid choice: ")
 
 LAST_RESORT = (
     _e("dtype-check", "mismatch", "a dtype check failed in a kernel or library",

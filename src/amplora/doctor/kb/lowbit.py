@@ -24,6 +24,20 @@ _FP8_FAST_TOOL = (r"--fast\b|_fast\b|fast ?mode|fastmode|fp8_matrix_mult|fp8 mat
                   r"diffusers|custom_nodes")
 
 LOWBIT = (
+    _e("scaled-mm-scaling", "backend", "torch._scaled_mm refused the fp8 scales",
+       r"Invalid scaling configuration",
+       "`torch._scaled_mm` takes fp8 `a` and `b` with float32 scales in the layouts it supports: tensor-wise "
+       "(scalars) or row-wise; block-wise scales (128x128 blocks of DeepSeek-style FP8 checkpoints) are only in "
+       "newer torch on CUDA and not supported on other backends (XPU) in earlier releases.",
+       "Upgrade torch, or use a kernel written for block FP8 (the serving engine's Triton / CUTLASS path), or "
+       "dequantize those weights to bf16."),
+    _e("scaled-mm-cublas", "backend", "cuBLASLt refused an fp8 matmul's configuration",
+       r"\A(?=.*(_scaled_mm|fp8|float8))(?=.*CUBLAS_STATUS_(INVALID_VALUE|NOT_SUPPORTED))",
+       "An fp8 matmul (`torch._scaled_mm`) reached cuBLASLt in a configuration it does not take: an fp8 output "
+       "(the default when `out_dtype` is not given), block-wise scales, dimensions not multiples of 16, or a "
+       "layout other than row-major `a` and column-major `b`.",
+       "Pass `out_dtype=torch.bfloat16` (or float32), make both matrices' dimensions multiples of 16 and `b` "
+       "column-major (`b.t().contiguous().t()`), and use tensor-wise or row-wise scales."),
     _e("fp8-rocm-fnuz", "device-capability", "an fp8 format this AMD GPU does not compute (fnuz vs OCP float8)",
        rf"(?:{_OCP_FP8}).{{0,400}}{_ROCM}|{_ROCM}.{{0,400}}(?:{_OCP_FP8})|"
        rf"Cannot convert ScalarType (?:{_OCP_FP8}) to hipDataType|\"_tunable_scaled_gemm\" not implemented for|"

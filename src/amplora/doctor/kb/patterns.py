@@ -20,4 +20,4 @@ CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
 # a text showing that the base model is quantized (a flag, a config, a layer class), not just the word "int8"
 QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
                   r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz|\bbnb\b[\w ]{0,20}quantiz|"
-                  r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b")
+                  r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")

@@ -119,7 +119,9 @@ TRAINING = (
        "(`get_peft_model(..., autocast_adapter_dtype=False)` or `model.to(torch.bfloat16)` before "
        "`deepspeed.initialize` / FSDP), or load in fp32 and let the engine's mixed precision cast; if it began with "
        "a DeepSpeed upgrade (ZeRO-3's coalesced all-gather of mixed-dtype parameters has regressed in releases), "
-       "pin the previous version or upgrade to a fixed one."),
+       "pin the previous version or upgrade to a fixed one; ZeRO++'s quantized all_gather "
+       "(`zero_quantized_weights`, `zero_quantized_gradients`) assumed fp16 parameters in early releases: with bf16 "
+       "turn it off or train in fp16."),
     _e("deepspeed-grad-accum-dtype", "mismatch", "DeepSpeed refused the gradient accumulation dtype",
        r"Model data type and gradient accumulation data type must be equal|"
        r"BF16 optimizer for ZeRO requires fp32 gradient accumulation|gradient accumulation data ?type",
