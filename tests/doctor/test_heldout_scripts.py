@@ -1,0 +1,41 @@
+"""`amplora doctor run` on training scripts it was not written from (tests/doctor/scripts, see its README): each faulty
+script ends with the documented exit code (4 for a dtype/device fault, 7 for inf/NaN without an exception) and a
+diagnosis holding its `must_say` phrases; each clean one exits 0 with no diagnosis."""
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .conftest import amplora_cli
+
+SCRIPTS = Path(__file__).parent / "scripts"
+LABELS = [json.loads(line) for line in (SCRIPTS / "labels.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    def run(label):
+        return amplora_cli("doctor", "run", str(SCRIPTS / label["script"]), cwd=SCRIPTS, timeout=300,
+                           env_extra={"OMP_NUM_THREADS": "1"})
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip((lab["script"] for lab in LABELS), pool.map(run, LABELS)))
+
+
+def test_the_set_is_what_the_readme_says():
+    assert len(LABELS) == 18 and sum(lab["kind"] == "clean" for lab in LABELS) == 4
+    assert {lab["script"] for lab in LABELS} == {p.name for p in SCRIPTS.glob("t*.py")}
+
+
+@pytest.mark.parametrize("label", LABELS, ids=[lab["script"] for lab in LABELS])
+def test_each_script_gets_its_diagnosis(label, runs):
+    proc = runs[label["script"]]
+    said = (proc.stdout + proc.stderr).lower()
+    if label["kind"] == "clean":
+        assert proc.returncode == 0 and "amplora doctor:" not in said, proc.stderr[-2000:]
+        return
+    assert proc.returncode == (4 if label["symptom"] == "exception" else 7), proc.stderr[-2000:]
+    missing = [group for group in label["must_say"] if not any(phrase in said for phrase in group)]
+    assert not missing, (missing, proc.stderr[-2000:])
