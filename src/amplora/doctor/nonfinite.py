@@ -285,17 +285,17 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
     dt = dtype_name(out.dtype)
     largest = _max_finite(out)
     half = out.dtype in (torch.float16, torch.bfloat16)
-    cause = (f"The inf/NaN was born between the model's output and the loss, in code outside any module (a "
-             f"hand-written loss or similarity, exp / sum / log, a scaling by a temperature or a square): "
-             + (f"in {dt}, exp() of anything above {_num(math.log(float(torch.finfo(out.dtype).max)))} and squares "
-                f"above {_num(math.sqrt(float(torch.finfo(out.dtype).max)))} overflow {dt}'s {_num(float(torch.finfo(out.dtype).max))}."
+    top = float(torch.finfo(out.dtype).max)
+    cause = ("The inf/NaN was born between the model's output and the loss, in code outside any module (a "
+             "hand-written loss or similarity, exp / sum / log, a scaling by a temperature or a square): "
+             + (f"in {dt}, exp() of anything above {_num(math.log(top))} and squares above {_num(math.sqrt(top))} "
+                f"overflow {dt}'s {_num(top)}."
                 if half else "in fp32 that is most often a log or division of zero, a sqrt of a negative value, or "
                              "exp() above 88."))
     fix = ("compute the loss in fp32 (`out.float()` before it), use the fused stable forms (`F.cross_entropy` / "
            "`log_softmax` instead of exp, sum and log; `BCEWithLogitsLoss`), scale targets into range; "
            "`torch.autograd.set_detect_anomaly(True)` names the op")
-    return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt,
-                     limit=float(torch.finfo(out.dtype).max), largest=largest,
+    return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
                      value="inf and NaN" if inf and nan else "inf" if inf else "NaN",
                      inputs=[f"{module} output: {dt}, max |x| = {_num(largest)}"],
                      culprit=(f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = "
