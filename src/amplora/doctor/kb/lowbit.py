@@ -24,13 +24,6 @@ _FP8_FAST_TOOL = (r"--fast\b|_fast\b|fast ?mode|fastmode|fp8_matrix_mult|fp8 mat
                   r"diffusers|custom_nodes")
 
 LOWBIT = (
-    _e("scaled-mm-scaling", "backend", "torch._scaled_mm refused the fp8 scales",
-       r"Invalid scaling configuration",
-       "`torch._scaled_mm` takes fp8 `a` and `b` with float32 scales in the layouts it supports: tensor-wise "
-       "(scalars) or row-wise; block-wise scales (128x128 blocks of DeepSeek-style FP8 checkpoints) are only in "
-       "newer torch on CUDA and not supported on other backends (XPU) in earlier releases.",
-       "Upgrade torch, or use a kernel written for block FP8 (the serving engine's Triton / CUTLASS path), or "
-       "dequantize those weights to bf16."),
     _e("scaled-mm-cublas", "backend", "cuBLASLt refused an fp8 matmul's configuration",
        r"\A(?=.*(_scaled_mm|fp8|float8))(?=.*CUBLAS_STATUS_(INVALID_VALUE|NOT_SUPPORTED))",
        "An fp8 matmul (`torch._scaled_mm`) reached cuBLASLt in a configuration it does not take: an fp8 output "
@@ -195,4 +188,11 @@ LOWBIT = (
        fix="Check the GPU itself (`torch.cuda.is_bf16_supported()`, `amplora doctor`); on RDNA 3 / MI200+ upgrade "
        "the library (transformers, torchtune, accelerate and others fixed their ROCm check) or skip its "
        "CUDA-version check; on RDNA 2 and older use fp16 or fp32."),
+    _e("scaled-mm-scaling", "backend", "torch._scaled_mm refused the fp8 scales",
+       r"Invalid scaling configuration",
+       "`torch._scaled_mm` takes fp8 `a` and `b` with float32 scales in the layouts it supports: tensor-wise "
+       "(scalars) or row-wise; block-wise scales (128x128 blocks of DeepSeek-style FP8 checkpoints) are only in "
+       "newer torch on CUDA and not supported on other backends (XPU) in earlier releases.",
+       "Upgrade torch, or use a kernel written for block FP8 (the serving engine's Triton / CUTLASS path), or "
+       "dequantize those weights to bf16."),
 )
