@@ -320,6 +320,12 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("bnb-optimizer-grad-dtype", "ValueError: Gradient+optimizer bit data type combination not supported: grad "
+     "torch.bfloat16, optimizer torch.uint8", ["bf16", "uint8"], None),
+    ("coreml-fp16-constant-size", "validator error: Load constant layer '__tc__internal__constant_xy' encodes a data "
+     "buffer of length 10140 but should be 5070.", [], None),
+    ("openvino-element-types", "Exception: Multiply_1288 (Mul_565/mul[0]:f16{1,4}, Mul_565/mul[0]:f32{1,4}): Argument "
+     "element types are inconsistent.", ["fp16", "fp32"], None),
     ("triton-atomic-bf16", "with bf16 I get `atomic_add does not support bf16 with triton.`", ["bf16"], None),
     ("triton-fp8-convert", "k_fp8 = k_vals.to(tl.float8e4b15) if FP8_E4B15 else k_vals.to(tl.float8e4nv)\n"
      "AssertionError", [], None),

@@ -425,3 +425,26 @@ def test_what_the_paste_shows_about_buffers_methods_and_vaes():
 def test_an_argparse_choice_is_no_dtype_fault():
     assert not explain("vllm serve: error: argument --dtype: invalid choice: 'torch.bfloat16' (choose from 'auto', "
                        "'bfloat16', 'float', 'float16', 'float32', 'half')").recognized
+
+
+@pytest.mark.parametrize("key,text", [
+    ("no-inf-checks", "scaler = accelerator.scaler\nAssertionError: No inf checks were recorded prior to update."),
+    ("loss-scale-skips", "loss scale going to 1e-4 and training stops (args.min_loss_scale) with --fp16"),
+    ("fp8-gpu-unsupported", "    output = torch._scaled_mm(\nRuntimeError: cutlass cannot initialize"),
+    ("numpy-bf16", "x = mx.array([1.0, 2.0], mx.bfloat16)\nRuntimeError: Item size 2 for PEP 3118 buffer format "
+     "string B does not match the dtype B item size 1."),
+    ("mps-graph-element-type", "when mean/var in f32 and input in f16, mps backend will directly crash."),
+    ("dtype-unsupported", "TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got "
+     "torch.bfloat16"),
+])
+def test_heldout19_families(key, text):
+    assert explain(text).key == key
+
+
+def test_what_the_paste_shows_about_emas_and_refused_dtypes():
+    e = explain("self.strategy.moving_average(self.actor, self.ema_model, self.ema_beta, 'cpu')\nRuntimeError: Expected "
+                "all tensors to be on the same device, but found at least two devices, cuda:2 and cpu!")
+    assert "EMA" in e.cause and "ema.to(model.device)" in e.fix
+    e = explain("TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16")
+    assert "The refused dtype is bf16" in e.cause
+    assert set(explain("RuntimeError: expected scalar type QInt8 but found QUInt8").dtypes) == {"qint8", "quint8"}

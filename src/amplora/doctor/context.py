@@ -58,8 +58,8 @@ _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECA
 # an embedding lookup on two devices: token ids against an embedding table
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
 # a dtype a backend says it has no kernel for, as its message spells it
-_REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su",
-                      re.IGNORECASE)
+_REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su|"
+                      r"\]\.? Got:? '?(?:torch\.)?([A-Za-z]\w*)", re.IGNORECASE)
 
 
 def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str) -> tuple[str, str]:
@@ -120,6 +120,12 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "inside its ops (dtype casts while loading weights) failed in older torch_npu releases.")
         fix.append("On Ascend upgrade torch_npu to the release for your torch, and keep inputs on the model's npu "
                    "device (`model.device`).")
+    if entry.kind == "device" and re.search(r"\bema\b|ema_model|moving_average|EMAModel", text, re.IGNORECASE):
+        cause.append("The text shows an EMA copy of the model: kept or loaded on another device than the model "
+                     "(deep-copied before `model.to(device)`, loaded with `from_pretrained` on the CPU, gathered to "
+                     "the CPU for the update), its weights meet the model's.")
+        fix.append("Keep the EMA model on the model's device (`ema.to(model.device)` after loading), or move both "
+                   "to one device for the moving-average update.")
     if entry.kind == "device" and _EMBEDDING.search(text):
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "
@@ -134,9 +140,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         cause.append(f"The quantization method is {m.group(1)}.")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
-        token = m.group(1) or m.group(2)
+        token = m.group(1) or m.group(2) or m.group(3)
         known = extract_dtypes(token)
         name = spelled(known[0]) if known else token.lower()
-        if name.split(" ")[0] not in said:
+        if name.split(" ")[0] not in said or entry.key == "dtype-unsupported":  # its cause lists dtypes in general
             cause.append(f"The refused dtype is {name}.")
     return " ".join(cause), " ".join(fix)

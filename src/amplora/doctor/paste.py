@@ -7,6 +7,9 @@ import re
 # token in an error message -> canonical dtype name (longest spellings first so 'c10::BFloat16' wins over 'Float')
 _DTYPE_TOKENS = [
     (r"Float8_e8m0fnu|float8_e8m0fnu|\be8m0\b", "float8_e8m0fnu"),
+    (r"QUInt8|\bquint8\b", "quint8"),
+    (r"QInt8|\bqint8\b", "qint8"),
+    (r"QInt32|\bqint32\b", "qint32"),
     (r"Float8_e4m3fnuz|float8_e4m3fnuz", "float8_e4m3fnuz"),
     (r"Float8_e5m2fnuz|float8_e5m2fnuz", "float8_e5m2fnuz"),
     (r"Float8_e4m3fn|float8_e4m3fn|\be4m3\b", "float8_e4m3fn"),

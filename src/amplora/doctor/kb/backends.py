@@ -171,7 +171,8 @@ CAPABILITY = (
        r"\b(fp8|float8\w*)\b[^\n]{0,120}(compute capability|Minimum capability|not supported for the current GPU|"
        r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))|"
        r"(compute capability|\bsm_?\d)[^\n]{0,40}(or higher|or newer|>=)[^\n]{0,20}required for (MX)?FP8\b|"
-       r"\bFloat8\b[^\n]{0,60}\bonly supported on CUDA ?>= ?8\.9",
+       r"\bFloat8\b[^\n]{0,60}\bonly supported on CUDA ?>= ?8\.9|"
+       r"\A(?=.*(_scaled_mm|float8|\bfp8))(?=.*cutlass cannot initialize)",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "
        "the RTX 4090 / L4 / L40) or 9.0 (Hopper H100); Ampere and older GPUs cannot run fp8 checkpoints or fp8 "
        "quantization natively.",

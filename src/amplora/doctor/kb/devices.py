@@ -183,7 +183,7 @@ DEVICES = (
        "needs `t.float()` first), or `torch.empty(..., dtype=...).numpy()`."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
-       r"np\.ndarray of type numpy\.void",
+       r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
        "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back.",
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`)."),

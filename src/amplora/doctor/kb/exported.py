@@ -101,6 +101,19 @@ EXPORTED = (
        "tensor added, so the compiled model fails where the eager one runs: a compiler bug.",
        "Give the operands one dtype yourself (`w.to(x.dtype)`), upgrade torch (such fusions get dtype checks), or "
        "keep that function out of the graph (`@torch.compiler.disable`)."),
+    _e("coreml-fp16-constant-size", "backend", "a Core ML half-precision conversion wrote a constant of the wrong size",
+       r"encodes a data buffer of length \d+ but should be \d+",
+       "Converting a Core ML model's weights to half precision stored a constant's data at the wrong size (fp16 "
+       "takes 2 bytes an element, fp32 4): a bug of the fp16 conversion in that coremltools release (LoadConstant "
+       "layers), which the validator then refuses.",
+       "Upgrade coremltools (and Xcode / macOS for the compiler) and convert again, or keep that model in fp32."),
+    _e("openvino-element-types", "mismatch", "an OpenVINO op got inputs of two element types",
+       r"Argument element types are inconsistent",
+       "An OpenVINO operation got inputs of two element types (f16 and f32): converting the model to FP16 left a "
+       "constant or an input in f32 (or a constant recast from int64 to f32), so one node mixes them.",
+       "Convert the whole IR in one precision (`ov.save_model(model, path, compress_to_fp16=True)` from an FP32 "
+       "model, constants included), or keep the IR in FP32 and let the device run FP16 "
+       "(`INFERENCE_PRECISION_HINT`); cast the constant to the other input's type if you build the graph yourself."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
        r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
        r"\bbinary_op: unsupported types\b",

@@ -207,6 +207,7 @@ FALLBACKS = (
        r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
+       r"\bExpected input of \[[^\]\n]{0,120}\]\.? Got\b|"
        r"\bConversion from \w+ to " + _DTYPE_WORD + r" is not (yet )?(implemented|supported)|"
        r"does not implement (all )?operators for the " + _DTYPE_WORD + "|"
        r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"

@@ -58,6 +58,12 @@ QUANTIZED = (
        "Load the whole model on the GPU (`device_map={'': 0}` or `'cuda:0'`, with enough free memory), or turn "
        "ExLlama off to allow offloading: `GPTQConfig(bits=4, use_exllama=False)` (older versions: "
        "`disable_exllama=True` in the quantization config)."),
+    _e("bnb-optimizer-grad-dtype", "quantized", "a bitsandbytes 8-bit optimizer without kernels for this gradient dtype",
+       r"Gradient\+optimizer bit data type combination not supported",
+       "bitsandbytes' 8-bit optimizers (state in uint8) have a kernel per gradient dtype, and early releases had "
+       "them only for fp32 and fp16 gradients: bf16 gradients (a model cast to bf16) were not supported.",
+       "Upgrade bitsandbytes (newer releases take bf16 gradients), or keep the trainable parameters fp32 (or fp16) "
+       "and run the forward under `torch.autocast(dtype=torch.bfloat16)`."),
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
        r"\.to.? is not supported for .?(4-bit|8-bit)|Calling .?(cuda|half|float|to)\(\).? is not supported for "

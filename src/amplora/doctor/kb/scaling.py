@@ -33,11 +33,15 @@ SCALING = (
        "`for p in trainable: p.data = p.data.float()`, PEFT's default `autocast_adapter_dtype=True`, or "
        "`amplora.apply(model, precision='fp16-mixed')`; do not cast the model you train with `.half()`."),
     _e("no-inf-checks", "scaler", "GradScaler found no gradients to check",
-       r"No inf checks were recorded for this optimizer",
-       "`scaler.step(optimizer)` found no parameter with a gradient: nothing trainable received a gradient "
-       "(all frozen, or the loss did not depend on the trainable parameters).",
+       r"No inf checks were recorded (for this optimizer|prior to update)",
+       "`scaler.step(optimizer)` / `scaler.update()` found no parameter with a gradient: nothing trainable received "
+       "a gradient (all frozen, or the loss did not depend on the trainable parameters), the optimizer was built "
+       "before the model moved to the GPU (its parameters are other tensors than the ones on the device), or a "
+       "scaler that a library drives (accelerate's) was stepped by hand as well.",
        "Make sure the adapters are trainable (`requires_grad=True`), are in the optimizer, and that the loss was "
-       "computed through them; call `scaler.scale(loss).backward()` before `scaler.step(optimizer)`."),
+       "computed through them; build the optimizer after `model.to(device)`; call `scaler.scale(loss).backward()` "
+       "before `scaler.step(optimizer)`; with Accelerate do not call the scaler yourself: `accelerator.backward(loss)` "
+       "and `optimizer.step()` handle it internally."),
 )
 
 # evidence of fp16 (not bf16, which has fp32's exponent range) in a report
@@ -85,7 +89,9 @@ OVERFLOW = (
        "for logits use `BCEWithLogitsLoss` (autocast-safe), not `sigmoid` + `BCELoss`."),
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
        r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
-       r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)",
+       r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"
+       r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
+       r"\bmin_loss_scale\b",
        "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
        "step: a few skips while the scale calibrates are normal, but when it keeps skipping and the scale falls "
        "to 1 or its minimum, the fp16 forward/backward itself overflows to inf/NaN (or the loss is already NaN), "
