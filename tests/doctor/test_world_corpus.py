@@ -75,6 +75,12 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   afterwards: 50/53 and 29/30; it keeps a floor: "module 'torch' has no attribute 'float8_e4m3fn'" is two faults
   here (w2700, w2707) and a reject in w2836 and heldout14's w1958, Whisper's "FP16 is not supported on CPU" is a
   reject in w2730 and a fault in w2729 and w2731, and w2714 does not show its multi-GPU launch.
+- heldout19 (w2900-w2938, w3000-w3033, two collectors: 18 more queries fixed in advance in rank order; libraries a
+  layer away from model code): committed before it was scored once: 36/50 right (72 %), 6 partly, 8 unrecognised;
+  20/22 rejects rejected, 2 false diagnoses (the rank-order half 17/26 and 10/12, the other 19/24 and 10/10). Read
+  for the rules afterwards: 49/50 and 20/22; it keeps a floor: its two false diagnoses are GradScaler messages
+  labelled faults elsewhere ("No inf checks were recorded" in w2912, "Gradient overflow. Skipping step" in w2133),
+  and w2922's answer does not name the bias.
 """
 from __future__ import annotations
 
@@ -93,7 +99,8 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
           "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
           "heldout17": (48, 0),   # of 50 after its misses were read (33 when scored once)
-          "heldout18": (50, 1)}   # of 53 after its misses were read (34 when scored once)
+          "heldout18": (50, 1),   # of 53 after its misses were read (34 when scored once)
+          "heldout19": (49, 2)}   # of 50 after its misses were read (36 when scored once)
 
 
 @pytest.fixture(scope="module")
