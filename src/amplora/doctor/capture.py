@@ -4,6 +4,7 @@ Nothing here runs unless something failed, so it may be slow-ish (it walks frame
 """
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import types
@@ -36,6 +37,7 @@ class FrameFacts:
     method_owner: nn.Module | None = None  # innermost module whose (non-forward) method is running, e.g. an init
     init_like: bool = False              # an __init__ / *init* / reset_parameters frame is on the stack
     where: str = ""                      # innermost frame of user code: file:line in function
+    code: str = ""                       # ... and its source line
 
 
 def _is_library(filename: str) -> bool:
@@ -60,6 +62,7 @@ def scan_frames(frames) -> FrameFacts:
             continue
         if not facts.where and not _is_library(filename):
             facts.where = f"{filename}:{frame.f_lineno} in {name}"
+            facts.code = linecache.getline(filename, frame.f_lineno).strip()
         f_locals = frame.f_locals
         owner = f_locals.get("self")
         if name == "generate" and isinstance(owner, nn.Module):

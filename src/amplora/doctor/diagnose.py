@@ -117,7 +117,7 @@ def diagnose(exc: BaseException, *, recorder=None, model=None,
         if scene is None:
             return None
         culprit, cause, fix = apply_rules(scene)
-        where = scene.facts.where
+        where = scene.facts.where + (f": `{scene.facts.code}`" if scene.facts.where and scene.facts.code else "")
         return fault_cls(phase=scene.phase, module=scene.module_path, op=scene.op,
                          operands=scene.operands, culprit=culprit, cause=cause, fix=fix, kind=scene.entry.kind,
                          key=scene.entry.key, error=error_message(scene.exc), original=exc, where=where)

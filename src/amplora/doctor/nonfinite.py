@@ -173,18 +173,27 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     low = dtype in (torch.float16, torch.bfloat16)
     big = [(r, v) for r, v in b.scalars if isinstance(v, (int, float)) and abs(v) > limit]
     divisor = next((t for r, t in b.inputs if r == "other"), None) if "div" in op else None
+    logs = ("aten.log", "aten.log2", "aten.log10")
+    logged = next((t for r, t in b.inputs if r == "self"), None) if op in logs else None
     fn = f"{function}.backward" if function else ""
     if big:
         r, v = big[0]
         culprit = f"the constant {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"
         cause = f"{op} wrote the constant {v:g} into a {dt} tensor, where it becomes {'-' if v < 0 else ''}inf."
         fix = (f"use `torch.finfo(scores.dtype).min` instead of {v:g} for masks (it fits every dtype), or "
-               f"compute the masked scores in fp32")
+               f"compute the masked scores in fp32; a row masked entirely (all padding, an empty sequence) then "
+               f"softmaxes -inf everywhere into NaN, so give such rows one unmasked position or zero them after")
     elif divisor is not None and bool((divisor == 0).any()):
         culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
         cause = f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)."
         fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
                + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else ""))
+    elif logged is not None and bool((logged <= 0).any()):
+        culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
+        cause = (f"{op} got a value that is 0 (log(0) = -inf), most often a probability that underflowed to zero in "
+                 f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN).")
+        fix = ("compute log-probabilities directly and in fp32: `F.log_softmax(logits.float(), -1)` (or "
+               "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`")
     elif b.tier == 0 and low and "inf" in b.value:
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
@@ -216,7 +225,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                "of fp16 when values grow large")
     return NonFinite(phase=phase, module=module, op=op, dtype=dt, limit=limit, largest=largest, value=b.value,
                      inputs=inputs, culprit=culprit, cause=cause, fix=fix, function=function,
-                     where=b.facts.where if b.facts else "")
+                     where=(b.facts.where + (f": `{b.facts.code}`" if b.facts.code else "")) if b.facts else "")
 
 
 def value_word(value: str) -> str:
@@ -301,6 +310,20 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
                      culprit=(f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = "
                               f"{_num(largest)}) but the gradient coming back into it is not"),
                      cause=cause, fix=fix)
+
+
+def _outputs(out) -> list:
+    """The floating tensors a module call returned: the tensor itself, a tuple's or list's, a dict's (a
+    `ModelOutput` is one) values."""
+    if isinstance(out, torch.Tensor):
+        items = [out]
+    elif isinstance(out, (list, tuple)):
+        items = list(out)
+    elif isinstance(out, dict):
+        items = list(out.values())
+    else:
+        items = []
+    return [t for t in items if isinstance(t, torch.Tensor) and t.is_floating_point()]
 
 
 def _loss_of(out):

@@ -14,7 +14,8 @@ import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.nonfinite import NonFinite, _loss_of, after_output, explain_params, locate, nonfinite_params
+from amplora.doctor.nonfinite import (NonFinite, _loss_of, _outputs, after_output, explain_params, locate,
+                                      nonfinite_params)
 
 _engine = torch.autograd.Variable._execution_engine
 
@@ -71,26 +72,36 @@ class NonFiniteWatch:
         call = (module, args, kwargs, self.rng)
         if not bool(torch.isfinite(loss.detach()).all()):
             self._locate(call)
-        elif loss.requires_grad:
-            out = loss.detach() if loss.numel() <= 1 << 20 else None  # a huge output is not held on to
-            loss.register_hook(lambda grad: self._on_backward(call, grad, out))
+        else:
+            # every output a loss may be computed from (a tuple's mean and scale, a dict's logits) reports the
+            # gradient that comes back into it; the loss's own gradient is the one a re-run starts from
+            pairs: list = []
+            for t in _outputs(out):
+                if t.requires_grad:
+                    kept = t.detach() if t.numel() <= 1 << 20 else None  # a huge output is not held on to
+                    t.register_hook(lambda grad, t=t, kept=kept: self._on_backward(call, grad, kept, t is loss,
+                                                                                    pairs))
 
-    def _on_backward(self, call, grad, out=None):
-        if not self.done:
-            kept = grad if grad.numel() <= 1 << 20 else None  # a huge output's gradient is not held on to
-            _engine.queue_callback(lambda: self._after_backward(call, kept, out))
+    def _on_backward(self, call, grad, out, is_loss, pairs):
+        if self.done:
+            return
+        if not pairs:  # the first of this call's outputs to get its gradient: check once, after the backward
+            _engine.queue_callback(lambda: self._after_backward(call, pairs))
+        pairs.append((grad if grad.numel() <= 1 << 20 else None, out, is_loss))  # a huge gradient is not kept
 
-    def _after_backward(self, call, grad, out=None):
+    def _after_backward(self, call, pairs):
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
         if self.done or all_finite([p.grad for p in params]):
             return
+        grad = next((g for g, _, is_loss in pairs if is_loss), None)
         if grad is not None and grad.numel() == 1 and float(grad.detach().abs()) > 1:
             return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
-        if grad is not None and out is not None and grad.numel() > 1 and not all_finite([grad]) and all_finite([out]):
-            # the model's output was finite and the gradient into it was not: born in the loss, after the model
-            self.first = after_output(type(module).__name__, out, grad)
-            return
+        for g, out, _ in pairs:
+            if g is not None and out is not None and g.numel() > 1 and not all_finite([g]) and all_finite([out]):
+                # a finite output whose gradient came back inf/NaN: born in the loss, after the model
+                self.first = after_output(type(module).__name__, out, g)
+                return
         self._locate(call, grad)
 
     def _after_step(self, optimizer, args, kwargs):

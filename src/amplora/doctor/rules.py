@@ -96,7 +96,9 @@ def _mismatch_story(s: Scene):
     i, role, t = off[0]
     odt, rdt, op, mod = dtype_name(t.dtype), dtype_name(ref), _short_op(s.op), _where(s)
     dev = _device_type(s)
-    autocast_hint = f'`with torch.autocast("{dev}", dtype={_torch_dtype(ref)}): ...`'
+    halves = (torch.float16, torch.bfloat16)
+    low = ref if ref in halves else t.dtype if t.dtype in halves else ref  # autocast runs in the half dtype
+    autocast_hint = f'`with torch.autocast("{dev}", dtype={_torch_dtype(low)}): ...`'
     if i in s.params:
         name = s.params[i]
         culprit = f"parameter {name} is {odt} while {mod} computes in {rdt}"
@@ -131,6 +133,12 @@ def _mismatch_story(s: Scene):
         cause = f"{mod} received {odt} activations while its parameters are {rdt}, and no autocast region casts them."
         fix = (f"Cast at the boundary (`x.to({_torch_dtype(ref)})` before calling {mod}, or `{mod}.to(x.dtype)`), "
                f"or run under {autocast_hint}.")
+        if ref == torch.float32 and t.dtype in halves:  # a full-precision module among half-precision ones
+            cause = (f"{mod} kept fp32 parameters while the model around it is {odt}: it was created after the model "
+                     f"was cast, or left out when the rest was loaded from a {odt} checkpoint with "
+                     f"`load_state_dict(..., assign=True)`, which keeps the checkpoint's dtype.")
+            fix = (f"Give {mod} the model's dtype (`{mod}.to({_torch_dtype(t.dtype)})`, or cast the whole model once "
+                   f"after adding it), or keep it fp32 and run the forward under {autocast_hint}.")
         return culprit, cause, fix
     # computed inside this module's own forward: which parameters flowed into it?
     names = []
