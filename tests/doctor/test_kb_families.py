@@ -336,8 +336,33 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("tensorrt-precision-ignored", "[W] It looks like some layers in the network have compute precision set, but "
      "precision constraints were not enabled."),
     ("dtype-unsupported", "ValueError: The ONNX export of SpeechT5 in float16 is currently not supported due to a bug"),
+    # heldout17's families
+    ("fft-half", "Error Message: hipFFT doesn't support transforms of type: Half"),
+    ("amp-unscale-bf16", "GradScaler used with mixed precision is not compatible with bfloat16 (see logs below)."),
+    ("onnx-type-mismatch", "Data in initializer 'onnx::Add_2877' has element type tensor(float16) but usage of "
+     "initializer in graph expects tensor(float)"),
+    ("backend-half-kernel-bug", "As titled, this is a regression. IPEX could give a correct result for bf16 on XPU."),
+    ("bf16-gpu-unsupported", "When running with CPU and bf16 on, you would get `ValueError: bf16 requested, but AMP is "
+     "not supported on this GPU. Requires Ampere series or above.`"),
+    # heldout18's families
+    ("bf16-gpu-unsupported", "You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: "
+     "--dtype=half"),
+    ("bf16-gpu-unsupported", '  File "vllm/worker/worker.py", line 231, in _check_if_gpu_supports_dtype\n'
+     "    raise ValueError("),
+    ("triton-kernel-dtype", "--precision bf16\nLLVM ERROR: Cannot select: 0x56078d25b570: bf16 = bitcast "
+     "0x56078d25b508"),
+    ("dtype-table-key", "crashed during boot with `KeyError: 'float8_e8m0fnu'` in Triton's `canonicalize_dtype`"),
+    # heldout19's families
+    ("no-inf-checks", "scaler = accelerator.scaler\nAssertionError: No inf checks were recorded prior to update."),
+    ("loss-scale-skips", "loss scale going to 1e-4 and training stops (args.min_loss_scale) with --fp16"),
+    ("fp8-gpu-unsupported", "    output = torch._scaled_mm(\nRuntimeError: cutlass cannot initialize"),
+    ("numpy-bf16", "x = mx.array([1.0, 2.0], mx.bfloat16)\nRuntimeError: Item size 2 for PEP 3118 buffer format "
+     "string B does not match the dtype B item size 1."),
+    ("mps-graph-element-type", "when mean/var in f32 and input in f16, mps backend will directly crash."),
+    ("dtype-unsupported", "TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got "
+     "torch.bfloat16"),
 ])
-def test_checks_mined_from_library_sources(key, text):
+def test_later_wordings_get_their_story(key, text):
     assert explain(text).key == key
 
 
@@ -352,19 +377,6 @@ def test_what_the_paste_shows_names_the_part_that_is_off():
     assert e.key == "conv-type" and "VAE" in e.cause and "--fp32-vae" in e.fix
     assert "VAE" not in explain("RuntimeError: Input type (struct c10::Half) and bias type (float) should be the "
                                 "same").cause
-
-
-@pytest.mark.parametrize("key,text", [
-    ("fft-half", "Error Message: hipFFT doesn't support transforms of type: Half"),
-    ("amp-unscale-bf16", "GradScaler used with mixed precision is not compatible with bfloat16 (see logs below)."),
-    ("onnx-type-mismatch", "Data in initializer 'onnx::Add_2877' has element type tensor(float16) but usage of "
-     "initializer in graph expects tensor(float)"),
-    ("backend-half-kernel-bug", "As titled, this is a regression. IPEX could give a correct result for bf16 on XPU."),
-    ("bf16-gpu-unsupported", "When running with CPU and bf16 on, you would get `ValueError: bf16 requested, but AMP is "
-     "not supported on this GPU. Requires Ampere series or above.`"),
-])
-def test_heldout17_families(key, text):
-    assert explain(text).key == key
 
 
 def test_what_the_paste_shows_about_the_run():
@@ -397,19 +409,6 @@ def test_heldout17_look_alikes(text):
     assert not explain(text).recognized, explain(text).key
 
 
-@pytest.mark.parametrize("key,text", [
-    ("bf16-gpu-unsupported", "You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: "
-     "--dtype=half"),
-    ("bf16-gpu-unsupported", '  File "vllm/worker/worker.py", line 231, in _check_if_gpu_supports_dtype\n'
-     "    raise ValueError("),
-    ("triton-kernel-dtype", "--precision bf16\nLLVM ERROR: Cannot select: 0x56078d25b570: bf16 = bitcast "
-     "0x56078d25b508"),
-    ("dtype-table-key", "crashed during boot with `KeyError: 'float8_e8m0fnu'` in Triton's `canonicalize_dtype`"),
-])
-def test_heldout18_families(key, text):
-    assert explain(text).key == key
-
-
 def test_what_the_paste_shows_about_buffers_methods_and_vaes():
     e = explain("buffers in FSDP are not casted to requested dtype\nRuntimeError: expected scalar type Half but "
                 "found Float")
@@ -425,20 +424,6 @@ def test_what_the_paste_shows_about_buffers_methods_and_vaes():
 def test_an_argparse_choice_is_no_dtype_fault():
     assert not explain("vllm serve: error: argument --dtype: invalid choice: 'torch.bfloat16' (choose from 'auto', "
                        "'bfloat16', 'float', 'float16', 'float32', 'half')").recognized
-
-
-@pytest.mark.parametrize("key,text", [
-    ("no-inf-checks", "scaler = accelerator.scaler\nAssertionError: No inf checks were recorded prior to update."),
-    ("loss-scale-skips", "loss scale going to 1e-4 and training stops (args.min_loss_scale) with --fp16"),
-    ("fp8-gpu-unsupported", "    output = torch._scaled_mm(\nRuntimeError: cutlass cannot initialize"),
-    ("numpy-bf16", "x = mx.array([1.0, 2.0], mx.bfloat16)\nRuntimeError: Item size 2 for PEP 3118 buffer format "
-     "string B does not match the dtype B item size 1."),
-    ("mps-graph-element-type", "when mean/var in f32 and input in f16, mps backend will directly crash."),
-    ("dtype-unsupported", "TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got "
-     "torch.bfloat16"),
-])
-def test_heldout19_families(key, text):
-    assert explain(text).key == key
 
 
 def test_what_the_paste_shows_about_emas_and_refused_dtypes():
