@@ -320,6 +320,17 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
+    ("mps-not-available", "RuntimeError: PyTorch is not linked with support for mps devices", [], None),
+    ("cuda-only-op", "NotImplementedError: Could not run '_C::dynamic_scaled_fp8_quant' with arguments from the 'CPU' "
+     "backend. '_C::dynamic_scaled_fp8_quant' is only available for these backends: [CUDA, Meta].", [],
+     "dynamic_scaled_fp8_quant"),
+    ("bnb-on-cpu", "model = AutoModelForCausalLM.from_pretrained(model_id, device_map=\"cpu\", load_in_8bit=True)\n"
+     "ImportError: Using `load_in_8bit=True` requires Accelerate and the latest version of bitsandbytes", [], None),
+    ("peft-fp32-adapters", "base_model.model.model.layers.self_attn.q_proj.lora_A.default: torch.float32", ["fp32"], None),
+    ("tensorrt-shape-tensor-int32", "Error Code 4: Internal Error (orig_im_size: network input that is shape tensor "
+     "must have type Int32)", ["int32"], None),
+    ("torch-dtype-auto", "Passed `torch_dtype` torch.float32 is not a `torch.dtype`. Defaulting to `torch.float32`.",
+     ["fp32"], None),
     ("bnb-optimizer-grad-dtype", "ValueError: Gradient+optimizer bit data type combination not supported: grad "
      "torch.bfloat16, optimizer torch.uint8", ["bf16", "uint8"], None),
     ("coreml-fp16-constant-size", "validator error: Load constant layer '__tc__internal__constant_xy' encodes a data "

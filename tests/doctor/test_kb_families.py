@@ -433,3 +433,17 @@ def test_what_the_paste_shows_about_emas_and_refused_dtypes():
     e = explain("TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16")
     assert "The refused dtype is bf16" in e.cause
     assert set(explain("RuntimeError: expected scalar type QInt8 but found QUInt8").dtypes) == {"qint8", "quint8"}
+
+
+def test_heldout20_families():
+    e = explain("I met this problem after installing apex\nRuntimeError: expected scalar type Float but found Half")
+    assert "pip uninstall apex" in e.fix
+    e = explain("running v4.2.4 on a Mac Ultra: expected scalar type float but found c10::Half")
+    assert "MPS" in e.cause and "upgrade torch" in e.fix
+    e = explain("Value not in list: data_type: 'bfloat16' not in ['float16']\ntorch 2.7.1+cu126 2080super")
+    assert "without native bf16" in e.fix
+    assert explain("When I set to_fp16 and train a custom model, the loss would be nan").key in ("fp16-overflow", "fp16-nonfinite-report")
+    assert explain("the model produced much more broken output when half precision was used").recognized
+    # the install message alone stays an install problem, and so does bitsandbytes' offload notice
+    assert not explain("Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` and the latest "
+                       "version of bitsandbytes").recognized

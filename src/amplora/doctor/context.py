@@ -29,10 +29,12 @@ _HARDWARE = [
      "The text shows an Intel GPU ({}): Intel integrated GPUs (Iris Xe, UHD) run fp16 but not bf16, and only "
      "data-center Intel GPUs have fp64.",
      "On an Intel iGPU use fp16 or fp32 rather than bf16, and float32 rather than float64."),
-    (re.compile(r"\b(MPS|mps(?::\d+)?|Apple (silicon|M\d)|M[1-4] (Pro|Max|Ultra)|Metal)\b"), "mps",
+    (re.compile(r"\b(MPS|mps(?::\d+)?|Apple (silicon|Silicon|M\d)|M[1-4] (Pro|Max|Ultra)|Metal|Mac (Ultra|Studio|mini|Pro)|"
+                r"MacBook|macOS)\b"), "mps",
      "The text shows Apple MPS ({}): MPS has no float64, runs bf16 only on recent macOS and torch, and lacks some "
      "ops.",
-     "On MPS use float32 or fp16 (not float64), and `PYTORCH_ENABLE_MPS_FALLBACK=1` to run a missing op on the CPU."),
+     "On MPS use float32 or fp16 (not float64), and `PYTORCH_ENABLE_MPS_FALLBACK=1` to run a missing op on the CPU; "
+     "upgrade torch, whose MPS dtype bugs are fixed release by release."),
     (re.compile(r"\b(RTX ?50[5-9]0( Ti)?|50[5-9]0 ?(Ti)?(?=\b|[\u4e00-\u9fff])|sm_?120|Blackwell|GB?200)"), "blackwell",
      "The text shows an NVIDIA Blackwell GPU ({}): libraries built before it (CTranslate2, bitsandbytes, flash-attn, "
      "torch without CUDA 12.8) may lack its kernels, int8 paths most often.",

@@ -88,6 +88,8 @@ def explain(text: str) -> Explanation:
     library = m.group(1) if m else ""
     if library in FRAMEWORK:
         library = calling_library(text) or library
+    if entry.kind == "mismatch" and not library and re.search(r"\bapex\b", text, re.IGNORECASE):
+        library = "apex"  # installed apex swaps in its fused norms without a frame of its own in a short paste
     if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):

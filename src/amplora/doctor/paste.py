@@ -111,6 +111,8 @@ def extract_ops(text: str) -> list[str]:
         add(m.group(1) or m.group(2))
     for m in re.finditer(r"\baten[.:]{1,2}(\w+)", text):
         add(m.group(1))
+    for m in re.finditer(r"'\w+::(\w+)' is only available for these backends", text):  # a library's custom op
+        add(m.group(1))
     for m in re.finditer(r"\bin method wrapper_[A-Za-z]+__(\w+)", text):  # wrapper_CUDA__index_select
         add(m.group(1))
     for m in re.finditer(r"while checking arguments for (\w+)", text):

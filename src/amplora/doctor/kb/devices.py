@@ -86,13 +86,22 @@ DEVICES = (
        "weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
     _e("mps-placeholder", "device", "a CPU tensor given to an op running on Apple MPS",
-       r"Placeholder storage has not been allocated on MPS device",
-       "An op ran on the MPS device (the model is on `mps`) and one of its tensors is still on the CPU: inputs from a "
+       r"Placeholder storage has not been allocated on MPS device|\bplaceholder storage errors?\b",
+       "An op ran on the MPS device (the model is on `mps`) and one of its tensors is still on the CPU, a device "
+       "mismatch: part of the pipeline kept on the CPU by an app option (`--use-cpu` for some modules), inputs from a "
        "tokenizer or processor not moved, a tensor created without `device=`, or a Trainer that did not put the "
        "batches on mps (older transformers need `use_mps_device=True`).",
        "Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
        "`.to(model.device)`), create new tensors with `device=x.device`, and with an older Trainer pass "
        "`--use_mps_device`; or keep model and inputs on the CPU in float32."),
+    _e("mps-not-available", "device", "the MPS device asked for where there is none",
+       r"PyTorch is not linked with support for mps devices|MPS backend is not available|"
+       r"The MPS backend is supported on MacOS",
+       "The code asked for Apple's MPS device (`'mps'`, a Mac-only fork of a tool or node) on a machine or torch "
+       "build without it: Linux or Windows with an NVIDIA GPU or the CPU, an x86 build, or macOS older than 12.3.",
+       "Pick the device that exists: `'cuda' if torch.cuda.is_available() else 'mps' if "
+       "torch.backends.mps.is_available() else 'cpu'`, or use the tool's original CUDA version instead of its "
+       "Apple (mac) port."),
     _e("collective-cpu-tensor", "device", "a NCCL collective on CPU tensors",
        r"Tensors must be CUDA and dense|No backend type associated with device type cpu",
        "A distributed collective (all_reduce, broadcast, all_gather) on the NCCL backend got tensors on the CPU: "

@@ -162,6 +162,15 @@ KERNELS = (
        "promote), such as fp32 updates into a bf16 cache or buffer.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
        "`scatter_(dim, idx, src.to(dest.dtype))`."),
+    _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",
+       r"Passed .?torch_dtype.? \S+ is not a .?torch\.dtype.?\. Defaulting to|"
+       r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|still|"
+       r"instead|but|does not|doesn'?t)\b)",
+       "`torch_dtype='auto'` should take the dtype from the checkpoint (`torch_dtype` in its config, float16 or "
+       "bfloat16), but older transformers Auto classes and diffusers pipelines before 'auto' support ignored it and "
+       "created the model in float32, the default of any `from_pretrained` without `torch_dtype`.",
+       "Pass the dtype explicitly (`torch_dtype=torch.float16` / `torch.bfloat16`) and check `model.dtype`, or "
+       "upgrade transformers / diffusers."),
     _e("dtype-string", "mismatch", "a dtype option given as a string torch cannot resolve",
        # a dtype torch is too old for ('float8_e4m3fn' on torch < 2.1) is a version problem, not this
        r"module 'torch' has no attribute '(torch\.\w+|bf16|fp16|fp32|fp8|f16|f32|half_precision)'",

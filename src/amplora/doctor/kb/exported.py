@@ -114,6 +114,12 @@ EXPORTED = (
        "Convert the whole IR in one precision (`ov.save_model(model, path, compress_to_fp16=True)` from an FP32 "
        "model, constants included), or keep the IR in FP32 and let the device run FP16 "
        "(`INFERENCE_PRECISION_HINT`); cast the constant to the other input's type if you build the graph yourself."),
+    _e("tensorrt-shape-tensor-int32", "backend", "a TensorRT shape-tensor input that is not int32",
+       r"shape tensor must have type Int32",
+       "TensorRT takes network inputs that feed shapes (sizes, slice bounds) only as int32 shape tensors, and the "
+       "ONNX export gave this input (named in the message) another type, float or int64.",
+       "Export that input as int32 (a dummy input made with `dtype=torch.int32`, or a Cast to INT32 in the graph), "
+       "or make it a constant, then rebuild the engine."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
        r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
        r"\bbinary_op: unsupported types\b",

@@ -54,7 +54,8 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
-             r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|为|变成|变为))"
+             r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|would|will|be|"
+             r"gets|got|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
@@ -63,7 +64,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|\bNaNs? detected in the merged weights|" + _VALIDATED)
 # evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
-HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|"
+HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|to_fp16|"
                  r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度|"
                  r"\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
 
@@ -308,6 +309,14 @@ LAST_RESORT = (
        "= True` (`TORCHINDUCTOR_EMULATE_PRECISION_CASTS=1`) to round intermediates as eager does; upgrade torch "
        "(such Inductor dtype bugs are fixed in later releases).",
        unless=_NOT_A_DTYPE_FAULT),
+    _e("cuda-only-op", "device", "an op that exists only for CUDA got CPU tensors",
+       r"is only available for these backends: \[CUDA\b",
+       "A custom op registered only for CUDA (an fp8 / int8 quantization kernel, a fused attention or norm op of a "
+       "serving or quantization library) got tensors on the CPU: CPU offload kept a layer's weights or inputs "
+       "there, or the model runs on the CPU.",
+       "Put that layer's weights and inputs on the GPU before it runs (no CPU offload for quantized layers, or the "
+       "library's GPU-side offload), or run without that kernel (no fp8 / quantization) on the CPU.",
+       unless=r"QuantizedCPU|QuantizedCUDA"),
     _e("needs-gpu-tensor", "device", "a GPU-only op got a tensor on the CPU",
        _ERROR_LINE + r"(?:\b(?:must|should|has to|needs? to) be (?:a |an |on )?(?:the )?(?:CUDA|GPU|cuda)\b|\bis_cuda\b|"
        r"\bExpected (?:a |an )?(?:CUDA|cuda|GPU) tensor|\bonly supports? (?:CUDA|cuda|GPU) (?:tensors|inputs|devices?)|"
@@ -352,6 +361,9 @@ LIBRARY_FIXES = {
                   "or call it under `torch.autocast`, and give q/k/v one dtype.",
     "xformers": "xFormers attention runs in fp16/bf16: give q/k/v one half dtype (`.to(torch.float16)`) or run "
                 "under `torch.autocast`.",
+    "apex": "apex's fused norms (FusedRMSNorm / FusedLayerNorm, which transformers' T5 and other models pick up by "
+            "themselves once apex is installed) want input and weight in one dtype: uninstall apex "
+            "(`pip uninstall apex`) to fall back to the PyTorch norm, or cast the input to the norm's weight dtype.",
     "diffusers": "In diffusers load the pipeline with one `torch_dtype` and give your own inputs (latents, image "
                  "tensors, embeddings) that dtype (`.to(pipe.dtype)`); a VAE upcast to fp32 needs its input cast "
                  "too.",

@@ -64,6 +64,24 @@ QUANTIZED = (
        "them only for fp32 and fp16 gradients: bf16 gradients (a model cast to bf16) were not supported.",
        "Upgrade bitsandbytes (newer releases take bf16 gradients), or keep the trainable parameters fp32 (or fp16) "
        "and run the forward under `torch.autocast(dtype=torch.bfloat16)`."),
+    _e("bnb-on-cpu", "quantized", "bitsandbytes 8-bit / 4-bit loading on a machine without a GPU",
+       # the install message alone ("requires Accelerate ... and the latest version of bitsandbytes") is an install
+       # problem; with device_map='cpu' in the paste it is the CPU
+       r"\A(?=.*load_in_(8|4)bit\s*=\s*True)(?=.*device_map\s*=\s*['\"]cpu['\"])",
+       "`load_in_8bit` / `load_in_4bit` quantize with bitsandbytes, whose 8-bit and 4-bit kernels need a CUDA GPU "
+       "(its CPU and XPU backends arrived only in recent releases): on a CPU-only machine or with "
+       "`device_map='cpu'` transformers raised a misleading 'requires accelerate and bitsandbytes' error.",
+       "Run on a GPU (check `torch.cuda.is_available()`); on the CPU load without quantization in bf16 or fp32, or "
+       "upgrade bitsandbytes to a release with a CPU backend."),
+    _e("peft-fp32-adapters", "quantized", "PEFT keeps adapter weights in float32",
+       r"autocast_adapter_dtype|\blora_[AB](\.default)?\b[^\n]{0,20}\btorch\.float32|"
+       r"\b(LoRA|adapter)s? (weights? )?(are|is) (always |silently )?(up)?cast\w* (back )?to .?(float32|fp32)",
+       "PEFT keeps adapter weights in float32 by default (`autocast_adapter_dtype=True` upcasts fp16 / bf16 adapters "
+       "when they are created or loaded) for stable training next to a half-precision base, so adapters saved in "
+       "fp16 or set to bf16 come back float32.",
+       "Pass `autocast_adapter_dtype=False` to `get_peft_model(...)` / `PeftModel.from_pretrained(...)` to keep the "
+       "dtype you chose, or cast afterwards (`model.to(torch.bfloat16)`); keeping them fp32 and training under "
+       "`torch.autocast` is the stable default."),
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
        r"\.to.? is not supported for .?(4-bit|8-bit)|Calling .?(cuda|half|float|to)\(\).? is not supported for "

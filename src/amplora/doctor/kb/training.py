@@ -6,7 +6,7 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
-HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|"
+HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"
               r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
@@ -14,7 +14,8 @@ BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
-                 r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|nonsense|meaningless|scrambled|garbled|distorted|"
+                 r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|junk|nonsense|meaningless|scrambled|garbled|distorted|"
+                 r"(much )?(more )?broken (outputs?|results?|images?)|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?) (are|is) empty|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
                  r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))|"
