@@ -366,6 +366,12 @@ def test_later_wordings_get_their_story(key, text):
     assert explain(text).key == key
 
 
+def test_a_space_a_wrapped_line_left_before_a_dot_is_read_away():
+    wrapped = explain("RuntimeError: Expected object of type torch.cuda.LongTensor but found type torch .LongTensor "
+                      "for argument #3 'index'")
+    assert wrapped.key == "type-device-mismatch"
+
+
 def test_what_the_paste_shows_names_the_part_that_is_off():
     """An embedding lookup on two devices names the token ids and the table; a convolution of two dtypes in a
     Stable Diffusion tool names the VAE."""

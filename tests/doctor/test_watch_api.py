@@ -185,3 +185,28 @@ def test_optimizer_step_with_state_in_another_dtype():
     assert f.culprit == "optimizer state 'exp_avg' of 0.weight is bf16 while the parameter is fp32"
     assert "load_state_dict" in f.fix
     assert any(o.origin == "optimizer state 'exp_avg' of 0.weight" for o in f.operands)
+
+
+def test_where_shows_the_source_line_of_the_user_frame():
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 2).to(torch.bfloat16)
+
+        def forward(self, x):
+            return self.proj(x)  # the line the fault names
+
+    with pytest.raises(PrecisionFault) as info:
+        with doctor.watch():
+            Head()(torch.randn(3, 4))
+    assert info.value.where.endswith(": `return self.proj(x)  # the line the fault names`"), info.value.where
+
+
+def test_an_fp32_module_among_bf16_ones_is_told_to_take_their_dtype():
+    head = nn.Linear(4, 2)  # fp32, fed bf16 activations
+    with pytest.raises(PrecisionFault) as info:
+        with doctor.watch(head):
+            head(torch.randn(3, 4, dtype=torch.bfloat16))
+    f = info.value
+    assert "assign=True" in f.cause and "to(torch.bfloat16)" in f.fix
+    assert "dtype=torch.bfloat16" in f.fix and "dtype=torch.float32" not in f.fix  # autocast runs in the half dtype

@@ -39,6 +39,11 @@ class FrameFacts:
     where: str = ""                      # innermost frame of user code: file:line in function
     code: str = ""                       # ... and its source line
 
+    @property
+    def located(self) -> str:
+        """`where` with its source line: "train.py:12 in step: `loss = model(x)`" ('' when unknown)."""
+        return f"{self.where}: `{self.code}`" if self.where and self.code else self.where
+
 
 def _is_library(filename: str) -> bool:
     return any(marker in filename for marker in _LIBRARY_MARKERS)

@@ -117,10 +117,9 @@ def diagnose(exc: BaseException, *, recorder=None, model=None,
         if scene is None:
             return None
         culprit, cause, fix = apply_rules(scene)
-        where = scene.facts.where + (f": `{scene.facts.code}`" if scene.facts.where and scene.facts.code else "")
         return fault_cls(phase=scene.phase, module=scene.module_path, op=scene.op,
                          operands=scene.operands, culprit=culprit, cause=cause, fix=fix, kind=scene.entry.kind,
-                         key=scene.entry.key, error=error_message(scene.exc), original=exc, where=where)
+                         key=scene.entry.key, error=error_message(scene.exc), original=exc, where=scene.facts.located)
     except Exception as bug:  # never let the doctor hide the user's error behind its own
         import warnings
         warnings.warn(f"amplora doctor could not diagnose {type(exc).__name__}: {type(bug).__name__}: {bug}",

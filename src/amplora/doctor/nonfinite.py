@@ -225,7 +225,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                "of fp16 when values grow large")
     return NonFinite(phase=phase, module=module, op=op, dtype=dt, limit=limit, largest=largest, value=b.value,
                      inputs=inputs, culprit=culprit, cause=cause, fix=fix, function=function,
-                     where=(b.facts.where + (f": `{b.facts.code}`" if b.facts.code else "")) if b.facts else "")
+                     where=b.facts.located if b.facts else "")
 
 
 def value_word(value: str) -> str:

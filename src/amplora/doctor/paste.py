@@ -178,6 +178,14 @@ def _a_and_b(a: str, ta: str, b: str, tb: str) -> str:
     return f"Here `{a}` is {_dtype_of(ta)} and `{b}` {_dtype_of(tb)}."
 
 
+def _got_where(got: str, want: str) -> str:
+    return f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."
+
+
+def _one_and_other(a: str, b: str) -> str:
+    return f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."
+
+
 _T = r"[`'\"]?(?:torch\.|c10::|at::)?(\w+)[`'\"]?"  # a dtype token as messages print it
 _A = r"[`'\"]?(\w+)[`'\"]?"  # an argument / input name
 # message shapes that say which operand has which dtype: (pattern, the groups holding dtypes, how to say it)
@@ -193,9 +201,9 @@ _NAMED_OPERANDS = [
     (rf"\bdtype={_T},? out_dtype={_T}", (0, 1),
      lambda a, b: f"Here the input dtype is {_dtype_of(a)} and the output dtype {_dtype_of(b)}."),
     (rf"(?:Found|got) dtype {_T},? but expected {_T}", (0, 1),
-     lambda got, want: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+     _got_where),
     (rf"expected (?:scalar type|dtype) {_T},? but (?:found|got) (?:scalar type |dtype )?{_T}", (0, 1),
-     lambda want, got: f"Here a tensor is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
+     lambda want, got: _got_where(got, want)),
     (rf"expected type TensorOptions\(dtype={_T}.{{0,300}}? but got TensorOptions\(dtype={_T}", (0, 1),
      lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"{_A} dtype \({_T}\) does not match {_A} dtype \({_T}\)", (1, 3),
@@ -220,9 +228,9 @@ _NAMED_OPERANDS = [
     (rf"got {_T} for the destination and {_T} for the source", (0, 1),
      lambda a, b: f"Here the destination is {_dtype_of(a)} and the source {_dtype_of(b)}."),
     (rf"got:? {_T} != {_T}", (0, 1),
-     lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
+     _one_and_other),
     (rf"but got {_T} and {_T}\b", (0, 1),
-     lambda a, b: f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."),
+     _one_and_other),
 ]
 
 
