@@ -34,6 +34,7 @@ import torch
 from amplora.errors import AmploraError
 
 F32, BF16, F16 = torch.float32, torch.bfloat16, torch.float16
+HALF_DTYPES = (F16, BF16)  # the 16-bit floats whose range or precision the doctor watches
 
 DTYPE_NAMES = {F32: "fp32", BF16: "bf16", F16: "fp16"}
 DTYPE_ALIASES = {

@@ -21,7 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from amplora.doctor.capture import live_frames, scan_frames
 from amplora.doctor.naming import Namer, owner_path
 from amplora.doctor.tracer import Recorder
-from amplora.precision import dtype_name
+from amplora.precision import HALF_DTYPES, dtype_name
 
 
 @dataclass
@@ -170,7 +170,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
               f"max |x| = {_num(_max_finite(t))}" for r, t in b.inputs[:6]]
     inputs += [f"{r}: constant {v!r}" for r, v in b.scalars[:3]]
     op, dt, where = _short(b.op), dtype_name(dtype), f" in {module}" if module else ""
-    low = dtype in (torch.float16, torch.bfloat16)
+    low = dtype in HALF_DTYPES
     big = [(r, v) for r, v in b.scalars if isinstance(v, (int, float)) and abs(v) > limit]
     divisor = next((t for r, t in b.inputs if r == "other"), None) if "div" in op else None
     logs = ("aten.log", "aten.log2", "aten.log10")
@@ -261,7 +261,7 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
     inputs = [f"grad: {dtype_name(g.dtype)}, max |g| = {_num(gmax)}" if g is not None else "grad: none"]
     if lr is not None:
         inputs.append(f"lr: {lr:g}" + (f" (lr x max |g| = {_num(float(lr) * gmax)})" if gmax else ""))
-    low = p.dtype in (torch.float16, torch.bfloat16)
+    low = p.dtype in HALF_DTYPES
     culprit = f"{len(bad)} parameter(s) became {value} at {opt} step: {names}"
     eps = None
     if optimizer is not None:
@@ -293,7 +293,7 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
     inf, nan = _state(grad.detach())
     dt = dtype_name(out.dtype)
     largest = _max_finite(out)
-    half = out.dtype in (torch.float16, torch.bfloat16)
+    half = out.dtype in HALF_DTYPES
     top = float(torch.finfo(out.dtype).max)
     cause = ("The inf/NaN was born between the model's output and the loss, in code outside any module (a "
              "hand-written loss or similarity, exp / sum / log, a scaling by a temperature or a square): "

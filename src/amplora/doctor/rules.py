@@ -11,7 +11,7 @@ from amplora.doctor import offload
 from amplora.doctor.scene import Scene
 from amplora.doctor.naming import (adapted_layer, dominant_dtype, float_params, leaf_params, owner_path,
                                    param_dtypes)
-from amplora.precision import dtype_name
+from amplora.precision import HALF_DTYPES, dtype_name
 
 
 def _short_op(op: str | None) -> str:
@@ -96,8 +96,7 @@ def _mismatch_story(s: Scene):
     i, role, t = off[0]
     odt, rdt, op, mod = dtype_name(t.dtype), dtype_name(ref), _short_op(s.op), _where(s)
     dev = _device_type(s)
-    halves = (torch.float16, torch.bfloat16)
-    low = ref if ref in halves else t.dtype if t.dtype in halves else ref  # autocast runs in the half dtype
+    low = ref if ref in HALF_DTYPES else t.dtype if t.dtype in HALF_DTYPES else ref  # autocast runs in the half dtype
     autocast_hint = f'`with torch.autocast("{dev}", dtype={_torch_dtype(low)}): ...`'
     if i in s.params:
         name = s.params[i]
@@ -133,7 +132,7 @@ def _mismatch_story(s: Scene):
         cause = f"{mod} received {odt} activations while its parameters are {rdt}, and no autocast region casts them."
         fix = (f"Cast at the boundary (`x.to({_torch_dtype(ref)})` before calling {mod}, or `{mod}.to(x.dtype)`), "
                f"or run under {autocast_hint}.")
-        if ref == torch.float32 and t.dtype in halves:  # a full-precision module among half-precision ones
+        if ref == torch.float32 and t.dtype in HALF_DTYPES:  # a full-precision module among half-precision ones
             cause = (f"{mod} kept fp32 parameters while the model around it is {odt}: it was created after the model "
                      f"was cast, or left out when the rest was loaded from a {odt} checkpoint with "
                      f"`load_state_dict(..., assign=True)`, which keeps the checkpoint's dtype.")
@@ -262,7 +261,7 @@ def _out_buffer(s: Scene):
 
 
 def _cpu_kernel(s: Scene):
-    halves = [(i, r, t) for i, r, t in _floats(s) if t.dtype in (torch.float16, torch.bfloat16)]
+    halves = [(i, r, t) for i, r, t in _floats(s) if t.dtype in HALF_DTYPES]
     op = _short_op(s.op)
     if not halves:
         return _generic(s)
