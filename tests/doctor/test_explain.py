@@ -38,6 +38,15 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("bnb-tensor-not-on-gpu", "RuntimeError: All input tensors need to be on the same GPU, but found some tensors to "
+     "not be on a GPU:\n [(torch.Size([1, 8, 3072]), device(type='cuda', index=0)), (torch.Size([4718592, 1]), "
+     "device(type='cpu'))]", [], None),
+    ("cuda-in-forked-worker", "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+     "multiprocessing, you must use the 'spawn' start method", [], None),
+    ("checkpoint-autocast", "Gradient checkpointing does not work with mixed precision: with use_checkpoint=True and "
+     "precision=16 the backward fails", [], None),
+    ("qlora-gpu-without-bf16", "My V100 can not run load_in_4bit training from the QLoRA example, only 8-bit works",
+     [], None),
     ("unscale-fp16", "ValueError: Attempting to unscale FP16 gradients.", ["fp16"], "GradScaler.unscale_"),
     ("no-inf-checks", "AssertionError: No inf checks were recorded for this optimizer.", [], None),
     ("out-dtype", "RuntimeError: Expected out tensor to have dtype c10::BFloat16, but got float instead",

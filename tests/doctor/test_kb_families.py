@@ -298,7 +298,7 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     # autocast, TensorRT subnormal weights
     ("expected-scalar-type", "RuntimeError: Expected object of type torch.cuda.FloatTensor but found type "
      "torch.cuda.LongTensor for argument #2 'other'"),
-    ("fp16-overflow", "When using `mixed_precision=True` the model is returning NaN"),
+    ("fp16-nonfinite-report", "When using `mixed_precision=True` the model is returning NaN"),
     ("ctranslate2-compute-type", "faster-whisper, compute_type='auto'\nRuntimeError: cuBLAS failed with status "
      "CUBLAS_STATUS_NOT_SUPPORTED\nint8_bfloat16 = FAIL\nbfloat16 = WORKS"),
     ("fft-half", "RuntimeError: MKL FFT doesn't support tensors of type: Half"),
@@ -361,6 +361,15 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("mps-graph-element-type", "when mean/var in f32 and input in f16, mps backend will directly crash."),
     ("dtype-unsupported", "TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got "
      "torch.bfloat16"),
+    # heldout21's and heldout22's families
+    ("fp16-nonfinite-report", "在加入 torch.cuda.amp 训练后, 迭代一定次数出现 nan 损失"),
+    ("fp16-nonfinite-report", "fp16: true\n***** train metrics *****\n  train_loss               =        0.0"),
+    ("fp16-nonfinite-report", "llm_dtype='fp16' 时推理结果全是感叹号"),
+    ("nonfinite-value", "Finetuning goes NaN after 2 epochs"),
+    ("matmul-dtype", "Using ZeRO-3 with bf16 leads to a `float != c10::BFloat16` error in the lm_head"),
+    ("device-mismatch", "GRPO: Device Mismatch Error When Using 4-bit Quantization"),
+    ("bf16-gpu-unsupported", "运行官方示例脚本时报错: 不支持bf16"),
+    ("meta-device", "加了几层线性层, from_pretrained 之后新加的层被载入到device='meta'"),
 ])
 def test_later_wordings_get_their_story(key, text):
     assert explain(text).key == key
@@ -453,3 +462,51 @@ def test_heldout20_families():
     # the install message alone stays an install problem, and so does bitsandbytes' offload notice
     assert not explain("Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` and the latest "
                        "version of bitsandbytes").recognized
+
+
+def test_heldout21_and_22_context():
+    """What the paste shows beside the message: DeepSpeed's own precision, an optimizer restored from a checkpoint,
+    a `.to()` whose result is dropped, an index on another device, a gradient given by hand, a LoRA adapter on a
+    quantized base, autocast around a module cast to fp32, a nan grad_norm beside a finite loss."""
+    mm = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half != c10::BFloat16\n"
+    e = explain(mm + '"zero_optimization": {"stage": 3, "zero_quantized_weights": true}')
+    assert "zero_quantized_weights" in e.cause and "off" in e.fix
+    e = explain(mm + "deepspeed_config_file: ds_z3.json\nmixed_precision: bf16")
+    assert "DeepSpeed config" in e.cause and '"bf16": {"enabled": true}' in e.fix
+    same = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cpu!"
+    e = explain("The Prodigy optimizer cannot be resumed from a checkpoint:\n" + same)
+    assert "optimizer restored" in e.cause and "optimizer.load_state_dict" in e.fix
+    e = explain("input_ids.to(device)\nout = model.generate(input_ids)\n" + same)
+    assert "not in-place" in e.cause and "input_ids = input_ids.to(device)" in e.fix
+    assert "not in-place" not in explain("classifier.to(device)\n" + same).cause  # a module's .to() moves in place
+    e = explain(same.replace("!", "! (when checking argument for argument index in method wrapper_gather)"))
+    assert "`index` argument" in e.cause
+    e = explain("    output.backward(gradient=target)\nRuntimeError: invalid gradient at index 0 - expected type "
+                "torch.cuda.FloatTensor but got torch.FloatTensor")
+    assert "`gradient=`" in e.cause and "ones_like" in e.fix
+    e = explain("loading a LoRA adapter on an AutoGPTQ base model\nRuntimeError: expected scalar type Half but found "
+                "Float")
+    assert "LoRA adapter" in e.cause
+    e = explain("pipe.vae.to(dtype=torch.float32)\nwith autocast('cuda'):\n    latents = pipe.vae.encode(x)\n"
+                "the latents are all NaN in fp16")
+    assert "outside autocast" in e.fix
+    e = explain("grad_norm: nan shows up now and then during training, is it normal?")
+    assert "expected and harmless" in e.cause
+    assert "expected and harmless" not in explain("loss: nan, grad_norm: nan").cause
+
+
+def test_heldout21_and_22_rejects():
+    """A NaN the text shows precision did not cause, a device type an old torch does not know, a tracer's meta
+    autocast, and a loss-scale key in a config dump are not read as precision faults."""
+    assert not explain("grad_norm: nan, loss 0 with fp16. I have tried bf16 false fp16 true, upgraded deepspeed and "
+                       "torch, but that does not work.").recognized
+    assert not explain("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0\n{'loss': 0.0, "
+                       "'grad_norm': nan, 'reward_std': nan}").recognized
+    assert not explain("RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu, xla, "
+                       "vulkan device type at start of device string: meta").recognized
+    assert explain("RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu, xla, "
+                   "vulkan device type at start of device string: gpu").key == "device-string"
+    assert not explain("RuntimeError: User specified an unsupported autocast device_type 'meta'").recognized
+    e = explain('RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half != c10::BFloat16\n'
+                '"fp16": {"enabled": "auto", "min_loss_scale": 1}')
+    assert e.key != "loss-scale-skips"

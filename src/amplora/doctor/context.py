@@ -137,6 +137,66 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "tensor attribute stays, and FSDP's MixedPrecision casts them only with `buffer_dtype`.")
         fix.append("Cast the buffer to the input's dtype where it is used (`self.kernel.to(x.dtype)`), or set "
                    "`buffer_dtype` in FSDP's MixedPrecision.")
+    if (entry.kind == "overflow" and re.search(r"\bgrad_?norm\W{0,4}(is |was |of |为 ?)?\W{0,2}(nan|inf)\b", text, re.I)
+            and not re.search(r"\bloss\W{0,4}(is |was |为 ?)?\W{0,2}nan\b", text, re.I)):
+        cause.append("A nan/inf grad_norm beside a finite loss is what fp16 dynamic loss scaling (GradScaler, DeepSpeed "
+                     "or apex fp16) logs on a step it skips while it lowers the scale: occasional ones are expected "
+                     "and harmless; a loss that turns NaN, or a skip on every step, is the fault.")
+    if entry.kind in ("mismatch", "quantized") and {"fp16", "bf16"} & set(dtypes):
+        m = re.search(r"zero_quantized_(nontrainable_)?weights", text)
+        if m:
+            cause.append(f"The text shows DeepSpeed ZeRO++ quantized weights (`{m.group(0)}`): the all-gathered "
+                         f"weights are dequantized to fp16 (or fp32), not to the bf16 the run computes in.")
+            fix.append(f"Turn `{m.group(0)}` off when training in bf16 (or upgrade DeepSpeed).")
+        elif re.search(r"deepspeed_config|ds_config|\"zero_optimization\"|\"(fp16|bf16)\"\s*:\s*\{", text):
+            cause.append("The text shows a DeepSpeed config: DeepSpeed casts the model to the dtype its config "
+                         "enables (`\"fp16\"` / `\"bf16\"`), which can disagree with the launcher's mixed precision "
+                         "(accelerate's `mixed_precision`, the Trainer's `bf16=True`).")
+            fix.append("Make the DeepSpeed config agree with the run's precision: `\"bf16\": {\"enabled\": true}` and "
+                       "`\"fp16\": {\"enabled\": false}` for bf16 (or `\"auto\"` for both under the Trainer).")
+    if entry.kind == "device":
+        if (re.search(r"\b(optimi[sz]er|optim|Adam\w*|Prodigy|Lion|SGD)\b", text, re.I)
+                and re.search(r"\bresum\w*|load_state_dict|from (a |the )?checkpoint|restor\w*", text, re.I)):
+            cause.append("The text shows an optimizer restored from a checkpoint: its state (moments, step counts, "
+                         "tensors some optimizers keep in `param_groups`) comes back on the device it was saved from "
+                         "or mapped to (`map_location='cpu'`), not on its parameters' device.")
+            fix.append("Restore the optimizer after `model.to(device)` (`optimizer.load_state_dict` moves its state "
+                       "to each parameter's device), move any extra state tensors the optimizer keeps to the "
+                       "parameter's device, or upgrade the optimizer's library.")
+        m = re.search(r"(?m)^\s*(?![\w.]*(model|net|module|layer|coder|head|pipe|vae|unet|classifier|embed|clip|transformer|lora|"
+                      r"adapter|ema|critic|actor|policy))"
+                      r"(?P<name>[A-Za-z_][\w.]*(\[[^\]\n]*\])?)\.(to|cuda)\([^()\n]*\)\s*$", text)
+        if m:
+            cause.append(f"The text shows `{m.group(0).strip()}` as a statement of its own: `Tensor.to()` and "
+                         f"`.cuda()` are not in-place, they return a new tensor, so `{m.group('name')}` stays where it was "
+                         f"(only `nn.Module.to()` moves in place).")
+            fix.append(f"Assign the result: `{m.group('name')} = {m.group(0).strip()}`.")
+        m = re.search(r"argument for argument index in method wrapper_\w*?(gather|scatter\w*|index_\w+|take\w*)", text)
+        if m and not _EMBEDDING.search(text.replace("index_select", "")):
+            cause.append(f"The op's `index` argument and the tensor it indexes ({m.group(1)}) are on different "
+                         f"devices: indices made by the model on the GPU used on data kept on the CPU, or the reverse.")
+            fix.append("Move the indexed tensor (the data) to the index's device (`data.to(index.device)`), or the "
+                       "index to the data's.")
+        if re.search(r"invalid gradient at index \d+", text) and re.search(r"\.backward\(\s*(gradient\s*=|\w)|"
+                                                                             r"grad_outputs\s*=", text):
+            cause.append("The failing gradient is the one given by hand: the `gradient=` of `backward()` (or "
+                         "`grad_outputs=` of `torch.autograd.grad`) was made on another device or in another dtype "
+                         "than the output it belongs to.")
+            fix.append("Create it like the output: `out.backward(gradient=torch.ones_like(out))` or "
+                       "`target.to(out.device, out.dtype)`.")
+    if entry.kind in ("quantized", "mismatch") and re.search(r"\b(lora|LoRA|adapters?|peft|PeftModel)\b", text) \
+            and {"fp16", "fp32"} <= set(dtypes) and "adapter" not in said:
+        cause.append("The text shows a LoRA adapter: PEFT creates and loads adapter weights in fp32 while a quantized "
+                     "(GPTQ, AWQ, bitsandbytes) or half-precision base computes in fp16, so the adapter's fp32 output "
+                     "meets the base's fp16.")
+        fix.append("Cast the adapter to the base's compute dtype after loading it (`model.half()`, or "
+                   "`autocast_adapter_dtype=False` so PEFT keeps fp16 adapter weights fp16), or run under "
+                   "`torch.autocast('cuda', dtype=torch.float16)`.")
+    if entry.kind == "overflow" and re.search(r"\bautocast\(|with autocast\b", text) and "autocast" not in said:
+        cause.append("The text shows autocast: inside `torch.autocast` matmuls and convolutions run in fp16 whatever "
+                     "a module's own dtype, so a module cast to fp32 (a VAE, a loss head) still overflows there.")
+        fix.append("Run the overflowing module outside autocast (`with torch.autocast('cuda', enabled=False):` with "
+                   "fp32 inputs), or autocast to bf16.")
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")

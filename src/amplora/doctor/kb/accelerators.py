@@ -20,7 +20,8 @@ AUTOCAST = (
        "('cuda:0'), and only those this torch build has autocast for: MPS autocast arrived in torch 2.5, and other "
        "backends need their plugin loaded.",
        "Pass the type: `torch.autocast(device_type=x.device.type, dtype=...)`; on MPS upgrade torch to >= 2.5 or "
-       "run without autocast (fp32, or the model cast to fp16 as a whole)."),
+       "run without autocast (fp32, or the model cast to fp16 as a whole).",
+       unless=r"device_type '?meta"),  # a tracer running the model on meta tensors, not a device the user chose
     _e("bce-autocast", "autocast", "binary_cross_entropy under autocast",
        r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast",
        "`F.binary_cross_entropy` / `nn.BCELoss` take probabilities, and a sigmoid output in fp16 rounds to exactly "

@@ -199,8 +199,12 @@ CAPABILITY = (
        r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "
        r"[`'\"]?(pure_)?(bfloat16|bf16)|"
-       r"setup doesn'?t support bf16",
-       _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,160}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME),
+       r"setup doesn'?t support bf16|"
+       r"(不支持|不支援|非対応|サポートされていません|지원하지 않|지원되지 않)\s*(bf16|bfloat16)|"
+       r"(bf16|bfloat16)\s*(を|는|은|를)?\s*(不支持|不支援|非対応|はサポートされていません|サポートされていない|지원하지 않|지원되지 않)",
+       _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,160}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME +
+       # a bf16 guess beside another error that says what failed
+       r"|driver on your system is too old|an illegal memory access|CUDA error: out of memory"),
     # a message that names the GPU next to bf16 says which device it is, whatever else the text mentions
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
        _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"

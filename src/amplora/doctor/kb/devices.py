@@ -14,6 +14,22 @@ DEVICES = (
        "Put the model and its inputs on the GPU (`model.to('cuda')`, `batch = {k: v.to('cuda') for k, v in "
        "batch.items()}`), keep offloaded modules away from fused kernels (enough GPU memory, or "
        "`device_map={'': 0}`), or turn the fused kernels off on the CPU."),
+    _e("bnb-tensor-not-on-gpu", "device", "a bitsandbytes kernel given tensors that are not on a GPU",
+       r"All input tensors need to be on the same GPU, but found some tensors to not be on a GPU",
+       "A bitsandbytes kernel (4-bit / 8-bit matmul, (de)quantize, an 8-bit optimizer) got a tensor that is not on "
+       "a GPU: the quantized weight or its `quant_state` left on the CPU by offloading (a low-VRAM mode, a "
+       "`device_map` that offloads to the CPU), or the input still on the CPU.",
+       "Keep the quantized layers on the GPU (no CPU offload for 4/8-bit layers: `device_map={'': 0}`, a tool's "
+       "high-VRAM / GPU-only mode) and move the inputs to the model's device (`x.to(model.device)`); bitsandbytes "
+       "runs on the CPU only in its recent releases."),
+    _e("cuda-in-forked-worker", "device", "CUDA used in a forked worker process",
+       r"Cannot re-initialize CUDA in forked subprocess",
+       "CUDA was used in a process forked from one that had already initialised CUDA: most often a DataLoader "
+       "worker (`num_workers > 0`) whose Dataset `__getitem__` or `collate_fn` moves tensors to the GPU (`.cuda()`, "
+       "`.to('cuda')`), or a multiprocessing pool started with fork.",
+       "Keep datasets and collate functions on the CPU and move each batch to the GPU in the training loop "
+       "(`pin_memory=True` makes that copy fast); or use `num_workers=0`, or start workers with spawn "
+       "(`DataLoader(..., multiprocessing_context='spawn')`, `torch.multiprocessing.set_start_method('spawn')`)."),
     _e("quantized-train-device", "device", "a 4/8-bit model trained on another device than it was loaded on",
        r"can'?t train a model that has been loaded in 8-bit( or 4-bit)? precision on a different device",
        "A bitsandbytes 4/8-bit model cannot be moved after loading, and the Trainer (or accelerate) runs this "
@@ -76,7 +92,9 @@ DEVICES = (
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
        r"should be materialized from meta device before training|still on meta device|"
        r"Could not run '[\w:.]+' with arguments from the 'Meta' backend|"
-       r"some parameters are on the meta device|is on the meta device because it was offloaded",
+       r"some parameters are on the meta device|is on the meta device because it was offloaded|"
+       r"(载入|加载|放|留|loaded|placed|put|left|ended up|remains?|stays?|still)\s*(on|to|到|在)?\s*"
+       r"device\s*=\s*['\"]meta['\"]",
        "Some parameters or buffers are still on the meta device (never loaded): keys missing from the "
        "checkpoint after a partial `load_state_dict(..., assign=True, strict=False)` or `init_empty_weights`, "
        "or weights offloaded by `device_map='auto'`.",
@@ -122,7 +140,9 @@ DEVICES = (
        "The device was written with a name torch does not know (`'gpu'`, `'cuda0'`, `'GPU:0'`): torch spells the "
        "GPU `cuda` (`cuda:0`), Apple GPUs `mps`, Intel GPUs `xpu`.",
        "Write `torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), or build it as "
-       "`'cuda' if torch.cuda.is_available() else 'cpu'`."),
+       "`'cuda' if torch.cuda.is_available() else 'cpu'`.",
+       # a real device type this torch does not list is an old torch or a missing backend plugin, not a spelling
+       unless=r"device string: (meta|mps|xpu|hpu|npu|mtia|privateuseone|lazy|ipu|xla|vulkan|maia)\b"),
     _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
        r"User provided device_type of .?cuda.?, but CUDA is not available|"
        r"CUDA is not available or torch_xla is imported\. Disabling autocast|"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import MATMUL
+from amplora.doctor.kb.patterns import MATMUL, MATMUL_TAIL, PRECISION_RULED_OUT
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -60,6 +60,8 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"\b(training|fine-?tuning|train|model|weights|gradients?|outputs?|logits|predictions?)\s+(goes|went|gone|"
+             r"becomes?|became|turns?|turned|blows? up)\s+(to\s+)?(nan|inf)s?(?![a-z0-9_])|"
              r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
              r"(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|\bNaNs? detected in the merged weights|" + _VALIDATED)
@@ -71,7 +73,7 @@ HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|
 # generic
 FALLBACKS = (
     _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",
-       MATMUL, "A matmul/linear got operands of two dtypes outside autocast; the message does not say which "
+       f"{MATMUL}|{MATMUL_TAIL}", "A matmul/linear got operands of two dtypes outside autocast; the message does not say which "
        "operand is off, most often an fp32 tensor (an upcast norm output, an fp32 adapter, a buffer) meeting "
        "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
        "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul, or cast the whole model once "
@@ -97,7 +99,8 @@ FALLBACKS = (
        r"arguments must (have|be on) the same device|(must|need to) be on the same device|must be on the current device|"
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
-       r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b",
+       r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b|"
+       r"\bdevice[ _-]mismatch(es)?\b",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
@@ -181,7 +184,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
-       context=HALF_EVIDENCE,
+       context=HALF_EVIDENCE, unless=PRECISION_RULED_OUT,
        cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
@@ -199,7 +202,7 @@ FALLBACKS = (
        "Find where it starts: `amplora doctor run script.py` (or `torch.autograd.set_detect_anomaly(True)`) names "
        "the first op and module that produced it; then lower the learning rate and clip gradients "
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
-       "fp16, use bf16 or fp32 there."),
+       "fp16, use bf16 or fp32 there.", unless=PRECISION_RULED_OUT),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"

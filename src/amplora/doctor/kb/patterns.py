@@ -5,6 +5,8 @@ MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
           r"a and b) (must )?(to )?have the same dtype|expected (m1|mat1) and (m2|mat2)|"
           r"expected both vectors to have same dtype|\b(bmm|mm|addmm|baddbmm|matmul|linear)\(\): expected both inputs "
           r"to have (the )?same dtype")
+# the matmul message's tail quoted alone ("... leads to `float != c10::BFloat16` error")
+MATMUL_TAIL = r"(?<![\w:])(float|c10::(Half|BFloat16|Float|Double))\s*!=\s*c10::(Half|BFloat16|Float|Double)\b"
 # integer storage of packed quantized weights (bitsandbytes uint8/int8, int8 GEMM); case-sensitive so the English
 # "byte" / "char" of other messages does not count
 PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
@@ -21,3 +23,9 @@ CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
 QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
                   r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz|\bbnb\b[\w ]{0,20}quantiz|"
                   r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")
+# a NaN the text shows precision did not cause: the precision was changed and the NaN stayed, or GRPO's reward std
+# over a single generation per prompt (NaN before any model arithmetic)
+PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
+                       r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
+                       r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
+                       r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")

@@ -3,7 +3,7 @@ where activations meet a packed or dequantized weight of another dtype."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import LOW, MATMUL, PACKED, QUANT_CONTEXT, QUANT_KERNEL
+from amplora.doctor.kb.patterns import LOW, MATMUL, NO_BF16_GPU, PACKED, QUANT_CONTEXT, QUANT_KERNEL
 
 # two floating dtypes in a mismatch message (a dequantized weight meets activations): never a packed int8/uint8 weight
 _FLOAT = (r"(?:struct )?(?:c10::|at::|torch\.)?"
@@ -13,6 +13,15 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("qlora-gpu-without-bf16", "device-capability", "4-bit (QLoRA) training on a GPU without bf16",
+       r"\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(can ?not|can'?t|does ?n[o']t|not|unable to|fails? to)\s*(su\w*rt|run|"
+       r"work|use|load)\b[^\n]{0,40}(load_in_4bit|4-?bit|qlora|nf4)|"
+       r"(load_in_4bit|4-?bit|qlora|nf4)[^\n]{0,60}\b(can ?not|can'?t|does ?n[o']t|not|unable to|fails? to)\s*"
+       r"(su\w*rt|run|work)\b[^\n]{0,40}\b" + NO_BF16_GPU + r"\b",
+       "QLoRA scripts and examples default to bf16 (`bnb_4bit_compute_dtype=torch.bfloat16`, `bf16=True`), which "
+       "GPUs before Ampere (V100, T4, RTX 20xx) do not compute natively; 4-bit loading itself works on them.",
+       "On that GPU set the 4-bit compute dtype to fp16 (`bnb_4bit_compute_dtype=torch.float16`, `--bf16 False "
+       "--fp16 True`) or fp32, and train with fp16 mixed precision and a GradScaler."),
     _e("quant-kernel-fp16-only", "quantized", "a quantized kernel built for fp16 activations got bf16",
        r"\b(float16|fp16|half) is required for|\brequires? (torch\.)?(float16|fp16|half)\b[^\n]{0,20}(activations?|dtype)|"
        r"\bonly supports? (torch\.)?(float16|fp16|half) (activations?|dtype|inputs?)",

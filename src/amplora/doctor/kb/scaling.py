@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import PRECISION_RULED_OUT
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
@@ -78,7 +79,8 @@ OVERFLOW = (
        "upstream, almost always an fp16 overflow in the forward pass (fp16 tops out at 65504; fine-tuned or "
        "merged weights make it likelier).",
        "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, and "
-       "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN."),
+       "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN.",
+       unless=PRECISION_RULED_OUT),
     _e("bce-input-range", "overflow", "binary cross-entropy got a prediction outside [0, 1]",
        r"input_val >= zero && input_val <= one|all elements of input should be between 0 and 1",
        "`binary_cross_entropy` needs probabilities in [0, 1] and got a value outside, most often NaN: predictions "
@@ -91,7 +93,7 @@ OVERFLOW = (
        r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"
        r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
-       r"\bmin_loss_scale\b",
+       r"\bmin_loss_scale\b(?!['\"]?\s*[:=])",
        "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
        "step: a few skips while the scale calibrates are normal, but when it keeps skipping and the scale falls "
        "to 1 or its minimum, the fp16 forward/backward itself overflows to inf/NaN (or the loss is already NaN), "

@@ -4,11 +4,15 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import PRECISION_RULED_OUT
 
 # evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"
               r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
+# automatic mixed precision named without a dtype: fp16 unless it says otherwise
+AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex)(?![A-Za-z0-9_])|混合精度|"
+             r"自動混合精度|혼합 ?정밀도")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
@@ -27,9 +31,23 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
-                     r"溢出|黑图|全黑|黑屏|纯黑")
+                     r"溢出|黑图|全黑|黑屏|纯黑|感叹号|感嘆符|exclamation marks|"
+                     r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
 
 TRAINING = (
+    _e("checkpoint-autocast", "autocast", "gradient checkpointing that loses the autocast state",
+       r"(gradient[ _-]?checkpoint\w*|use_checkpoint|activation[ _-]checkpoint\w*)[^\n]{0,80}\b(incompatible|not "
+       r"compatible|does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(mixed[ -]precision|fp16|"
+       r"\bamp\b|autocast|precision=16|half)|"
+       r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half)[^\n]{0,80}\b(incompatible|not compatible|"
+       r"does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(gradient[ _-]?checkpoint\w*|"
+       r"use_checkpoint|activation[ _-]checkpoint\w*)",
+       "A hand-written checkpoint function (the `CheckpointFunction` of ldm, guided-diffusion, taming and similar "
+       "research code) recomputes the forward during backward without the autocast state the forward ran under, "
+       "so the recomputed ops run in fp32 against fp16 tensors saved by the forward (or the reverse).",
+       "Use `torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False)`, which restores autocast, or save "
+       "`torch.is_autocast_enabled()` in the custom Function's forward and recompute under "
+       "`torch.autocast('cuda', enabled=...)` in its backward; or turn checkpointing off (`use_checkpoint: False`)."),
     _e("apex-half-model", "mismatch", "apex amp given a model already cast to fp16",
        r"Found param \S+ with type torch\.cuda\.HalfTensor, expected torch\.cuda\.FloatTensor|"
        r"you do not need to call \.half\(\) on your model before passing it",
@@ -225,16 +243,17 @@ NONFINITE_REPORTS = (
        "Pascal GPUs and on CPUs without bf16 instructions (`lscpu | grep -E 'avx512_bf16|amx'`); `amplora doctor` "
        "reports what the device supports and `precision='auto'` picks it; measure at realistic batch sizes."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
-       NONFINITE_SYMPTOM, context=HALF_WORDS,
+       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
        "learning rate or bad data.",
        fix="Run in bf16 where the GPU has it (Ampere or newer: same range as fp32) or in fp32 on GPUs without bf16 "
        "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
-       "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, and a lower learning rate if the "
-       "loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
+       "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, stepping only through "
+       "`scaler.step(optimizer)` (an extra `optimizer.step()` applies the inf gradients the scaler skipped), and a "
+       "lower learning rate if the loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
        "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
-       unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker"),
+       unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + PRECISION_RULED_OUT),
 )
