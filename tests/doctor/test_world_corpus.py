@@ -88,6 +88,21 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   but not its cause (a black or distorted image without a half-precision word, an app's VAD model on another GPU, an
   IPEX version on an Intel Arc the text does not name), one is "Torch not compiled with CUDA enabled" (a reject in
   w1623 and w1921), and a bitsandbytes offload notice and its install message are rejects among the seen texts.
+- heldout21 (w3300-w3304, w3400-w3411, w3450-w3487, three collectors: web pages (blogs, Q&A) from 18 queries fixed in
+  advance in rank order and by area; GitHub threads of the classes forum users hit: MPS, quantized backends, meta
+  tensors, device placement, NaN reports): w3405 and w3408 were dropped before scoring (word for word texts of
+  world.jsonl); committed before it was scored once: 30/36 right (83 %), 2 partly, 4 unrecognised; 16/17 rejects
+  rejected, 1 false diagnosis (the two web-page collectors 9/12 and 3/3, the GitHub one 21/24 and 13/14). Read for the rules
+  afterwards: 33/36 and 16/17; it keeps a floor: three faults show no evidence of their cause (a SyncBN hang under
+  fp16, an AWQ kernel behind a bare mat1/mat2 message, a NaN at a low learning rate), and a missing MPS op is a
+  reject here and a fault elsewhere.
+- heldout22 (w3500-w3540, w3600-w3641, two collectors: fine-tuning libraries' threads from 18 queries fixed in advance
+  in rank order; failures that surface late: NaN without an exception, meta tensors, device faults in autograd, the
+  optimizer, loading and workers): committed before it was scored once: 36/57 right (63 %), 8 partly, 13
+  unrecognised; 17/26 rejects rejected, 9 false diagnoses (the rank-order half 19/30 and 10/11, the late failures
+  17/27 and 7/15). Read for the rules afterwards: 55/57 and 21/26; it keeps a floor: four rejects are NaN reports whose
+  non-precision cause (a learning rate, bad data, a torch.cat bug) the text does not show, one a device error caused
+  by an input's size, and PEFT's "Cannot merge ... 8-bit mode" is a fault here and a reject among the seen texts.
 """
 from __future__ import annotations
 
@@ -108,7 +123,9 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout17": (48, 0),   # of 50 after its misses were read (33 when scored once)
           "heldout18": (50, 1),   # of 53 after its misses were read (34 when scored once)
           "heldout19": (49, 2),   # of 50 after its misses were read (36 when scored once)
-          "heldout20": (46, 0)}   # of 58 after its misses were read (31 when scored once)
+          "heldout20": (46, 0),   # of 58 after its misses were read (31 when scored once)
+          "heldout21": (33, 1),   # of 36 after its misses were read (30 when scored once)
+          "heldout22": (55, 5)}   # of 57 after its misses were read (36 when scored once)
 
 
 @pytest.fixture(scope="module")
