@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import MATMUL, MATMUL_TAIL, PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import HALF_EVIDENCE, MATMUL, MATMUL_TAIL, PRECISION_RULED_OUT
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -65,10 +65,6 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
              r"(?![a-z0-9_])|"
              r"Detected (NaN|Inf)\w* in the (loss|grad)|\bNaNs? detected in the merged weights|" + _VALIDATED)
-# evidence of half precision (or of loss scaling, which exists only for it) anywhere in the text
-HALF_EVIDENCE = (r"(?<![A-Za-z0-9_])(fp16|float16|half|Half|amp|AMP|apex|--fp16|16-mixed|GradScaler|loss[ _]scal\w*|to_fp16|"
-                 r"autocast|mixed[ _-]precision|overflow|bf16|bfloat16)(?![A-Za-z0-9_])|\.half\(\)|半精度|混合精度|"
-                 r"\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
 
 # generic
 FALLBACKS = (

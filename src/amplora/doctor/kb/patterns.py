@@ -25,7 +25,18 @@ QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit
                   r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")
 # a NaN the text shows precision did not cause: the precision was changed and the NaN stayed, or GRPO's reward std
 # over a single generation per prompt (NaN before any model arithmetic)
-PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
+PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"
+                       r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
                        r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")
+# a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
+HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
+              r"--no-half|no_half|--half|half=True)"
+              r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
+AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex)(?![A-Za-z0-9_])|混合精度|"
+             r"自動混合精度|혼합 ?정밀도")
+BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
+# evidence of half precision, or of loss scaling and overflow, which exist only for it, anywhere in the text
+HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(half|Half|loss[ _]scal\w*|overflow)"
+                 r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")

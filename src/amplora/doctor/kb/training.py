@@ -4,16 +4,8 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, PRECISION_RULED_OUT
 
-# evidence that a text is about half precision (a flag, a cast, a dtype) and about a non-finite or blank result
-HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
-              r"--no-half|no_half|--half|half=True)"
-              r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
-# automatic mixed precision named without a dtype: fp16 unless it says otherwise
-AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex)(?![A-Za-z0-9_])|混合精度|"
-             r"自動混合精度|혼합 ?정밀도")
-BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
