@@ -38,6 +38,8 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("cudnn-half-arch", "x = x.cuda().half(); m = nn.Conv2d(3, 16, 5).cuda().half()\nRuntimeError: "
+     "CUDNN_STATUS_ARCH_MISMATCH", ["fp16"], None),
     ("bnb-tensor-not-on-gpu", "RuntimeError: All input tensors need to be on the same GPU, but found some tensors to "
      "not be on a GPU:\n [(torch.Size([1, 8, 3072]), device(type='cuda', index=0)), (torch.Size([4718592, 1]), "
      "device(type='cpu'))]", [], None),

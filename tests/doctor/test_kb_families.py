@@ -370,6 +370,12 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
     ("device-mismatch", "GRPO: Device Mismatch Error When Using 4-bit Quantization"),
     ("bf16-gpu-unsupported", "运行官方示例脚本时报错: 不支持bf16"),
     ("meta-device", "加了几层线性层, from_pretrained 之后新加的层被载入到device='meta'"),
+    # heldout23's families
+    ("meta-copy", "Loading the T5 encoder separately causes a meta tensor error on sequential cpu offload"),
+    ("custom-ext-dtype", "when I use torch.cuda.amp on DCN (DeformConv), the error \"RuntimeError: expect scalar type "
+     "Float but Half\""),
+    ("nonfinite-value", "after a few tokens the logits output by the model were all nan"),
+    ("nonfinite-value", "ValueError: nan in logits, set nan_default_token to proceed"),
 ])
 def test_later_wordings_get_their_story(key, text):
     assert explain(text).key == key
@@ -510,3 +516,18 @@ def test_heldout21_and_22_rejects():
     e = explain('RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half != c10::BFloat16\n'
                 '"fp16": {"enabled": "auto", "min_loss_scale": 1}')
     assert e.key != "loss-scale-skips"
+
+
+def test_heldout23_context_and_rejects():
+    """A quantized checkpoint loaded as plain weights; a TF32 or bf16 check that fails because CUDA did not start,
+    and an NCCL error after an earlier bf16 message, are not precision faults."""
+    e = explain("inference with gemma-7b-quant.ckpt\nRuntimeError: probability tensor contains either `inf`, `nan` or "
+                "element < 0")
+    assert "quantized checkpoint" in e.cause and "`quant=True`" in e.fix
+    assert not explain("UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set "
+                       "up environment\nValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and "
+                       "torch>=1.7").recognized
+    assert explain("ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7").recognized
+    assert not explain('without --dtype float16 I got "ValueError: Bfloat16 is only supported on GPUs with compute '
+                       'capability of at least 8.0"\ntorch.distributed.DistBackendError: NCCL error in: '
+                       'NCCLUtils.hpp:219, invalid argument').recognized

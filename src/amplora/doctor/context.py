@@ -171,8 +171,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                          f"`.cuda()` are not in-place, they return a new tensor, so `{m.group('name')}` stays where it was "
                          f"(only `nn.Module.to()` moves in place).")
             fix.append(f"Assign the result: `{m.group('name')} = {m.group(0).strip()}`.")
-        m = re.search(r"argument for argument index in method wrapper_\w*?(gather|scatter\w*|index_\w+|take\w*)", text)
-        if m and not _EMBEDDING.search(text.replace("index_select", "")):
+        m = re.search(r"argument for argument index in method wrapper_\w*?(gather|scatter\w*|index_(?!select)\w+|take\w*)",
+                      text)
+        if m:
             cause.append(f"The op's `index` argument and the tensor it indexes ({m.group(1)}) are on different "
                          f"devices: indices made by the model on the GPU used on data kept on the CPU, or the reverse.")
             fix.append("Move the indexed tensor (the data) to the index's device (`data.to(index.device)`), or the "
@@ -197,6 +198,12 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "a module's own dtype, so a module cast to fp32 (a VAE, a loss head) still overflows there.")
         fix.append("Run the overflowing module outside autocast (`with torch.autocast('cuda', enabled=False):` with "
                    "fp32 inputs), or autocast to bf16.")
+    m = re.search(r"[\w./-]*(-quant|_quant|-int8|_int8|-int4|_int4)\w*\.(ckpt|pt|pth|bin|safetensors)\b", text)
+    if m and entry.kind == "overflow":
+        cause.append(f"The text loads a quantized checkpoint (`{m.group(0)}`): loaded into a model built without "
+                     f"quantization, its packed int8 weights and scales are used as plain weights and give inf/NaN.")
+        fix.append("Build the model with quantization on before loading that checkpoint (the loader's `quant=True` / "
+                   "`--quant` option), or load the unquantized checkpoint.")
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")

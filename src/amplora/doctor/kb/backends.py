@@ -3,7 +3,7 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import NO_BF16_GPU
+from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_WORDS, NO_BF16_GPU
 
 # backends without a dtype
 BACKENDS = (
@@ -15,6 +15,13 @@ BACKENDS = (
        "all_reduce / send / recv, so bf16 gradients or tensors cannot be communicated.",
        "Upgrade torch (its NCCL >= 2.10 has bf16 collectives), or communicate in fp32/fp16: cast before the "
        "collective (`dist.all_reduce(t.float())`), or train with fp16 mixed precision / fp32 gradients."),
+    _e("cudnn-half-arch", "device-capability", "cuDNN has no half-precision path for this GPU architecture",
+       r"CUDNN_STATUS_ARCH_MISMATCH",
+       "cuDNN refused a half-precision (fp16) convolution on this GPU architecture: its fp16 math paths need a "
+       "newer GPU (fp16 arithmetic from Pascal, sm_60, on; tensor-core paths from Volta), so an older GPU such as a "
+       "Maxwell or Kepler card runs fp16 convolutions only where the framework computes them in fp32.",
+       "Run the convolutions in fp32 on this GPU (`model.float()`, no `.half()`), or upgrade torch, whose fp16 "
+       "convolutions fall back to fp32 math where the GPU lacks fp16 arithmetic.", context=HALF_WORDS),
     _e("cublas-bf16", "device-capability", "cuBLAS has no bf16 GEMM on this GPU",
        r"(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED.{0,600}((CUDA|HIP)_R_16BF|bf16|bfloat16)|"
        r"((CUDA|HIP)_R_16BF|bf16|bfloat16).{0,600}(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED",
@@ -49,7 +56,7 @@ BACKENDS = (
        "TF32 is a tensor-core mode of Ampere and newer GPUs (compute capability >= 8.0); on older GPUs the TF32 "
        "flags have no effect, and HF `--tf32` refuses to start.",
        "Drop `--tf32` / `tf32=True` (or set it False) on this GPU; fp32 math is unaffected; for speed use fp16 "
-       "mixed precision (`fp16=True`) there."),
+       "mixed precision (`fp16=True`) there.", unless=CUDA_INIT_FAILED),
 )
 
 # attention and compiled kernels (xFormers, Triton) without a dtype
@@ -204,7 +211,7 @@ CAPABILITY = (
        r"(bf16|bfloat16)\s*(を|는|은|를)?\s*(不支持|不支援|非対応|はサポートされていません|サポートされていない|지원하지 않|지원되지 않)",
        _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,160}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME +
        # a bf16 guess beside another error that says what failed
-       r"|driver on your system is too old|an illegal memory access|CUDA error: out of memory"),
+       r"|an illegal memory access|CUDA error: out of memory|" + CUDA_INIT_FAILED),
     # a message that names the GPU next to bf16 says which device it is, whatever else the text mentions
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
        _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"

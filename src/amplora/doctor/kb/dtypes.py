@@ -54,7 +54,7 @@ KERNELS = (
        "before moving it to the device, or load with that `torch_dtype`), or cast the odd tensor before the call "
        "(`inv_freq.to(q.dtype)`); a fused kernel does not cast for you."),
     _e("custom-ext-dtype", "mismatch", "a custom C++/CUDA extension got another dtype than it was written for",
-       r"data_ptr<\w+>|\bdata<\w+>\(\)|expected scalar type (Float|Half|BFloat16|Double) but found "
+       r"data_ptr<\w+>|\bdata<\w+>\(\)|expect(ed)? scalar type (Float|Half|BFloat16|Double),? but (found )?"
        r"(Float|Half|BFloat16|Double)",
        "A custom C++/CUDA extension op is written for one dtype (usually float32) and received fp16/bf16 tensors "
        "from autocast or a half model, or its inputs and its own weights (filters) differ because only one of them "
@@ -63,7 +63,8 @@ KERNELS = (
        "cast_inputs=torch.float32)` on forward and `@torch.amp.custom_bwd(device_type='cuda')` on backward; or "
        "call it with `.float()` inputs inside `torch.autocast('cuda', enabled=False)` and cast the result back.",
        context=r"data_ptr|\bdata<|\w_ext\b|_ext\.|_cuda\.|\.cu:\d|csrc|(?<!torch)\._C\.|\bops/|"
-       r"custom (cuda |c\+\+ )?(op|kernel|extension)",
+       r"custom (cuda |c\+\+ )?(op|kernel|extension)|\bDCN\w*|[Dd]eform\w*Conv|deform_conv|"
+       r"\b(cuda|c\+\+|cpp) extension|cpp_extension",
        unless=r"expected scalar type (Long|Int) but found|data_ptr<(long|int)"),
     _e("grad-output-type", "backward-dtype", "a convolution's backward got a gradient of another dtype",
        r"'grad_output' to have the same type as tensor for argument #\d+ '(weight|input)'",

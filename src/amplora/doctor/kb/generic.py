@@ -37,7 +37,7 @@ OTHER_FAULT = re.compile(
     r"unexpected keyword argument|Permission denied|HTTPError|ConnectionError|Missing key\(s\) in state_dict|"
     r"Unexpected key\(s\) in state_dict|Torch not compiled with CUDA enabled|invalid device ordinal|"
     r"CUDA driver version is insufficient|SafetensorError|does not appear to have a file named|"
-    r"Unrecognized configuration class|Repository Not Found|Segmentation fault",
+    r"Unrecognized configuration class|Repository Not Found|Segmentation fault|NCCL error in:|DistBackendError",
     re.IGNORECASE)
 
 # ... except when the paste shows what made the other fault: a multinomial or BCE kernel's assertion on NaN inputs
@@ -60,6 +60,9 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             r"\b(logits|outputs?|predictions?|activations|hidden[_ ]states|embeddings|weights|gradients)\b[^.\n]{0,40}"
+             r"\b(were|was|are|is|become|became|turn(ed)?)\s+(all\s+)?(nan|inf)s?(?![a-z0-9_])|"
+             r"\bnan in (the )?(logits|outputs?|loss|grad\w*|weights|activations|hidden[_ ]states)\b|"
              r"\b(training|fine-?tuning|train|model|weights|gradients?|outputs?|logits|predictions?)\s+(goes|went|gone|"
              r"becomes?|became|turns?|turned|blows? up)\s+(to\s+)?(nan|inf)s?(?![a-z0-9_])|"
              r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
