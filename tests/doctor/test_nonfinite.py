@@ -34,6 +34,10 @@ CASES = {
     "nan_fp16_adam_eps": dict(
         phase="optimizer step", module="0", op="Adam.step", dtype="fp16", value="inf and NaN",
         culprit=["Adam"], fix=["fp32", "eps >= 1e-4"], inputs=["grad: fp16", "lr: 0.001"]),
+    # the script's own fp16 running sum of per-batch losses passes 65504 outside any module, under no_grad
+    "nan_fp16_running_sum": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten.add_", dtype="fp16", value="inf",
+        culprit=["overflowed fp16", "65504"], fix=["loss.float()", "loss.item()"], inputs=["self: fp16 [scalar]"]),
 }
 
 
@@ -86,3 +90,19 @@ def test_allow_nonfinite_keeps_the_scripts_exit_code():
 def test_watch_nonfinite_false_checks_nothing():
     _, watcher = run_program("nan_fp16_attention_mask", nonfinite=False)
     assert watcher.nonfinite is None
+
+
+def test_a_running_sum_kept_in_fp32_is_left_alone():
+    """The same fp16 evaluation with its running sum taken as Python floats: nothing is reported."""
+    import amplora.doctor as doctor
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(64, 32), nn.Linear(32, 64)).half().eval()
+    with doctor.watch() as w, torch.no_grad():
+        total = 0.0
+        for _ in range(20):
+            ids = torch.randint(0, 64, (16, 64))
+            total += F.cross_entropy(model(ids).reshape(-1, 64), ids.reshape(-1), reduction="sum").item()
+    assert total > 65504 and w.nonfinite is None

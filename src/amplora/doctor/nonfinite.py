@@ -122,7 +122,7 @@ class NonFiniteTracer(TorchDispatchMode):
             pass
         return out
 
-    def _check(self, func, args, kwargs, out):
+    def _check(self, func, args, kwargs, out, caller=None):
         outs = list(_floats(out if isinstance(out, (list, tuple)) else [out]))
         if not outs:
             return
@@ -142,11 +142,11 @@ class NonFiniteTracer(TorchDispatchMode):
         node = torch._C._current_autograd_node()
         seq = node._sequence_nr() if node is not None else -1
         if not any(a or b for a, b in in_states) and not scalar_bad:  # an intended -inf / NaN constant is no birth
-            self.first = Birth(str(func), ins, outs, scalars, value, 0, scan_frames(live_frames(sys._getframe(2))),
-                               seq)
+            self.first = Birth(str(func), ins, outs, scalars, value, 0,
+                               scan_frames(live_frames(caller or sys._getframe(2))), seq)
         elif nan and self.first_nan is None and not any(b for _, b in in_states):
             self.first_nan = Birth(str(func), ins, outs, scalars, "NaN", 1,
-                                   scan_frames(live_frames(sys._getframe(2))), seq)
+                                   scan_frames(live_frames(caller or sys._getframe(2))), seq)
 
     @property
     def birth(self) -> Birth | None:
@@ -199,7 +199,13 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
                    f"{dt}'s limit {_num(limit)}")
         cause = f"{op} ran in {dt}, whose range ends at {_num(limit)}, and its result did not fit."
-        if phase == "backward":
+        if phase == OUTSIDE:
+            cause = (f"{op} ran in {dt}, whose range ends at {_num(limit)}, on a 0-dim {dt} value of the script's own "
+                     f"(a running sum over batches or tokens, a metric, a hand-written loss) that no module keeps in "
+                     f"fp32, and its result did not fit.")
+            fix = ("keep running sums, metrics and losses in fp32: accumulate `loss.float()` or `loss.item()` "
+                   "(a Python float) and compute them from `logits.float()`")
+        elif phase == "backward":
             fix = ("use loss scaling only as far as the gradients fit (GradScaler backs off by itself), or train in "
                    "bf16 instead of fp16 (fp32's range); compute that op in fp32")
         else:
@@ -226,6 +232,9 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     return NonFinite(phase=phase, module=module, op=op, dtype=dt, limit=limit, largest=largest, value=b.value,
                      inputs=inputs, culprit=culprit, cause=cause, fix=fix, function=function,
                      where=b.facts.located if b.facts else "")
+
+
+OUTSIDE = "the script's own code (outside any module)"
 
 
 def value_word(value: str) -> str:

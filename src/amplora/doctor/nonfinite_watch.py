@@ -2,7 +2,9 @@
 
 - after each outermost module call: its loss (`.loss`, else its first tensor output) is finite;
 - at the end of the backward through that output: the trainable parameters' gradients are finite;
-- after each `optimizer.step()`: its parameters are finite.
+- after each `optimizer.step()`: its parameters are finite;
+- each 0-dim fp16/bf16 result computed on the CPU outside any module and outside backward (a running sum, a metric,
+  a hand-written loss): finite, checked as it is made (on accelerators that would cost a sync per op).
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
 re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
@@ -10,12 +12,15 @@ Gradients that overflow while a GradScaler's scale is above 1 are the scaler bac
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.nonfinite import (NonFinite, _loss_of, _outputs, after_output, explain_params, locate,
-                                      nonfinite_params)
+from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
+                                      explain_birth, explain_params, locate, nonfinite_params)
 
 _engine = torch.autograd.Variable._execution_engine
 
@@ -41,6 +46,7 @@ class NonFiniteWatch:
         self.depth = 0
         self.rng = None
         self._handles: list = []
+        self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim half results seen
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -55,6 +61,26 @@ class NonFiniteWatch:
     @property
     def done(self) -> bool:
         return self.first is not None or self.busy
+
+    def scalar(self, func, args, kwargs, out) -> None:
+        """FaultCatcher's hook for 0-dim half results: one made inf/NaN from finite inputs by the script's own code."""
+        if self.depth or self.done or out.device.type != "cpu" or torch._C._current_graph_task_id() != -1:
+            return
+        value = float(out.detach())
+        if math.isfinite(value):
+            if len(self._scalars) > 256:
+                self._scalars.clear()
+            self._scalars[id(out)] = value  # what an in-place update (`total += loss`) started from
+            return
+        try:
+            if func._schema.is_mutable and args and args[0] is out and id(out) in self._scalars:
+                args = (torch.tensor(self._scalars[id(out)], dtype=out.dtype), *args[1:])
+            tracer = NonFiniteTracer()
+            tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
+            if tracer.first is not None:
+                self.first = explain_birth(tracer.first, OUTSIDE, None)
+        except Exception:  # the doctor must never break the user's run
+            pass
 
     # ---- hooks --------------------------------------------------------------------------------------------------
     def _pre(self, module, args):

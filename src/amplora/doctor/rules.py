@@ -138,6 +138,14 @@ def _mismatch_story(s: Scene):
                      f"`load_state_dict(..., assign=True)`, which keeps the checkpoint's dtype.")
             fix = (f"Give {mod} the model's dtype (`{mod}.to({_torch_dtype(t.dtype)})`, or cast the whole model once "
                    f"after adding it), or keep it fp32 and run the forward under {autocast_hint}.")
+        elif t.dtype == torch.float32 and ref in HALF_DTYPES:
+            odd = _odd_buffers(s, t.dtype, ref)
+            if odd:  # an fp32 buffer mixed into half activations promotes them
+                cause += (f" The model holds {odt} buffer(s) among {rdt} parameters ({_names(odd)}): a buffer made "
+                          f"float32 in `__init__` (a position or sinusoid table, a mask) is not cast by "
+                          f"`from_pretrained(dtype=...)`, and adding it to {rdt} activations promotes them to {odt}.")
+                fix = (f"Cast the buffer to the activations' dtype where it is used (`self.{odd[0].rsplit('.', 1)[-1]}"
+                       f".to(x.dtype)`), or register it in the model's dtype. {fix}")
         return culprit, cause, fix
     # computed inside this module's own forward: which parameters flowed into it?
     names = []
@@ -163,6 +171,16 @@ def _mismatch_story(s: Scene):
     if not names:
         fix = f"Cast at the boundary: `.to(x.dtype)` the {odt} tensor before {op}, or run under {autocast_hint}."
     return culprit, cause, fix
+
+
+def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
+    """Floating buffers of `dtype` in models whose parameters are mostly `ref`."""
+    found = []
+    for root in s.namer.roots():
+        if dominant_dtype(root) != ref:
+            continue
+        found += [n for n, b in root.named_buffers() if b.is_floating_point() and b.dtype == dtype]
+    return found[:3]
 
 
 def _storage(t: torch.Tensor) -> int:

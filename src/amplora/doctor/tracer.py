@@ -2,7 +2,8 @@
 
 - `FaultCatcher`, a TorchDispatchMode: sees every aten op (forward and backward, custom autograd.Function
   backward included); its hot path is a bare try/except around the op. On failure it attaches a Capture to the
-  exception and re-raises it unchanged.
+  exception and re-raises it unchanged. Optionally it hands 0-dim fp16/bf16 results to a callback (the non-finite
+  watch's check of the script's own arithmetic).
 - `Recorder`, two global module hooks: a stack of autograd sequence numbers per module call, so that a failing
   backward node can be mapped to "the module whose forward created it" (nodes get increasing sequence numbers as
   they are created); the last module that produced each output tensor (by data pointer), so an off-dtype
@@ -20,19 +21,21 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from amplora.doctor.capture import capture_op
 
 _seq = torch._C._autograd._get_sequence_nr
+_HALF = (torch.float16, torch.bfloat16)
 _ref = weakref.ref
 
 
 class FaultCatcher(TorchDispatchMode):
     """Pass every op through untouched; on an exception, record what failed and re-raise the same exception."""
 
-    def __init__(self, on_capture=None):
+    def __init__(self, on_capture=None, on_scalar=None):
         super().__init__()
         self.on_capture = on_capture  # optional callback(capture, exc) -> exception to raise instead, or None
+        self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for 0-dim half results
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         try:
-            return func(*args, **(kwargs or {}))
+            out = func(*args, **(kwargs or {}))
         except Exception as exc:
             if getattr(exc, "_amplora_capture", None) is None:
                 replacement = None
@@ -45,6 +48,10 @@ class FaultCatcher(TorchDispatchMode):
                 if replacement is not None:
                     raise replacement from exc
             raise
+        # a running sum, metric or hand-written loss in fp16/bf16: the values no module hook sees
+        if self.on_scalar is not None and type(out) is torch.Tensor and out.ndim == 0 and out.dtype in _HALF:
+            self.on_scalar(func, args, kwargs, out)
+        return out
 
 
 class Recorder:
