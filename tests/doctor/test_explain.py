@@ -38,6 +38,10 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("packed-4bit-shape", "  File \"bitsandbytes/autograd/_functions.py\", line 512, in forward\nRuntimeError: mat1 and mat2 "
+     "shapes cannot be multiplied (80x512 and 1x393216)", [], None),
+    ("mps-fp16-mixed", "Can't use Trainer on mps device\ntraining_args = TrainingArguments(fp16=True, bf16=False)",
+     [], None),
     ("cudnn-half-arch", "x = x.cuda().half(); m = nn.Conv2d(3, 16, 5).cuda().half()\nRuntimeError: "
      "CUDNN_STATUS_ARCH_MISMATCH", ["fp16"], None),
     ("bnb-tensor-not-on-gpu", "RuntimeError: All input tensors need to be on the same GPU, but found some tensors to "

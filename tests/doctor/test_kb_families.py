@@ -376,6 +376,11 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
      "Float but Half\""),
     ("nonfinite-value", "after a few tokens the logits output by the model were all nan"),
     ("nonfinite-value", "ValueError: nan in logits, set nan_default_token to proceed"),
+    # heldout24's families
+    ("fp16-drift-report", "with ActivationDataType.FLOAT16 it decodes to multilingual token soup; FLOAT32 is correct"),
+    ("fp16-drift-report", "with load_in_8bit the output is always empty. Fp16 and 32 work properly."),
+    ("dtype-unsupported", "tensor-tools quantize model.safetensors\nError: unsupported safetensor dtype F8_E4M3"),
+    ("generic-dtype", 'error: "expected HalfTensor, recieved FloatTensor"'),
 ])
 def test_later_wordings_get_their_story(key, text):
     assert explain(text).key == key
@@ -531,3 +536,11 @@ def test_heldout23_context_and_rejects():
     assert not explain('without --dtype float16 I got "ValueError: Bfloat16 is only supported on GPUs with compute '
                        'capability of at least 8.0"\ntorch.distributed.DistBackendError: NCCL error in: '
                        'NCCLUtils.hpp:219, invalid argument').recognized
+
+
+def test_heldout24_context():
+    """BatchNorm kept fp32 in a half model is named, and a bare shape error is not read as a 4-bit fault without a
+    quantized context."""
+    e = explain('error: "expected HalfTensor, recieved FloatTensor"\nself.module = batchnorm_to_fp32(module.half())')
+    assert "BatchNorm" in e.cause and "autocast" in e.fix
+    assert not explain("RuntimeError: mat1 and mat2 shapes cannot be multiplied (80x512 and 1x393216)").recognized

@@ -193,6 +193,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Cast the adapter to the base's compute dtype after loading it (`model.half()`, or "
                    "`autocast_adapter_dtype=False` so PEFT keeps fp16 adapter weights fp16), or run under "
                    "`torch.autocast('cuda', dtype=torch.float16)`.")
+    if entry.kind == "mismatch" and re.search(r"batchnorm_to_fp32|\bBatchNorm\w*|\bbatch_norm\b", text) \
+            and "batchnorm" not in said:
+        cause.append("The text shows BatchNorm: a half model whose BatchNorm layers are kept fp32 (fastai's or apex's "
+                     "`batchnorm_to_fp32`, norms left out of a cast) feeds them fp16 input, which only cuDNN's batch "
+                     "norm accepts beside fp32 parameters.")
+        fix.append("Run the model under `torch.autocast` instead of casting it (autocast keeps batch norm in fp32 for "
+                   "you), or cast the BatchNorm layers with the rest (`module.half()`).")
     if entry.kind == "overflow" and re.search(r"\bautocast\(|with autocast\b", text) and "autocast" not in said:
         cause.append("The text shows autocast: inside `torch.autocast` matmuls and convolutions run in fp16 whatever "
                      "a module's own dtype, so a module cast to fp32 (a VAE, a loss head) still overflows there.")

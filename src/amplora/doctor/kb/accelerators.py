@@ -22,6 +22,12 @@ AUTOCAST = (
        "Pass the type: `torch.autocast(device_type=x.device.type, dtype=...)`; on MPS upgrade torch to >= 2.5 or "
        "run without autocast (fp32, or the model cast to fp16 as a whole).",
        unless=r"device_type '?meta"),  # a tracer running the model on meta tensors, not a device the user chose
+    _e("mps-fp16-mixed", "device-capability", "fp16 mixed precision asked of Apple MPS",
+       r"(can'?t|cannot|unable to|fails? to|error\w*)[^\n]{0,60}\bmps\b|\bmps\b[^\n]{0,60}\b(fails?|error\w*|not work\w*)",
+       "fp16 mixed precision (`fp16=True`: autocast and a GradScaler) on Apple MPS needs torch >= 2.5; older torch "
+       "(and accelerate with it) refuses it or fails inside autocast, while the same script runs on CUDA.",
+       "Upgrade torch to >= 2.5 for fp16 mixed precision on MPS, or train on MPS without it (`fp16=False`, fp32).",
+       context=r"fp16\s*=\s*True|--fp16\b|mixed_precision\W{1,4}fp16", unless=r"out of memory|OutOfMemoryError"),
     _e("bce-autocast", "autocast", "binary_cross_entropy under autocast",
        r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast",
        "`F.binary_cross_entropy` / `nn.BCELoss` take probabilities, and a sigmoid output in fp16 rounds to exactly "

@@ -214,6 +214,8 @@ FALLBACKS = (
        r"\bConversion from \w+ to " + _DTYPE_WORD + r" is not (yet )?(implemented|supported)|"
        r"does not implement (all )?operators for the " + _DTYPE_WORD + "|"
        r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"
+       # safetensors' dtype names (F8_E4M3, BF16, F16) in a tool that cannot read them
+       r"\bunsupported (safetensors? )?dtype:?\s*`?(F8_E\dM\d\w*|BF16|F16|F64)\b|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
@@ -230,6 +232,8 @@ FALLBACKS = (
        r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
        r"\b(Half|Float|BFloat16) did not match (Half|Float|BFloat16)\b|"
+       r"\bexpected \w*(Half|Float|Double|BFloat16)Tensor,? (but )?(got|rec(ie|ei)ved|found) \w*(Half|Float|Double|BFloat16)"
+       r"Tensor\b|"
        r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",

@@ -13,6 +13,15 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
 
 # quantized weights and their kernels
 QUANTIZED = (
+    _e("packed-4bit-shape", "quantized", "a packed 4-bit weight used as a plain weight (its shape is [N, 1])",
+       r"shapes cannot be multiplied \(\d+x\d+ and (1x\d{4,}|\d{4,}x1)\)",
+       "bitsandbytes stores a 4-bit weight packed, two values per byte, as an [N, 1] uint8 tensor; a matmul that "
+       "sees a 1xN or Nx1 weight got that packed storage as if it were the weight: the 4-bit model was moved or cast "
+       "after loading (`.to(device)` / `.half()`, by your code or by a Trainer that places models on the device), "
+       "or the layer's `weight` was used directly instead of calling the Linear4bit module.",
+       "Do not move or cast a 4-bit model after loading: let `device_map` place it (upgrade transformers, whose "
+       "Trainer skips device placement for models loaded in 4-bit), and call the quantized module rather than "
+       "`F.linear(x, layer.weight)`.", context=QUANT_CONTEXT),
     _e("qlora-gpu-without-bf16", "device-capability", "4-bit (QLoRA) training on a GPU without bf16",
        r"\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(can ?not|can'?t|does ?n[o']t|not|unable to|fails? to)\s*(su\w*rt|run|"
        r"work|use|load)\b[^\n]{0,40}(load_in_4bit|4-?bit|qlora|nf4)|"
