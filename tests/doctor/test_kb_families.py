@@ -544,3 +544,12 @@ def test_heldout24_context():
     e = explain('error: "expected HalfTensor, recieved FloatTensor"\nself.module = batchnorm_to_fp32(module.half())')
     assert "BatchNorm" in e.cause and "autocast" in e.fix
     assert not explain("RuntimeError: mat1 and mat2 shapes cannot be multiplied (80x512 and 1x393216)").recognized
+
+
+def test_heldout24_late_additions():
+    """A loop that skips scaler.update() with a skipped step, and a model whose __init__ reads tensor values under
+    from_pretrained's meta init."""
+    e = explain("RuntimeError: unscale_() has already been called on this optimizer since the last update().")
+    assert "every iteration" in e.fix
+    e = explain("model = GECToR.from_pretrained(model_id)\nRuntimeError: Tensor.item() cannot be called on meta tensors")
+    assert "meta device inside `from_pretrained`" in e.cause and "pin" in e.fix

@@ -128,6 +128,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "the CPU for the update), its weights meet the model's.")
         fix.append("Keep the EMA model on the model's device (`ema.to(model.device)` after loading), or move both "
                    "to one device for the moving-average update.")
+    if (entry.kind == "device" and re.search(r"from_pretrained", text)
+            and re.search(r"cannot be called on meta tensors|\.(item|tolist)\(\)", text) and "transformers" not in said):
+        cause.append("The text shows `from_pretrained` and a value read from a tensor: recent transformers releases "
+                     "build the model on the meta device inside `from_pretrained`, so `__init__` code that reads "
+                     "tensor values (`.item()`, `.tolist()`) runs on meta tensors.")
+        fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or pin "
+                   "the transformers release the model was written for (`low_cpu_mem_usage=False` where it is "
+                   "still honoured).")
     if entry.kind == "device" and _EMBEDDING.search(text):
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "

@@ -52,9 +52,11 @@ TRAINING = (
        r"unscale_\(\) has already been called on this optimizer since the last update\(\)",
        "The gradients of this optimizer were unscaled twice before `scaler.update()`: the script calls "
        "`scaler.unscale_(optimizer)` and a library unscales again (accelerate's `clip_grad_norm_`, a Trainer), or "
-       "unscaling runs on every gradient-accumulation micro-step; some transformers/accelerate releases did this "
-       "themselves with gradient accumulation under fp16.",
-       "Unscale once per optimizer step, right before clipping, on the step that calls `scaler.step(optimizer)` "
+       "unscaling runs on every gradient-accumulation micro-step, or a loop that skips a step on inf/NaN "
+       "gradients skips `scaler.update()` with it; some transformers/accelerate releases did this themselves with "
+       "gradient accumulation under fp16.",
+       "Unscale once per optimizer step, right before clipping, on the step that calls `scaler.step(optimizer)`, and "
+       "call `scaler.update()` every iteration, even when the step is skipped (`scaler.step` skips it by itself) "
        "(with accelerate call only `accelerator.clip_grad_norm_`, inside `if accelerator.sync_gradients:`); if "
        "the Trainer does it, upgrade transformers and accelerate (or set `gradient_accumulation_steps=1` meanwhile)."),
     _e("scaler-step-twice", "scaler", "GradScaler.step called twice in one step",
