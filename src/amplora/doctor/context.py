@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from amplora.doctor.kb.patterns import NO_BF16_GPU
+from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, NO_BF16_GPU
 from amplora.doctor.paste import extract_dtypes, spelled
 
 
@@ -53,8 +53,7 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
                       r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|AutoencoderKL|"
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # CUDA that failed to start, so the run fell back to the CPU
-_NO_CUDA = re.compile(r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"
-                      r"torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available|no CUDA GPUs are available")
+_NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")
 # torch.compile in the paste: a compiled graph may hold other dtypes than eager
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table

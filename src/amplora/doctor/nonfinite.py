@@ -198,11 +198,10 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
                    f"{dt}'s limit {_num(limit)}")
-        cause = f"{op} ran in {dt}, whose range ends at {_num(limit)}, and its result did not fit."
+        own = (f", on a 0-dim {dt} value of the script's own (a running sum over batches or tokens, a metric, a "
+               f"hand-written loss) that no module keeps in fp32," if phase == OUTSIDE else ",")
+        cause = f"{op} ran in {dt}, whose range ends at {_num(limit)}{own} and its result did not fit."
         if phase == OUTSIDE:
-            cause = (f"{op} ran in {dt}, whose range ends at {_num(limit)}, on a 0-dim {dt} value of the script's own "
-                     f"(a running sum over batches or tokens, a metric, a hand-written loss) that no module keeps in "
-                     f"fp32, and its result did not fit.")
             fix = ("keep running sums, metrics and losses in fp32: accumulate `loss.float()` or `loss.item()` "
                    "(a Python float) and compute them from `logits.float()`")
         elif phase == "backward":

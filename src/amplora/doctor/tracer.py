@@ -19,9 +19,9 @@ from torch.nn.modules.module import register_module_forward_hook, register_modul
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from amplora.doctor.capture import capture_op
+from amplora.precision import HALF_DTYPES
 
 _seq = torch._C._autograd._get_sequence_nr
-_HALF = (torch.float16, torch.bfloat16)
 _ref = weakref.ref
 
 
@@ -49,7 +49,7 @@ class FaultCatcher(TorchDispatchMode):
                     raise replacement from exc
             raise
         # a running sum, metric or hand-written loss in fp16/bf16: the values no module hook sees
-        if self.on_scalar is not None and type(out) is torch.Tensor and out.ndim == 0 and out.dtype in _HALF:
+        if self.on_scalar is not None and type(out) is torch.Tensor and out.ndim == 0 and out.dtype in HALF_DTYPES:
             self.on_scalar(func, args, kwargs, out)
         return out
 
