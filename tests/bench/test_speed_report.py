@@ -42,3 +42,28 @@ def test_fault_lines_give_each_configs_faults_and_system_time():
             ("fp32", "amplora-dora"): row(4.6, 4.6, 4.6, faults=202_452, sys_s=0.51)}
     assert speed.fault_lines(rows) == ["- fp32 page faults per step (system time), each config in its own process: "
                                        "floor 197 K (0.39 s), amplora-dora 202 K (0.51 s)"]
+
+
+@pytest.mark.parametrize("model, lora_goal, peft_goal", [("smollm2-135m", 1.3, 1.6), ("llama-3.2-1b", 1.1, 1.5)])
+def test_gpu_goals_are_per_model_and_compare_with_peft(model, lora_goal, peft_goal):
+    rows = {}
+    for config, step in (("floor", 0.10), ("peft-lora", 0.20), ("amplora-lora", 0.125)):
+        rows[("bf16", config)] = dict(row(step, step, step), cuda_peak_gb=1.0, tokens_per_s=1024 / step)
+    line, = speed.goal_lines(rows, cuda=True, model=model)
+    assert f"goal ≤ {lora_goal}: " in line
+    assert f"1.60× PEFT's tokens/s (goal ≥ {peft_goal}: met)" in line
+    rows[("bf16", "amplora-lora")]["tokens_per_s"] = 1024 / 0.2
+    line, = speed.goal_lines(rows, cuda=True, model=model)
+    assert f"1.00× PEFT's tokens/s (goal ≥ {peft_goal}: missed)" in line
+
+
+def test_the_1b_class_config_is_llama_3_2_1b():
+    """bench/llama-3.2-1b-config.json builds Llama-3.2-1B's architecture (1.236 B parameters, tied head)."""
+    torch = pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location("bench_worker", Path(speed.__file__).with_name("speed_worker.py"))
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    model = worker.load_base(torch.bfloat16, torch.device("meta"), True, model="llama-3.2-1b")
+    assert sum(p.numel() for p in model.parameters()) == 1_235_814_400
+    assert model.config.num_hidden_layers == 16 and model.config.num_key_value_heads == 8
+    assert model.config.tie_word_embeddings
