@@ -43,8 +43,9 @@ def make_rows(encoded: list[Encoded], max_length: int, packing: bool) -> list[Ro
 class BatchPlan:
     """Micro-batch g of the run = rows[perm(seed, epoch)][i*bs:(i+1)*bs] with epoch, i = divmod(g, per_epoch)."""
 
-    def __init__(self, rows: list[Row], batch_size: int, seed: int, pad_id: int, packing: bool):
+    def __init__(self, rows: list[Row], batch_size: int, seed: int, pad_id: int, packing: bool, bucket: int = 1):
         self.rows, self.batch_size, self.seed, self.pad_id, self.packing = rows, batch_size, seed, pad_id, packing
+        self.bucket = bucket  # widths padded up to a multiple of this (a compiled model sees fewer shapes)
         self.per_epoch = math.ceil(len(rows) / batch_size)
         self._perm_cache: dict[int, list[int]] = {}
 
@@ -64,12 +65,13 @@ class BatchPlan:
         return sum(sum(1 for t in r.labels[1:] if t != IGNORE) for r in self.rows_of(g))
 
     def batch(self, g: int, device) -> dict:
-        return collate(self.rows_of(g), self.pad_id, self.packing, device)
+        return collate(self.rows_of(g), self.pad_id, self.packing, device, self.bucket)
 
 
-def collate(rows: list[Row], pad_id: int, packing: bool, device) -> dict:
-    """Right-padded tensors. Unpacked: an attention mask. Packed: position ids only (pads form their own block)."""
-    width = max(len(r.input_ids) for r in rows)
+def collate(rows: list[Row], pad_id: int, packing: bool, device, bucket: int = 1) -> dict:
+    """Right-padded tensors, `bucket` dividing the width. Unpacked: an attention mask. Packed: position ids only
+    (pads form their own block)."""
+    width = -(-max(len(r.input_ids) for r in rows) // bucket) * bucket
     ids, labels, mask, pos = [], [], [], []
     for r in rows:
         pad = width - len(r.input_ids)

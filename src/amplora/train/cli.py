@@ -144,6 +144,9 @@ def register(sub) -> None:
                    default=argparse.SUPPRESS, help=_with_default(
                        "activation_checkpointing", "recompute each decoder layer in backward instead of keeping "
                        "its activations (less memory, about 1.3x the step time)"))
+    p.add_argument("--compile", dest="compile", action="store_true", default=argparse.SUPPRESS,
+                   help=_with_default("compile", "torch.compile each decoder layer for the training steps; on a GPU "
+                                      "its kernels replay as CUDA graphs (sequence lengths padded to multiples of 64)"))
     p.add_argument("--exact-match", dest="exact_match", action=argparse.BooleanOptionalAction,
                    default=argparse.SUPPRESS, help=_with_default(
                        "exact_match", "score greedy answers on the held-out examples before and after training "

@@ -61,6 +61,7 @@ class TrainConfig:
     packing: bool = False
     loss_chunk_rows: int = 1024
     activation_checkpointing: bool = False  # recompute each decoder layer in backward: less memory, more time
+    compile: bool = False  # torch.compile each decoder layer (CUDA graphs on a GPU); widths padded to 64s
     init_loss_scale: float | None = None  # fp16-mixed only; default is GradScaler's 2**16
     # evaluation, logging, checkpoints
     eval_every: int = 20  # held-out loss + sample generations every N steps (0: only before/after)
@@ -184,7 +185,8 @@ def _coerce(name: str, value, kind: type, where: str):
 
 _KINDS = {"r": int, "alpha": float, "dropout": float, "lr": float, "weight_decay": float, "warmup_ratio": float,
           "epochs": float, "max_steps": int, "batch_size": int, "grad_accum": int, "max_grad_norm": float,
-          "max_length": int, "packing": bool, "activation_checkpointing": bool, "loss_chunk_rows": int, "init_loss_scale": float,
+          "max_length": int, "packing": bool, "activation_checkpointing": bool, "compile": bool,
+          "loss_chunk_rows": int, "init_loss_scale": float,
           "eval_every": int, "eval_limit": int, "eval_loss_limit": int, "eval_batch_size": int,
           "max_new_tokens": int, "samples": int, "log_every": int, "save_every": int, "overwrite": bool,
           "seed": int, "eval_split": float, "exact_match": bool}
@@ -270,6 +272,9 @@ def _validate(cfg: TrainConfig, source: dict | None = None) -> None:
     cfg.precision = str(cfg.precision).lower()
     if cfg.precision not in PRESET_NAMES:
         raise AmploraError(f"unknown precision {_show(cfg.precision)}; valid: {', '.join(PRESET_NAMES)}")
+    if cfg.compile and (cfg.quantize != "none" or cfg.activation_checkpointing):
+        other = "a quantized base" if cfg.quantize != "none" else "activation_checkpointing"
+        raise AmploraError(f"compile does not combine with {other}: turn one of them off")
     if cfg.max_steps == 0 and cfg.epochs is None:
         cfg.epochs = 1.0
     for name in RANGES:

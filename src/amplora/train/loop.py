@@ -18,7 +18,7 @@ import torch
 
 from amplora.doctor.nonfinite import locate
 from amplora.errors import TrainingDiverged
-from amplora.train import checkpoint
+from amplora.train import checkpoint, compiled
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, collate
 from amplora.train.config import TrainConfig
@@ -88,6 +88,8 @@ class Loop:
         for k in range(ga):
             batch = self.plan.batch(first + k * d.world + d.rank, self.device)
             tokens += batch.pop("tokens")
+            if self.cfg.compile:
+                compiled.step_begins(self.device)
             with dist_.grad_sync(self.wrapped, d, sync=k == ga - 1):
                 loss_sum, _ = self.wrapped("loss", **batch)
                 loss = loss_sum / n_answer

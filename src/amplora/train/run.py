@@ -21,7 +21,7 @@ from amplora import atomic
 from amplora.doctor.memory import Settings
 from amplora.errors import AmploraError, TrainingDiverged
 from amplora.precision import resolve, resolve_device
-from amplora.train import checkpoint, memory_meter, outcome, output_dir
+from amplora.train import checkpoint, compiled, memory_meter, outcome, output_dir
 from amplora.train import distributed as dist_
 from amplora.train.batches import BatchPlan, make_rows
 from amplora.train.config import TrainConfig, dump_yaml
@@ -43,6 +43,8 @@ def train(cfg: TrainConfig, quiet: bool = False, resume_state: dict | None = Non
     d = dist_.from_env()
     lock: list[output_dir.RunLock] = []  # _train locks the output directory (rank 0); freed here however it ends
     try:
+        if cfg.compile and d.enabled:
+            raise AmploraError("compile runs in a single process: leave it off under torchrun")
         return _train(cfg, d, quiet, resume_state, lock, restart)
     except Exception as e:
         # a write that is not atomic.py's or MetricsLog's (making the output directory): one line, not a traceback
@@ -166,6 +168,9 @@ def _build_model(s: Setting, inputs: Inputs):
     s.console.print(str(amplora.trainable_summary(model)), markup=False)
     if cfg.activation_checkpointing:  # non-reentrant: works with a frozen embedding, FSDP2 and the fused node
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if cfg.compile:
+        s.console.print(f"compiling {compiled.compile_layers(model, s.device)} decoder layers for training steps "
+                        f"(the first steps take longer)", markup=False)
     wrapped = dist_.wrap(model, d, cfg.loss_chunk_rows, s.device)
     if d.enabled:
         torch.manual_seed(cfg.seed + d.rank)  # dropout masks differ between ranks, as their data does
@@ -178,7 +183,7 @@ def _encode(s: Setting, tokenizer, inputs: Inputs) -> Data:
     encoded, stats = encode_all(tokenizer, inputs.train, cfg.max_length)
     rows = make_rows(encoded, cfg.max_length, cfg.packing)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    plan = BatchPlan(rows, cfg.batch_size, cfg.seed, pad_id, cfg.packing)
+    plan = BatchPlan(rows, cfg.batch_size, cfg.seed, pad_id, cfg.packing, compiled.BUCKET if cfg.compile else 1)
     answered = inputs.answered
     scored = (answered[: cfg.eval_limit] if cfg.eval_limit else answered) if cfg.exact_match else []
     eval_encoded, _ = encode_all(tokenizer, inputs.held[: cfg.eval_loss_limit], cfg.max_length) \
