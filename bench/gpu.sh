@@ -8,7 +8,7 @@
 #   tests      the device-aware tests with AMPLORA_TEST_DEVICE=cuda: the precision matrix (LoRA/DoRA x dense/NF4 x
 #              fp32/fp16/bf16 base x 4 presets x 6 phases, against fp32 PEFT on the same GPU), the fused kernel's
 #              fp64 gradchecks and dtype matrix, and the five reported failures (S000-S004)
-#   smoke      `amplora train --model tiny` on cuda under every preset, LoRA/DoRA/QLoRA, 6 steps each
+#   smoke      `amplora train --model tiny` on cuda under every preset, LoRA/DoRA/QLoRA, and with --compile, 6 steps each
 #   bench      bench/speed.py --device cuda (bf16) at 4x256, as on the CPU; bench-large: at 8x2048
 #   bench-1b   the same at 8x1024 on Llama-3.2-1B's shapes (random weights)
 #   bench-graphs  4x256, each decoder layer compiled with mode="reduce-overhead": its kernels replayed as CUDA graphs
@@ -48,7 +48,9 @@ for p in $PARTS; do
             quant=$([ "$1" != "$method" ] && echo nf4 || echo none)
             TAIL=3 part "smoke-$1-$2" "$PY" -m amplora train --model tiny --device cuda --method "$method" \
                 --quantize "$quant" --precision "$2" --max-steps 6 --eval-every 3 --output "$OUT/runs/smoke-$1-$2"
-        done ;;
+        done
+        TAIL=3 part smoke-compile "$PY" -m amplora train --model tiny --device cuda --compile --precision bf16-true \
+            --max-steps 6 --eval-every 3 --output "$OUT/runs/smoke-compile" ;;
     bench)
         TAIL=14 part bench "$PY" bench/speed.py --device cuda --steps 10 --warmup 3 \
             --json "$OUT/bench-4x256.json" ${BENCH_ARGS:-} ;;
