@@ -38,6 +38,18 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("quantized-checkpoint-grad", "model = AutoModelForCausalLM.from_pretrained('./model-8bit', device_map='auto')\n"
+     "RuntimeError: Only Tensors of floating point and complex dtype can require gradients\n"
+     "(saved with model.save_pretrained after load_in_8bit=True)", [], None),
+    ("quantize-float-only", "  File \"<eval_with_key>.540\", line 7, in forward\n    quantize_per_tensor = "
+     "torch.quantize_per_tensor(hidden_states, scale_0, zero_point_0, torch.quint8)\nRuntimeError: Quantize only works "
+     "on Float Tensor, got BFloat16", ["bf16"], None),
+    ("custom-function-autocast", "With torch.cuda.amp.autocast the custom autograd functions of the invertible "
+     "layers break: their input is float16 while their weights are float32.", ["fp16", "fp32"], None),
+    ("grouped-mm-autocast", "with torch.autocast('cuda', torch.bfloat16): y = model(x)\nthere is a dtype mismatch in "
+     "the grouped GEMM of the MoE experts", ["bf16"], None),
+    ("rocm-bf16", "On ROCm 6.2 with an MI250 the DeepSpeed run crashes if I use bf16 (fp16 works).", ["bf16", "fp16"],
+     None),
     ("packed-4bit-shape", "  File \"bitsandbytes/autograd/_functions.py\", line 512, in forward\nRuntimeError: mat1 and mat2 "
      "shapes cannot be multiplied (80x512 and 1x393216)", [], None),
     ("mps-fp16-mixed", "Can't use Trainer on mps device\ntraining_args = TrainingArguments(fp16=True, bf16=False)",
@@ -447,8 +459,9 @@ SAMPLES = [
     ("bnb-model-cast", "ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the "
      "model as it is, since the model has already been set to the correct devices and casted to the correct `dtype`.",
      [], None),
-    ("bnb-default-fp16", "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of "
-     "`bitsandbytes` to enable model loading in 8-bit or 4-bit.", ["fp16"], None),
+    ("bnb-default-fp16", "bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n"
+     "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of `bitsandbytes` to enable "
+     "model loading in 8-bit or 4-bit.", ["bf16"], None),
     ("bf16-rounding-report", "With bf16=True the eval accuracy drops compared to fp32", ["bf16", "fp32"], None),
     ("fp16-drift-report", "model.half() accuracy is much lower than the float model", [], None),
     # huggingface/accelerate

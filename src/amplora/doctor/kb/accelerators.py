@@ -125,6 +125,18 @@ ACCELERATORS = (
        "there.",
        "Set `PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before starting Python) to run that op on the CPU, "
        "upgrade torch (MPS gains ops each release), or run the model on the CPU."),
+    _e("rocm-bf16", "device-capability", "bf16 fails on an AMD GPU (ROCm) where fp16 works",
+       r"\b(bf16|bfloat16)\b[^\n]{0,80}\b(fails?|failed|crash\w*|errors?|breaks?|broken|does ?n[o']t work)\b|"
+       r"\b(fails?|failed|crash\w*|breaks?)\b[^\n]{0,40}\b(bf16|bfloat16)\b",
+       "On AMD GPUs, bf16 depends on the GPU generation and on each library's ROCm build: libraries that compile "
+       "their own kernels (DeepSpeed's op builders, TorchScript / nvFuser fusion, custom CUDA-ported extensions, "
+       "early ROCm releases and nightlies) often leave bf16 out for ROCm, so a bf16 run fails where the same run "
+       "in fp16 or on an NVIDIA GPU works.",
+       "Run that part in fp16 (with loss scaling) or fp32 on this stack, or update to a ROCm / PyTorch build "
+       "(nightly) and library version that enables bf16 for ROCm (DeepSpeed: an op builder with `enable_bf16` "
+       "for ROCm); `torch.cuda.is_bf16_supported()` says whether the GPU itself has bf16.",
+       context=r"\brocm|\bamd\b|\bhip\b|\bgfx\d|\bMI\d{3}|radeon|\brdna|\b(7900|9070|6900|6800)\s?(xtx?|gre)?\b",
+       unless=r"out of memory|OutOfMemoryError"),
     _e("xpu-igpu-bf16", "device-capability", "bf16 on an Intel integrated GPU without bf16 kernels",
        r"level_zero backend failed with error|UR_RESULT_ERROR_\w+|PI_ERROR_\w+",
        context=r"\b(bf16|bfloat16)\b",

@@ -70,6 +70,17 @@ KERNELS = (
        "Run that part in fp32 (the project's single-precision / `--fp32` option, or fp32 inputs and parameters "
        "for the extension); on a GPU that has fp16 tensor cores rebuild the extension for its architecture "
        "(e.g. `TCNN_CUDA_ARCHITECTURES=86`)."),
+    _e("grouped-mm-autocast", "autocast", "a MoE grouped GEMM got activations and expert weights of two dtypes",
+       r"(dtype|type)s?\s+mismatch\w*[^\n]{0,80}\bgrouped[ _-]?(gemm|mm)\b|\bgrouped[ _-]?(gemm|mm)\b[^\n]{0,80}"
+       r"\b(dtype|type)s?\b|\b_grouped_mm\b",
+       "`torch._grouped_mm`, the grouped GEMM that runs a MoE layer's experts (transformers 5's MoE models, "
+       "torchtitan), is not on autocast's cast lists: under `torch.autocast` fp32 activations (a norm's or the "
+       "router's fp32 output) reach the bf16 expert weights unconverted, and it requires one dtype.",
+       "Load the model in the dtype it computes in (`dtype=torch.bfloat16`) and drop the `torch.autocast` wrapper, "
+       "or cast the hidden states to the experts' weight dtype before the grouped GEMM (`x.to(w.dtype)`); a "
+       "transformers release that casts there fixes it for its models.",
+       context=r"dtype|BFloat16|bfloat16|\bFloat\b|float32|\bbf16\b|Half|float16|autocast",
+       unless=r"out of memory|shapes? |size mismatch|must be a multiple|alignment|stride"),
     _e("triton-dot-dtype", "backend", "a Triton kernel's dot got operands of two dtypes",
        r"First input \((\w+)\) and second input \((\w+)\) must have the same dtype|"
        r"Both operands must be same (dtype|type)\.? Got \w+ and \w+|"

@@ -91,6 +91,8 @@ DEVICES = (
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
        r"should be materialized from meta device before training|still on meta device|"
+       r"\b(weights?|param\w*|tensors?|layers?)\s+(remain|stay|are left|were left|left|still)\w*\s+on\s+(the\s+)?"
+       r"['\"`]?meta['\"`]?\s+device|"
        r"Could not run '[\w:.]+' with arguments from the 'Meta' backend|"
        r"some parameters are on the meta device|is on the meta device because it was offloaded|"
        r"(载入|加载|放|留|loaded|placed|put|left|ended up|remains?|stays?|still)\s*(on|to|到|在)?\s*"
@@ -169,7 +171,8 @@ DEVICES = (
        "`'cpu'` rather than `'cpu:0'` (and one form of `'cuda'` / `'cuda:0'`) everywhere; newer torch treats "
        "cpu and cpu:0 as the same device."),
     _e("generator-device", "device", "a random generator on the wrong device",
-       r"Expected a '\w+' device type for generator but found '\w+'",
+       r"Expected a '\w+' device type for generator but found '\w+'|"
+       r"Cannot generate a \w+ tensor from a generator of type \w+",
        "A `torch.Generator` on one device was passed to an op running on another: DataLoader / RandomSampler "
        "draw `randperm` on the CPU, so a cuda generator (or `torch.set_default_device('cuda')`) breaks them, "
        "and a CPU generator cannot drive `torch.randn(..., device='cuda')`.",

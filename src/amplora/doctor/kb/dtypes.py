@@ -97,6 +97,16 @@ KERNELS = (
        "Do not cast the packed weight: load the model through its quantization backend (bitsandbytes / GPTQ "
        "with `quantization_config` and the compute dtype set to the activations' dtype), call the quantized "
        "module, or dequantize the weight first.", context=QUANT_CONTEXT),
+    _e("quantized-checkpoint-grad", "int-grad", "a saved 8/4-bit checkpoint loaded as plain parameters",
+       r"Only Tensors of floating point( and complex| \(and complex\))? dtype can require gradients",
+       "The checkpoint holds bitsandbytes' integer weights (a model saved after `load_in_8bit` / `load_in_4bit`) "
+       "and was loaded without its quantization config, so the int8 / uint8 weights became ordinary parameters, "
+       "which cannot require gradients.",
+       "Load it the way it was saved: `from_pretrained(path, quantization_config=BitsAndBytesConfig("
+       "load_in_8bit=True), device_map=...)`, with versions that serialize quantized weights (8-bit: transformers "
+       ">= 4.27 and bitsandbytes >= 0.37.2; 4-bit: transformers >= 4.37 and bitsandbytes >= 0.41.3); or keep the "
+       "original float checkpoint and quantize when loading.",
+       context=r"load_in_[48]bit|\b[48]-?bit\b|\bint8\b|bitsandbytes|BitsAndBytesConfig"),
     _e("int-requires-grad", "int-grad", "an integer tensor made trainable",
        r"Only Tensors of floating point( and complex| \(and complex\))? dtype can require gradients|"
        r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|isDifferentiableType\(",
@@ -247,6 +257,25 @@ STORIES = (
        "the CPU, or a scale / zero point of another dtype.",
        "Run that op in float32: `.float()` its inputs (and its scale), or load the model with "
        "`torch_dtype=torch.float32` when it runs on the CPU; cast the result back if the rest runs in bf16."),
+    _e("quantize-float-only", "mismatch", "eager quantization given bf16/fp16 tensors (it takes float32)",
+       r"Quantize only works on Float Tensor|\bquantize_per_(tensor|channel)(_dynamic)?\(",
+       "Eager-mode quantization (`torch.quantize_per_tensor` / `quantize_per_channel`, inserted by FX / static "
+       "quantization and by the IPEX / Neural Compressor flows) quantizes float32 tensors only; a model loaded or "
+       "autocast in bf16 (`--bf16`, `torch_dtype=torch.bfloat16`) hands it bf16 activations.",
+       "Quantize from the fp32 model: drop `--bf16` / `torch_dtype=torch.bfloat16` for the quantization run "
+       "(calibrate and convert in float32), or cast the tensor to float32 right before it is quantized.",
+       context=r"(?s)\b(bf16|bfloat16|BFloat16|float16|Half)\b.*(Error|error)|(Error|error).*\b(bf16|bfloat16|"
+       r"BFloat16|float16|Half)\b"),
+    _e("custom-function-autocast", "autocast", "a custom autograd Function under autocast",
+       r"custom autograd functions?|autograd\.Function\b[^\n]{0,120}(autocast|\bamp\b|mixed precision)",
+       "Autocast casts the inputs of torch's own ops only: inside a custom `torch.autograd.Function` the fp16 "
+       "inputs autocast produced meet the fp32 weights the Function holds (or its backward runs outside "
+       "autocast in other dtypes).",
+       "Make the Function autocast-aware: `@torch.amp.custom_fwd(device_type='cuda', cast_inputs=torch.float32)` "
+       "on its forward and `@torch.amp.custom_bwd(device_type='cuda')` on its backward (it then runs in fp32), or "
+       "cast the inputs to its weights' dtype inside forward.",
+       context=r"(autocast|\bamp\b|mixed precision)(?s:.*)(float16|fp16|\bhalf\b)|(float16|fp16|\bhalf\b)(?s:.*)"
+       r"(autocast|\bamp\b|mixed precision)"),
     _e("uint8-image-input", "mismatch", "uint8 image data where float is expected",
        r"(should be|expected|expects?|must be) an? float(ing[- ]point)? tensor[^\n]{0,40}\b(got|found) "
        r"(torch\.)?uint8",

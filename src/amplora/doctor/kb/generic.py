@@ -58,6 +58,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"gets|got|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
+             r"\b(nan|inf) as (the )?(train(ing)? |val(idation)? |eval )?loss\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b(logits|outputs?|predictions?|activations|hidden[_ ]states|embeddings|weights|gradients)\b[^.\n]{0,40}"
@@ -255,7 +256,9 @@ ANY_FLOAT = (r"(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp|ov)\.)?(?:b?float(?:8|16|3
 ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(?:u?int(?:8|16|32|64)|Long|Int|Short|Byte|"
              r"Char|bool_?|Bool)(?![A-Za-z0-9]))")
 # a line that reads as an error, a failed check or a warning (not prose around it)
-_ERROR_LINE = r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))[^\n]*?"
+# a line that reads as an error, assert or warning; not a user's paraphrase of one ("an error saying ...")
+_ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
+               r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
 _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
                       r"operation|No module named|Attempting to cast down|\binvalid choice: ")

@@ -121,7 +121,10 @@ QUANTIZED = (
        "lm_head) in fp16; with `bnb_4bit_compute_dtype=torch.bfloat16` or bf16 training they then meet bf16 "
        "activations (dtype mismatches), and fp16 norms / lm_head can overflow.",
        "Pass the dtype you compute in: `from_pretrained(..., torch_dtype=torch.bfloat16)` with "
-       "`bnb_4bit_compute_dtype=torch.bfloat16` (fp16 for both on GPUs without bf16)."),
+       "`bnb_4bit_compute_dtype=torch.bfloat16` (fp16 for both on GPUs without bf16).",
+       # the notice alone is printed on every such load: a fault only beside bf16 or a mismatch / overflow
+       context=r"\bbf16|bfloat16|\bnan\b|\binf\b|overflow|expected (scalar )?type|same dtype|dtype mismatch|"
+       r"!=|but (got|found)"),
     _e("float-init-on-quantized", "quantized", "an adapter init or operation that needs float base weights got "
        "packed quantized ones",
        r"Please initialize (PiSSA|CorDA|MiCA|OLoRA|LoftQ|EVA)\w* under float32, float16,? or bfloat16|"

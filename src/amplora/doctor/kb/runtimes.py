@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 
-_COREML = r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b"
+_COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b|"
+           r"convert_neural_network(_spec)?_weights_to_fp16")
 _OPENVINO = r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)"
 _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w*|mismatch\w*|not (the )?same|"
                r"overflow\w*|e\+3\d|worse|degrad\w*|(problems?|issues?) (of|with) (precision|accuracy)|"

@@ -91,6 +91,7 @@ OVERFLOW = (
        "for logits use `BCEWithLogitsLoss` (autocast-safe), not `sigmoid` + `BCELoss`."),
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
        r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
+       r"overflow detected, setting loss scale to:? ?0?\.\d|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"
        r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
        r"\bmin_loss_scale\b(?!['\"]?\s*[:=])",
