@@ -38,6 +38,8 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("saved-twice-the-size", "After merge_lora.py the resulting safetensors file is always double the size of the "
+     "source model (2.1 GB instead of 1 GB).", [], None),
     ("quantized-checkpoint-grad", "model = AutoModelForCausalLM.from_pretrained('./model-8bit', device_map='auto')\n"
      "RuntimeError: Only Tensors of floating point and complex dtype can require gradients\n"
      "(saved with model.save_pretrained after load_in_8bit=True)", [], None),
@@ -1199,6 +1201,15 @@ def test_a_warning_logged_above_another_exception_does_not_answer_for_it():
     assert explain(warning).key == "autocast-without-cuda"  # the warning alone is still explained
     fault = "RuntimeError: mat1 and mat2 must have the same dtype, but got Half and Float"
     assert explain(warning + fault).key == "matmul-dtype"
+
+
+def test_a_warning_that_falls_back_by_itself_does_not_answer_for_a_failure_told_in_words():
+    warning = 'UserWarning: FP16 is not supported on CPU; using FP32 instead\n  warnings.warn("FP16 is not supported")\n'
+    assert explain(warning).key == "fp16-needs-gpu"  # asked about the warning itself: fp16 on a CPU
+    assert not explain(warning + "pls help, it is not working at all").recognized
+    assert not explain("The program stops when it shows " + warning).recognized
+    fault = "RuntimeError: mat1 and mat2 must have the same dtype, but got Half and Float\nit fails"
+    assert explain(warning + fault).key == "cpu-half-model"  # an exception is read as usual
 
 
 def test_wordings_of_the_fourteenth_collection_s_families():

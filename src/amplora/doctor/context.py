@@ -172,12 +172,12 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                        "parameter's device, or upgrade the optimizer's library.")
         m = re.search(r"(?m)^\s*(?![\w.]*(model|net|module|layer|coder|head|pipe|vae|unet|classifier|embed|clip|transformer|lora|"
                       r"adapter|ema|critic|actor|policy))"
-                      r"(?P<name>[A-Za-z_][\w.]*(\[[^\]\n]*\])?)\.(to|cuda)\([^()\n]*\)\s*$", text)
-        if m:
-            cause.append(f"The text shows `{m.group(0).strip()}` as a statement of its own: `Tensor.to()` and "
+                      r"`?(?P<call>(?P<name>[A-Za-z_][\w.]*(\[[^\]\n]*\])?)\.(to|cuda)\([^()\n]*\))`?\s*$", text)
+        if m:  # (a line of its own, bare or in backticks as forums quote code)
+            cause.append(f"The text shows `{m.group('call')}` as a statement of its own: `Tensor.to()` and "
                          f"`.cuda()` are not in-place, they return a new tensor, so `{m.group('name')}` stays where it was "
                          f"(only `nn.Module.to()` moves in place).")
-            fix.append(f"Assign the result: `{m.group('name')} = {m.group(0).strip()}`.")
+            fix.append(f"Assign the result: `{m.group('name')} = {m.group('call')}`.")
         m = re.search(r"argument for argument index in method wrapper_\w*?(gather|scatter\w*|index_(?!select)\w+|take\w*)",
                       text)
         if m:

@@ -87,7 +87,7 @@ def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | 
     output, drift, slowness) come after the generic ones, so that a log line above the exception does not answer
     for it."""
     text = plain(text)
-    if generic.NOT_OURS.search(text):
+    if generic.NOT_OURS.search(text) or (not exception and _FALLBACK_BESIDE_FAILURE.search(text)):
         return None
     other = (bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
              and not generic.OTHER_FAULT_CAUSED_BY_OURS.search(text))
@@ -99,6 +99,9 @@ def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | 
                 continue  # a warning logged above another exception does not answer for it
             return entry if not other or entry.match.search(plain(error_line)) else None
     return None
+
+
+_FALLBACK_BESIDE_FAILURE = re.compile(patterns.FALLBACK_BESIDE_FAILURE, re.IGNORECASE | re.DOTALL)
 
 
 def _only_a_warning(entry: Entry, text: str, error_line: str) -> bool:

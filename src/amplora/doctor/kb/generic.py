@@ -135,6 +135,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
+       r"not supported on CPUType for (Half|BFloat16)\b|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
@@ -198,7 +199,8 @@ FALLBACKS = (
        "A value went inf/NaN and the text shows no half precision, so the usual causes are a too high learning "
        "rate or exploding gradients, a log / sqrt / division of zero or negative values (or a -inf mask reaching a "
        "softmax whose row is all masked), or NaN already in the data; under fp16 it would most often be an "
-       "overflow past 65504.",
+       "overflow past 65504, and with dynamic loss scaling NaN losses in the first iterations are the scaler "
+       "calibrating (it skips those steps), harmless when they stop.",
        "Find where it starts: `amplora doctor run script.py` (or `torch.autograd.set_detect_anomaly(True)`) names "
        "the first op and module that produced it; then lower the learning rate and clip gradients "
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "

@@ -43,3 +43,9 @@ HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(h
 # CUDA that failed to start: a capability check (bf16, TF32) then fails for the driver, not for the GPU
 CUDA_INIT_FAILED = (r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"
                     r"no CUDA GPUs are available")
+
+# a warning that falls back by itself ("using FP32 instead") beside a failure the user reports in words, with no
+# exception: the warning does not answer for that failure (the app stopping, not working)
+_FAILURE = (r"\b(stops?|stopped|stopping|not working|does ?n[o']t work|do ?n[o']t work|failure|fails|failed|crash\w*|"
+            r"hangs?|hanging|freez\w*|stuck|nothing happens)\b")
+FALLBACK_BESIDE_FAILURE = rf"using FP32 instead.*{_FAILURE}|{_FAILURE}.*using FP32 instead"

@@ -215,13 +215,25 @@ NONFINITE_REPORTS = (
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
     _e("gtx16-fp16-nan", "overflow", "fp16 NaN / black output on a GTX 16xx card",
        r"\b(GTX ?)?16([56]0( ?(Super|Ti))?|[Xx]{2})\b",
-       context=NONFINITE_SYMPTOM, unless=r"out of memory|OutOfMemoryError",
+       context=NONFINITE_SYMPTOM + r"|\bnot (working|learning)\b|does ?n[o']t (work|learn)\b",
+       unless=r"out of memory|OutOfMemoryError",
        cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
        "many models, a known problem of these Turing cards without tensor cores, so code that runs fine in fp16 "
        "elsewhere fails there.",
        fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
        "`--no-half-vae`) or `--precision full` in the SD UIs, `--force-fp32` in ComfyUI; keep only the parts known "
        "to be safe in fp16 if memory is short."),
+    _e("saved-twice-the-size", "mismatch", "a saved or merged model twice the expected size (fp32 where fp16/bf16 was)",
+       r"\b(files?|weights?|models?|checkpoints?|outputs?|merged|results?\w*|safetensors|\.pt|\.bin|size)\b[^.\n]{0,50}"
+       r"\b(is |are |was |were |becomes? |became |gets? |got )?(always |exactly |almost |about )?(double[ds]?|twice|2x)\b"
+       r"(?! (precision|tensors?|type|dtype))|\b(double[ds]?|twice) (the |its )?(file )?size\b",
+       "The saved file holds fp32 tensors where the source held fp16 or bf16 (4 bytes an element instead of 2): "
+       "the merge or conversion computed in fp32 (or loaded the model in fp32) and saved without casting back.",
+       "Save in the source's precision: the tool's save-precision option (`--save_precision fp16` / `bf16`), or "
+       "cast before saving (`model.to(torch.bfloat16)`, `{k: v.half() for k, v in state_dict.items()}`), or load "
+       "with the `torch_dtype` of the checkpoint (`torch_dtype='auto'`).",
+       context=r"\b(merg\w*|sav\w*|convert\w*|export\w*|size|MB|GB)\b",
+       unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)[^.\n]{0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|same speed)\b|"
