@@ -121,6 +121,15 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   partly, 12 unrecognised; 15/16 rejects rejected, 1 false diagnosis (the rank-order half 26/36 and 4/5, the newest
   stacks 17/20 and 11/11). Read for the rules afterwards: 55/56 and 16/16; it keeps a floor: w4122's text was cut
   before its exception.
+- heldout26 (w4300-w4334, w4400-w4432, two collectors: 18 more queries fixed in advance in rank order; resolved
+  threads whose error looks like a precision or device problem, labelled by the cause the thread states, about half
+  rejects): committed before it was scored once (on 6b4ad1a, after heldout21-25 were read): 39/45 right (87 %), 3
+  partly, 3 unrecognised; 14/23 rejects rejected, 9 false diagnoses (the rank-order half 25/28 and 5/7, the
+  resolved threads 14/17 and 9/16). Read for the rules afterwards: 44/45 and 16/23; it keeps a floor: four NaN
+  reports whose learning rate or nightly build the text does not show, a bare "expected scalar type Float but found
+  Half" that uninstalling apex fixed, an int cast from outdated library code and GradScaler's "No inf checks" from a
+  torch version read as the precision faults they are elsewhere; w4400's must_say asks for a loss the text does not
+  name.
 """
 from __future__ import annotations
 
@@ -139,14 +148,15 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
           "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
           "heldout17": (48, 0),   # of 50 after its misses were read (33 when scored once)
-          "heldout18": (50, 1),   # of 53 after its misses were read (34 when scored once)
+          "heldout18": (50, 0),   # of 53 after its misses were read (34 when scored once)
           "heldout19": (49, 2),   # of 50 after its misses were read (36 when scored once)
           "heldout20": (46, 0),   # of 58 after its misses were read (31 when scored once)
           "heldout21": (33, 1),   # of 36 after its misses were read (30 when scored once)
           "heldout22": (55, 5),   # of 57 after its misses were read (36 when scored once)
           "heldout23": (59, 1),   # of 60 after its misses were read (54 when scored once)
           "heldout24": (44, 2),   # of 49 after its misses were read (36 when scored once)
-          "heldout25": (55, 0)}   # of 56 after its misses were read (43 when scored once)
+          "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
+          "heldout26": (44, 7)}   # of 45 after its misses were read (39 when scored once)
 
 
 @pytest.fixture(scope="module")
