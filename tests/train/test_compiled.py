@@ -14,13 +14,14 @@ import amplora
 from .conftest import FAST, read_metrics, run_cli
 
 
-def test_compiled_training_gives_the_eager_losses_and_adapter(tmp_path, alpaca_file):
+@pytest.mark.parametrize("method", ["lora", "dora"])
+def test_compiled_training_gives_the_eager_losses(tmp_path, alpaca_file, method):
     """The compiled layers run the same fp32 operations; widths padded to 64 add only masked, unlabelled tokens."""
     runs = {}
     for flag in ([], ["--compile"]):
         out = tmp_path / ("compiled" if flag else "eager")
-        assert run_cli("train", *FAST, "--precision", "fp32", "--dropout", "0", "--data", alpaca_file,
-                       "--output", out, "--quiet", *flag) == 0
+        assert run_cli("train", *FAST, "--method", method, "--precision", "fp32", "--dropout", "0", "--data",
+                       alpaca_file, "--output", out, "--quiet", *flag) == 0
         runs[bool(flag)] = out
     losses = [[r["loss"] for r in read_metrics(runs[k]) if r["kind"] == "train"] for k in (False, True)]
     assert len(losses[0]) == len(losses[1]) > 1
