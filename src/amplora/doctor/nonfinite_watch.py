@@ -12,6 +12,7 @@ Gradients that overflow while a GradScaler's scale is above 1 are the scaler bac
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 
@@ -37,6 +38,18 @@ def all_finite(tensors) -> bool:
     return all(bool(torch.isfinite(t).all()) for t in tensors)
 
 
+def autocast_state() -> list[tuple[str, torch.dtype]]:
+    """The autocast regions open now, (device type, dtype) each: a re-run must compute in the same dtypes."""
+    state = []
+    for device in ("cpu", "cuda", "mps", "xpu"):
+        try:
+            if torch.is_autocast_enabled(device):
+                state.append((device, torch.get_autocast_dtype(device)))
+        except (RuntimeError, AttributeError, ValueError):  # a device type this torch does not know
+            pass
+    return state
+
+
 class NonFiniteWatch:
     def __init__(self, recorder, model=None):
         self.recorder = recorder
@@ -45,6 +58,7 @@ class NonFiniteWatch:
         self.busy = False
         self.depth = 0
         self.rng = None
+        self.autocast: list = []
         self._handles: list = []
         self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim half results seen
 
@@ -86,6 +100,7 @@ class NonFiniteWatch:
     def _pre(self, module, args):
         if self.depth == 0 and not self.done:
             self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
+            self.autocast = autocast_state()  # ...and computes under the same autocast
         self.depth += 1
 
     def _post(self, module, args, kwargs, out=None):  # no output when the forward raised
@@ -95,7 +110,7 @@ class NonFiniteWatch:
         loss = _loss_of(out)
         if not isinstance(loss, torch.Tensor) or not loss.is_floating_point():
             return
-        call = (module, args, kwargs, self.rng)
+        call = (module, args, kwargs, self.rng, self.autocast)
         if not bool(torch.isfinite(loss.detach()).all()):
             self._locate(call)
         else:
@@ -144,10 +159,12 @@ class NonFiniteWatch:
 
     # ---- the expensive part -------------------------------------------------------------------------------------
     def _locate(self, call, grad=None) -> None:
-        module, args, kwargs, rng = call
+        module, args, kwargs, rng, autocast = call
         self.busy = True
         try:
-            with torch.random.fork_rng(devices=[]):
+            with torch.random.fork_rng(devices=[]), contextlib.ExitStack() as regions:
+                for device, dtype in autocast:
+                    regions.enter_context(torch.autocast(device, dtype=dtype))
                 if rng is not None:
                     torch.set_rng_state(rng)
                 self.first = locate(self.model if self.model is not None else module,
