@@ -38,6 +38,16 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("float-tensor-quantized-op", "NotImplementedError: Could not run 'quantized::linear' with arguments from the "
+     "'CPU' backend. 'quantized::linear' is only available for these backends: [QuantizedCPU, BackendSelect]", [],
+     None),
+    ("dataparallel-device-ids", "RuntimeError: module must have its parameters and buffers on device cuda:0 "
+     "(device_ids[0]) but found one of them on device: cuda:2", [], None),
+    ("cudnn-half-unsupported", "./build/tools/caffe_fp16 time --model=deploy.prototxt -gpu 0\nF1222 "
+     "cudnn_conv_layer.cpp:138] Check failed: status == CUDNN_STATUS_SUCCESS (9 vs. 0)  CUDNN_STATUS_NOT_SUPPORTED",
+     [], None),
+    ("amp-api-deprecated", "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+     "`torch.amp.GradScaler('cuda', args...)` instead.", [], None),
     ("saved-twice-the-size", "After merge_lora.py the resulting safetensors file is always double the size of the "
      "source model (2.1 GB instead of 1 GB).", [], None),
     ("quantized-checkpoint-grad", "model = AutoModelForCausalLM.from_pretrained('./model-8bit', device_map='auto')\n"
@@ -1210,6 +1220,20 @@ def test_a_warning_that_falls_back_by_itself_does_not_answer_for_a_failure_told_
     assert not explain("The program stops when it shows " + warning).recognized
     fault = "RuntimeError: mat1 and mat2 must have the same dtype, but got Half and Float\nit fails"
     assert explain(warning + fault).key == "cpu-half-model"  # an exception is read as usual
+
+
+def test_what_the_twenty_seventh_collection_s_texts_show():
+    collectives = ("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent "
+                   "collective: CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[41, 256], TensorDtypes={}, "
+                   "TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda))\n")
+    same = collectives.format("Float") + collectives.format("Float").replace("41", "40").replace("Rank 0", "Rank 1")
+    assert not explain(same).recognized  # shapes differ, dtypes agree: a batching problem
+    assert explain(collectives.format("Float") + collectives.format("BFloat16")).recognized
+    e = explain("RuntimeError: mat1 and mat2 must have the same dtype, but got ComplexFloat and Float")
+    assert "view_as_real" in e.fix
+    e = explain("traced = torch.jit.trace(model, example)\nRuntimeError: Expected all tensors to be on the same "
+                "device, but found at least two devices, cuda:0 and cpu!")
+    assert "traced on the CPU" in e.cause
 
 
 def test_wordings_of_the_fourteenth_collection_s_families():

@@ -139,6 +139,18 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "
                      "layer kept on or offloaded to the CPU (a low-VRAM mode, CPU offload).")
+    if entry.kind == "mismatch" and re.search(r"\bComplex(Float|Double|Half)\b|complex(64|128)", text) \
+            and "complex" not in said:
+        cause.append("One operand is complex (an FFT or spectral layer's output) and the other real: a matmul needs "
+                     "both complex or both real.")
+        fix.append("Bring them to one kind: `torch.view_as_real(z)` / `z.real` to go on in real numbers, or cast the "
+                   "real operand with `.to(torch.complex64)`.")
+    if entry.kind == "device" and re.search(r"jit\.trace|\btraced?\b", text) and "trace" not in said:
+        cause.append("The text shows `torch.jit.trace`: a trace records tensors created inside forward with the "
+                     "device they had while tracing, so a model traced on the CPU creates them on the CPU when it "
+                     "runs on cuda.")
+        fix.append("Trace on the device it will run on (model and example input on cuda), or script that code and "
+                   "create such tensors with `device=x.device`.")
     if entry.kind == "mismatch" and re.search(r"\bbuffers?\b|register_buffer|buffer_dtype", text) and "buffer" not in said:
         cause.append("The text speaks of buffers: autocast never casts them, `model.to(dtype)` does while a plain "
                      "tensor attribute stays, and FSDP's MixedPrecision casts them only with `buffer_dtype`.")

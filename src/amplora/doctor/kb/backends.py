@@ -22,6 +22,15 @@ BACKENDS = (
        "Maxwell or Kepler card runs fp16 convolutions only where the framework computes them in fp32.",
        "Run the convolutions in fp32 on this GPU (`model.float()`, no `.half()`), or upgrade torch, whose fp16 "
        "convolutions fall back to fp32 math where the GPU lacks fp16 arithmetic.", context=HALF_WORDS),
+    _e("cudnn-half-unsupported", "device-capability", "cuDNN has no kernel for this half-precision configuration",
+       r"CUDNN_STATUS_NOT_SUPPORTED",
+       "cuDNN refused the half-precision (fp16) convolution as configured: older cuDNN / CUDA releases, and some "
+       "GPUs, lack fp16 kernels for this layer's shape, stride or algorithm (an experimental fp16 build needs the "
+       "newest CUDA and cuDNN); the same network in fp32 runs.",
+       "Upgrade CUDA and cuDNN to the releases the fp16 build was made for, or run that layer (or the model) in "
+       "fp32; in PyTorch `torch.backends.cudnn.enabled = False` for the failing layer tells whether cuDNN is the "
+       "cause.",
+       context=r"\bfp16\b|float16|\bhalf\b|_fp16\b|\bfp16_"),
     _e("cublas-bf16", "device-capability", "cuBLAS has no bf16 GEMM on this GPU",
        r"(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED.{0,600}((CUDA|HIP)_R_16BF|bf16|bfloat16)|"
        r"((CUDA|HIP)_R_16BF|bf16|bfloat16).{0,600}(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED",

@@ -170,6 +170,17 @@ DEVICES = (
        "Spell the device one way: create tensors with `device=x.device` of the tensors they meet, or use "
        "`'cpu'` rather than `'cpu:0'` (and one form of `'cuda'` / `'cuda:0'`) everywhere; newer torch treats "
        "cpu and cpu:0 as the same device."),
+    _e("dataparallel-device-ids", "device", "DataParallel / DDP wrapped for another GPU than the model's",
+       r"module must have its parameters and buffers on device cuda:?\d* \(device_ids\[0\]\) but found one of them "
+       r"on device:? ?cuda:\d+",
+       "`nn.DataParallel` (or DDP) keeps the module on `device_ids[0]`, which defaults to the first visible GPU, but "
+       "the model was moved to another GPU: each process of a torchrun / distributed launch put its model on "
+       "`cuda:local_rank` and wrapped it without `device_ids`, or DataParallel was given GPUs not starting with the "
+       "model's.",
+       "Per process, pin the GPU before building the model and name it: `torch.cuda.set_device(local_rank)`, "
+       "`model.to(local_rank)`, `DDP(model, device_ids=[local_rank], output_device=local_rank)` (not DataParallel "
+       "under torchrun); with DataParallel in one process, move the model to `device_ids[0]` "
+       "(`model.to('cuda:0')`)."),
     _e("generator-device", "device", "a random generator on the wrong device",
        r"Expected a '\w+' device type for generator but found '\w+'|"
        r"Cannot generate a \w+ tensor from a generator of type \w+",

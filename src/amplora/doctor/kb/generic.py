@@ -26,8 +26,10 @@ NOT_OURS = re.compile(
     r"FlashAttention only supports? (the )?(Ampere|Turing|Hopper|sm_?\d)\w* GPUs?( or newer)?|"
     r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false|"
     # a build without kernels for this GPU's architecture: an install problem whatever dtype the code around uses
-    r"no kernel image is available for execution on the device",
-    re.IGNORECASE)
+    r"no kernel image is available for execution on the device|"
+    # ranks' collectives that differ in shape, their dtypes the same (a data or batching problem)
+    r"Detected mismatch between collectives(?=.*TensorDtypes=(?P<dtype>\w+)\b.*TensorDtypes=(?P=dtype)\b)",
+    re.IGNORECASE | re.DOTALL)
 
 # the exception of a paste that ends in one of these is another kind of fault (see kb.lookup)
 OTHER_FAULT = re.compile(

@@ -59,6 +59,15 @@ QUANTIZED = (
        "Run the quantized model on the CPU (`model.to('cpu')` and CPU inputs); for int8 or 4-bit on a GPU use a GPU "
        "quantization backend instead (bitsandbytes `load_in_8bit`, torchao, GPTQ/AWQ), or keep the float model on "
        "the GPU in fp16/bf16."),
+    _e("float-tensor-quantized-op", "quantized", "a float tensor reached an eager-mode quantized op",
+       r"Could not run 'quantized::[\w.]+' with arguments from the 'CPU' backend",
+       "A quantized module (`quantized::linear`, `quantized::conv2d`: the int8 layers of a model after static "
+       "quantization's `convert`) got an ordinary float tensor: nothing quantized the activations before it, "
+       "because the model has no `QuantStub` where the quantized region begins (or the input bypasses it).",
+       "Quantize the inputs where the quantized region starts: wrap the model (`torch.ao.quantization.QuantWrapper"
+       "(model)`) or put `QuantStub()` / `DeQuantStub()` at its entry and exit (or call `torch.quantize_per_tensor` "
+       "on the input), then prepare, calibrate and convert again; dynamic quantization (`quantize_dynamic`) needs "
+       "no stubs."),
     _e("quantized-tensor-float-op", "quantized", "a quantized tensor reached a float op",
        r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)(TensorId)?' backend",
        "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no quantized kernel (an add, "

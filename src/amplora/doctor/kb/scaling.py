@@ -15,6 +15,13 @@ SCALING = (
        "Move the model and data to the GPU before training (`model.to('cuda')`); on the CPU train without a scaler "
        "(fp32, or bf16 autocast, which needs none: `GradScaler(enabled=False)`), or use torch >= 2.3 with "
        "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
+    _e("amp-api-deprecated", "scaler", "the device-specific AMP API is deprecated",
+       r"torch\.(cuda|cpu)\.amp\.(GradScaler|autocast|custom_fwd|custom_bwd)\(args\.\.\.\)`* is deprecated",
+       "`torch.cuda.amp.GradScaler` / `autocast` (and `torch.cpu.amp.*`, `custom_fwd` / `custom_bwd`) are the old, "
+       "device-specific names of the AMP API; torch 2.4 and later warn and will remove them. The run itself is not "
+       "affected yet.",
+       "Use the device-generic API: `torch.amp.GradScaler('cuda', ...)`, `torch.amp.autocast('cuda', "
+       "dtype=...)`, `@torch.amp.custom_fwd(device_type='cuda')`; in a library's code, upgrade the library."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
        r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler|"
        r"\bGrad ?Scaler\b[^\n]{0,80}\b(not compatible|incompatible|does ?n[o']t work|fails?)\b[^\n]{0,40}\b(bfloat16|bf16)\b",
