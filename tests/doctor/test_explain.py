@@ -1236,6 +1236,16 @@ def test_what_the_twenty_seventh_collection_s_texts_show():
     assert "traced on the CPU" in e.cause
 
 
+def test_wordings_of_the_twenty_eighth_collection():
+    assert explain("The models get NaN validation loss when benchmarking.").key == "nonfinite-value"
+    assert explain("混精度训练模式下部分数据在前向传播中会出现NaN").key == "fp16-nonfinite-report"
+    assert explain("Executing the example leads to an error of mismatched devices: the model is initialized on the "
+                   "CPU, while its weights are loaded on CUDA.").key == "device-mismatch"
+    oom = ("fp16 fails with `RuntimeError: CUDA out of memory. Tried to allocate 112.38 MiB`\n"
+           "`OVERFLOW! Skipping step. Attempted loss scale: 67108864.0, reducing to 33554432.0`")
+    assert not explain(oom).recognized  # the loss scale calibrating is no answer for running out of memory
+
+
 def test_wordings_of_the_fourteenth_collection_s_families():
     assert explain("`masked_fill` with `FloatTensor` mask will never mask but fails silently.").key == "mask-not-bool"
     assert explain("    assert outputs.is_cuda or outputs.device.type == \"xla\"\nAssertionError").key == \

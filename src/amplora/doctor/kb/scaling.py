@@ -108,7 +108,8 @@ OVERFLOW = (
        "which no loss scale can fix.",
        "Find where the inf/NaN starts instead of tuning the scale: train in bf16 where the GPU has it "
        "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
-       "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step."),
+       "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step.",
+       unless=r"out of memory|OutOfMemoryError"),
     _e("fp16-underflow", "overflow", "small values underflow to zero in fp16",
        r"\bunderflow\w*|\b(round|rounds|rounded|rounding|flush|flushes|flushed)( up| down)? to (zero|0)\b",
        context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError",
