@@ -1244,6 +1244,19 @@ def test_wordings_of_the_twenty_eighth_collection():
     oom = ("fp16 fails with `RuntimeError: CUDA out of memory. Tried to allocate 112.38 MiB`\n"
            "`OVERFLOW! Skipping step. Attempted loss scale: 67108864.0, reducing to 33554432.0`")
     assert not explain(oom).recognized  # the loss scale calibrating is no answer for running out of memory
+    bnb = "model = AutoModelForCausalLM.from_pretrained(path, load_in_4bit=True)\n"
+    e = explain(bnb + "RuntimeError: Input type (torch.cuda.ByteTensor) and weight type (CUDABFloat16Type) should be "
+                      "the same")
+    assert e.key == "int-input" and "llm_int8_skip_modules" in e.fix
+    e = explain("nf4 = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\nExpected query, "
+                "key, and value to have the same dtype, but got query.dtype: float key.dtype: c10::Half")
+    assert "bnb_4bit_compute_dtype" in e.fix
+    e = explain("NotImplementedError: Could not run 'aten::_weight_norm_interface' with arguments from the 'Meta' "
+                "backend.")
+    assert "parametrizations.weight_norm" in e.fix
+    e = explain("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                "False.\nBut my torch.cuda.is_available() is True.")
+    assert "CUDA_VISIBLE_DEVICES" in e.fix
 
 
 def test_wordings_of_the_fourteenth_collection_s_families():

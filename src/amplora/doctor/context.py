@@ -230,6 +230,8 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"quantization, its packed int8 weights and scales are used as plain weights and give inf/NaN.")
         fix.append("Build the model with quantization on before loading that checkpoint (the loader's `quant=True` / "
                    "`--quant` option), or load the unquantized checkpoint.")
+    _quantized_context(entry, text, said, cause, fix)
+    _device_context(entry, text, said, cause, fix)
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")
@@ -241,3 +243,44 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         if name.split(" ")[0] not in said or entry.key == "dtype-unsupported":  # its cause lists dtypes in general
             cause.append(f"The refused dtype is {name}.")
     return " ".join(cause), " ".join(fix)
+
+
+_BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
+
+
+def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> None:
+    """What a bitsandbytes load in the paste explains about a dtype fault."""
+    if not _BNB_LOAD.search(text):
+        return
+    if entry.key == "int-input" and re.search(r"ByteTensor|\buint8\b|\bByte\b", text) and "skip" not in said:
+        cause.append("The integer input is a packed 4/8-bit weight's dtype (uint8): a module that casts its input to "
+                     "its parameters' dtype (a vision tower's `x.to(self.dtype)`, `next(self.parameters()).dtype`) "
+                     "picks up the quantized layers' storage dtype.")
+        fix.append("Leave that module unquantized (`BitsAndBytesConfig(..., llm_int8_skip_modules=['visual'])` with "
+                   "its name), or use the model's own int4 checkpoint.")
+    if (entry.kind in ("attention", "mismatch") and not re.search(r"torch_dtype|\bdtype\s*=", text)
+            and "torch_dtype" not in said):
+        cause.append("The text loads a bitsandbytes model without `torch_dtype`: the layers it does not quantize (and "
+                     "those offloaded with `llm_int8_enable_fp32_cpu_offload`) keep fp32 or fp16, not the "
+                     "`bnb_4bit_compute_dtype` the quantized layers compute in.")
+        fix.append("Pass `torch_dtype` equal to `bnb_4bit_compute_dtype` to `from_pretrained` (e.g. both "
+                   "`torch.bfloat16`), and give the GPU room instead of fp32 CPU offload.")
+
+
+def _device_context(entry, text: str, said: str, cause: list, fix: list) -> None:
+    """What the paste shows about a device fault besides its message."""
+    if entry.kind != "device":
+        return
+    if re.search(r"\bweight_norm\b|_weight_norm_interface", text) and re.search(r"\bmeta\b|'Meta'", text) \
+            and "parametrizations" not in said:
+        cause.append("`nn.utils.weight_norm` (its `_weight_norm_interface` op) has no meta-device kernel in this "
+                     "torch, so building such a model on meta fails.")
+        fix.append("Use `torch.nn.utils.parametrizations.weight_norm`, or build that module on a real device (cpu) "
+                   "and move it after; newer torch releases cover more ops on meta.")
+    if (entry.key == "deserialize-cuda" and re.search(r"is_a\w*\(\)\s*(is|returns|=+)?\s*True", text)
+            and "CUDA_VISIBLE_DEVICES" not in said):
+        cause.append("CUDA is available in your shell but not in the script: the script (or its launcher) sets "
+                     "`CUDA_VISIBLE_DEVICES` to a GPU this machine does not have (e.g. '1' on a one-GPU machine), "
+                     "which hides every GPU.")
+        fix.append("Point `CUDA_VISIBLE_DEVICES` at a GPU that exists (`os.environ['CUDA_VISIBLE_DEVICES'] = '0'`) "
+                   "or remove that line.")
