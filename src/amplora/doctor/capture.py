@@ -116,11 +116,11 @@ def traceback_frames(exc: BaseException):
 def autocast_state() -> dict[str, torch.dtype]:
     """Device types with an active autocast region, and its dtype."""
     state = {}
-    for dev in ("cpu", "cuda"):
+    for dev in ("cpu", "cuda", "mps", "xpu"):
         try:
             if torch.is_autocast_enabled(dev):
                 state[dev] = torch.get_autocast_dtype(dev)
-        except (RuntimeError, AttributeError):
+        except (RuntimeError, AttributeError, ValueError):  # a device type this torch does not know
             pass
     return state
 

@@ -20,6 +20,7 @@ import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from amplora.doctor.capture import autocast_state
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_params, locate, nonfinite_params)
 
@@ -38,18 +39,6 @@ def all_finite(tensors) -> bool:
     return all(bool(torch.isfinite(t).all()) for t in tensors)
 
 
-def autocast_state() -> list[tuple[str, torch.dtype]]:
-    """The autocast regions open now, (device type, dtype) each: a re-run must compute in the same dtypes."""
-    state = []
-    for device in ("cpu", "cuda", "mps", "xpu"):
-        try:
-            if torch.is_autocast_enabled(device):
-                state.append((device, torch.get_autocast_dtype(device)))
-        except (RuntimeError, AttributeError, ValueError):  # a device type this torch does not know
-            pass
-    return state
-
-
 class NonFiniteWatch:
     def __init__(self, recorder, model=None):
         self.recorder = recorder
@@ -58,7 +47,7 @@ class NonFiniteWatch:
         self.busy = False
         self.depth = 0
         self.rng = None
-        self.autocast: list = []
+        self.autocast: dict = {}
         self._handles: list = []
         self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim half results seen
 
@@ -163,7 +152,7 @@ class NonFiniteWatch:
         self.busy = True
         try:
             with torch.random.fork_rng(devices=[]), contextlib.ExitStack() as regions:
-                for device, dtype in autocast:
+                for device, dtype in autocast.items():
                     regions.enter_context(torch.autocast(device, dtype=dtype))
                 if rng is not None:
                     torch.set_rng_state(rng)
