@@ -204,6 +204,19 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                          "than the output it belongs to.")
             fix.append("Create it like the output: `out.backward(gradient=torch.ones_like(out))` or "
                        "`target.to(out.device, out.dtype)`.")
+        if re.search(r"\bweight_norm\b|_weight_norm_interface", text) and re.search(r"\bmeta\b|'Meta'", text) \
+                and "parametrizations" not in said:
+            cause.append("`nn.utils.weight_norm` (its `_weight_norm_interface` op) has no meta-device kernel in this "
+                         "torch, so building such a model on meta fails.")
+            fix.append("Use `torch.nn.utils.parametrizations.weight_norm`, or build that module on a real device (cpu) "
+                       "and move it after; newer torch releases cover more ops on meta.")
+        if (entry.key == "deserialize-cuda" and re.search(r"is_a\w*\(\)\s*(is|returns|=+)?\s*True", text)
+                and "CUDA_VISIBLE_DEVICES" not in said):
+            cause.append("CUDA is available in your shell but not in the script: the script (or its launcher) sets "
+                         "`CUDA_VISIBLE_DEVICES` to a GPU this machine does not have (e.g. '1' on a one-GPU machine), "
+                         "which hides every GPU.")
+            fix.append("Point `CUDA_VISIBLE_DEVICES` at a GPU that exists (`os.environ['CUDA_VISIBLE_DEVICES'] = '0'`) "
+                       "or remove that line.")
     if entry.kind in ("quantized", "mismatch") and re.search(r"\b(lora|LoRA|adapters?|peft|PeftModel)\b", text) \
             and {"fp16", "fp32"} <= set(dtypes) and "adapter" not in said:
         cause.append("The text shows a LoRA adapter: PEFT creates and loads adapter weights in fp32 while a quantized "
@@ -231,7 +244,6 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Build the model with quantization on before loading that checkpoint (the loader's `quant=True` / "
                    "`--quant` option), or load the unquantized checkpoint.")
     _quantized_context(entry, text, said, cause, fix)
-    _device_context(entry, text, said, cause, fix)
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")
@@ -265,22 +277,3 @@ def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> N
                      "`bnb_4bit_compute_dtype` the quantized layers compute in.")
         fix.append("Pass `torch_dtype` equal to `bnb_4bit_compute_dtype` to `from_pretrained` (e.g. both "
                    "`torch.bfloat16`), and give the GPU room instead of fp32 CPU offload.")
-
-
-def _device_context(entry, text: str, said: str, cause: list, fix: list) -> None:
-    """What the paste shows about a device fault besides its message."""
-    if entry.kind != "device":
-        return
-    if re.search(r"\bweight_norm\b|_weight_norm_interface", text) and re.search(r"\bmeta\b|'Meta'", text) \
-            and "parametrizations" not in said:
-        cause.append("`nn.utils.weight_norm` (its `_weight_norm_interface` op) has no meta-device kernel in this "
-                     "torch, so building such a model on meta fails.")
-        fix.append("Use `torch.nn.utils.parametrizations.weight_norm`, or build that module on a real device (cpu) "
-                   "and move it after; newer torch releases cover more ops on meta.")
-    if (entry.key == "deserialize-cuda" and re.search(r"is_a\w*\(\)\s*(is|returns|=+)?\s*True", text)
-            and "CUDA_VISIBLE_DEVICES" not in said):
-        cause.append("CUDA is available in your shell but not in the script: the script (or its launcher) sets "
-                     "`CUDA_VISIBLE_DEVICES` to a GPU this machine does not have (e.g. '1' on a one-GPU machine), "
-                     "which hides every GPU.")
-        fix.append("Point `CUDA_VISIBLE_DEVICES` at a GPU that exists (`os.environ['CUDA_VISIBLE_DEVICES'] = '0'`) "
-                   "or remove that line.")
