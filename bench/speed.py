@@ -109,11 +109,16 @@ def _worker(cmd: list[str], what: str, env: dict | None = None) -> list[dict]:
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
         raise SystemExit(f"bench: {what} failed (exit {proc.returncode}):\n{tail}")
-    # what says a compiled step is not the one intended (a graph break, a recompile, CUDA graphs skipped)
-    notes = [ln for ln in proc.stderr.splitlines() if re.search(r"skipping cudagraph|graph break|recompil", ln, re.I)]
-    for line in notes[:5]:
-        print(f"  {what}: {line.strip()[:300]}", file=sys.stderr, flush=True)
+    for line in compile_notes(proc.stderr):
+        print(f"  {what}: {line}", file=sys.stderr, flush=True)
     return [json.loads(line) for line in proc.stdout.strip().splitlines() if line.startswith("{")]
+
+
+def compile_notes(stderr: str) -> list[str]:
+    """A worker's log lines saying its compiled step is not the one intended (a graph break, a recompile, CUDA graphs
+    skipped), at most five."""
+    return [ln.strip()[:300] for ln in stderr.splitlines()
+            if re.search(r"skipping cudagraph|graph break|recompil", ln, re.I)][:5]
 
 
 def merge_rounds(results: list[dict]) -> dict:

@@ -67,3 +67,22 @@ def test_the_1b_class_config_is_llama_3_2_1b():
     assert sum(p.numel() for p in model.parameters()) == 1_235_814_400
     assert model.config.num_hidden_layers == 16 and model.config.num_key_value_heads == 8
     assert model.config.tie_word_embeddings
+
+
+def test_compiled_workers_report_what_undoes_the_compile():
+    log = ("W1126 torch/_dynamo hit config.recompile_limit (8)\nstep 1 ok\n"
+           "skipping cudagraphs due to mutated inputs (1 instances)\n")
+    assert speed.compile_notes(log) == ["W1126 torch/_dynamo hit config.recompile_limit (8)",
+                                        "skipping cudagraphs due to mutated inputs (1 instances)"]
+    assert speed.compile_notes("step 1 ok\n") == []
+
+
+def test_worker_command_carries_the_model_and_compile_flags():
+    args = speed.argparse.Namespace(device="cuda", batch=8, seq=1024, r=16, warmup=3, threads=0, checkpointing=False,
+                                    compile=True, compile_mode="reduce-overhead", compile_regions=True,
+                                    model="llama-3.2-1b", random_init=True, narrow=False)
+    cmd = speed.worker_cmd("amplora-lora", "bf16", args, 10)
+    assert cmd[cmd.index("--compile-mode") + 1] == "reduce-overhead" and "--compile-regions" in cmd
+    assert cmd[cmd.index("--model") + 1] == "llama-3.2-1b" and "--compile" in cmd
+    args.compile, args.compile_mode, args.compile_regions = False, None, False
+    assert not {"--compile", "--compile-mode", "--compile-regions"} & set(speed.worker_cmd("floor", "bf16", args, 10))
