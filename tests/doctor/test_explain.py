@@ -995,6 +995,24 @@ def test_a_nan_without_half_precision_in_the_text_is_not_called_an_fp16_overflow
     assert explain("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale").key != "nonfinite-value"
 
 
+
+@pytest.mark.parametrize("text", [
+    "After 10000 iterations the loss became larger and larger. Finally, the loss became nan.",
+    "the training loss keeps increasing and then goes to nan",
+    "I have to turn the LR down to 3e-8 or I will get a nan.",
+    "Reducing the learning rate to 1e-5 fixed the nan loss",
+])
+def test_a_nan_the_text_tells_is_divergence_is_not_a_diagnosis_but_gets_its_advice(text):
+    e = explain(text)
+    assert not e.recognized and "learning rate" in e.fix and "clip_grad_norm_" in e.fix
+    assert explain("with --fp16, " + text).recognized  # half precision in the text: an overflow stays possible
+
+
+def test_a_lower_learning_rate_that_did_not_help_leaves_the_nan_unexplained_by_divergence():
+    e = explain("Loss is nan, stopping training. I tried a lower learning rate (1e-5) and grad_clip 1.0; nan is unavoidable")
+    assert e.key == "nonfinite-value"
+    assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a message the doctor knows")
+
 def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
     log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))
     e = explain(log + "\nRuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::BFloat16")

@@ -63,7 +63,7 @@ def explain(text: str) -> Explanation:
                  ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:
-        return Explanation(recognized=False, fix=kb.GENERAL_ADVICE, **facts)
+        return Explanation(recognized=False, fix=kb.advice(text), **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
     unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
     if unnamed:

@@ -39,6 +39,21 @@ GENERAL_ADVICE = (
     "`.to(x.dtype)`."
 )
 
+# a NaN the text itself tells is divergence (the loss grew first, or a lower learning rate avoids it): no precision
+# fault, but the advice that applies
+DIVERGENCE_ADVICE = (
+    "Not a precision fault as told: a loss that grows before it turns NaN, or a NaN that a lower learning rate "
+    "avoids, is the optimisation diverging. Lower the learning rate (or warm it up), clip gradients "
+    "(`torch.nn.utils.clip_grad_norm_`), and check the data with `torch.isfinite`; `amplora doctor run script.py` "
+    "names the first op that produced a non-finite value."
+)
+_DIVERGED = re.compile(patterns.DIVERGED, re.IGNORECASE)
+
+
+def advice(text: str) -> str:
+    """What to say about a text no entry explains."""
+    return DIVERGENCE_ADVICE if _DIVERGED.search(_unwrapped(plain(text))) else GENERAL_ADVICE
+
 
 # typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones
 _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',

@@ -30,6 +30,14 @@ PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
                        r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")
+# a loss that grew before it went NaN, or a NaN that a lower learning rate avoids: divergence, which the text itself
+# tells apart from an overflow
+DIVERGED = (r"\bloss(es)?\b[^.\n]{0,30}\b(become|becomes|became|gets?|got|grows?|grew|keeps?|kept|goes|went|getting|"
+            r"starts?|started)\b[^.\n]{0,20}\b(larger and larger|bigger and bigger|higher and higher|increas\w*|"
+            r"explod\w*)|\b(have|had|need|needed) to (turn|bring|set|lower|reduce|decrease)\b[^.\n]{0,30}"
+            r"\b(lr|learning rate)\b[^.\n]{0,60}\b(or|otherwise)\b[^.\n]{0,30}\b(nan|inf)\b|"
+            r"\b(lower|smaller|reduc\w*|decreas\w*)\b[^.\n]{0,20}\b(lr|learning rate)\b[^.\n]{0,40}"
+            r"\b(fixe[sd]|solve[sd]|avoids?|no (more )?nan|the nan (is )?gone)\b")
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"
