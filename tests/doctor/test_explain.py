@@ -110,6 +110,7 @@ SAMPLES = [
     ("meta-device", "RuntimeError: Function 'MulBackward0' returned an invalid gradient at index 1 - expected device "
      "meta but got cpu", [], "MulBackward0"),
     ("meta-copy", "NotImplementedError: Cannot copy out of meta tensor; no data!", [], None),
+    ("bnb-model-cast", ".to(device) is not supported for quantized models", [], None),
     ("meta-state-dict", 'RuntimeError: Error(s) in loading state_dict for Linear:\n While copying the parameter named '
      '"weight", an exception occurred : (\'Cannot copy out of meta tensor; no data!\',).', [], None),
     ("type-device-mismatch", "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
@@ -249,6 +250,10 @@ SAMPLES = [
      "parameter (pixel_values) of operator (Conv) in node (/Conv) is invalid.", ["bf16"], None),
     ("triton-server-bf16", "Internal: unsupported datatype TYPE_BF16 for input 'k_cache' for model 'flux'", [], None),
     ("tensorrt-dtype", "[TRT] [E] 4: BF16 precision is not supported on this platform", ["bf16"], None),
+    ("fp16-only-crash", "RuntimeError: CUDA error: an illegal memory access was encountered\nWith --fp16 it crashes; "
+     "without the --fp16 flag it works fine on my GTX 1070.", [], None),
+    ("bf16-weights-as-fp16", "We pretrain in bf16, but the export script always loads the checkpoint as fp16 and the "
+     "converted model gives garbage.", [], None),
     ("triton-kernel-dtype", "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes "
      "are ('fp8e4b15', 'fp8e5')", [], None),
     ("multinomial-nan", "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", [], None),
@@ -1012,6 +1017,34 @@ def test_a_lower_learning_rate_that_did_not_help_leaves_the_nan_unexplained_by_d
     e = explain("Loss is nan, stopping training. I tried a lower learning rate (1e-5) and grad_clip 1.0; nan is unavoidable")
     assert e.key == "nonfinite-value"
     assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a message the doctor knows")
+
+
+@pytest.mark.parametrize("text", ["After training one step, the loss just becomes nan and stops training.",
+                                  "训练flux时，出现nan值，不知道什么原因"])
+def test_a_nan_told_in_other_words_is_a_non_finite_report(text):
+    e = explain(text)
+    assert e.key == "nonfinite-value" and "bf16 or fp32" in e.fix
+
+
+def test_a_cuda_crash_is_an_fp16_fault_only_when_the_text_says_fp32_works():
+    crash = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert not explain(crash).recognized
+    assert not explain(crash + "\nI use --fp16 on a GTX 1070.").recognized
+    tied = explain("Illegal memory access error. The program runs as expected after changing the `data_type` in "
+                   "`gptneox_config.ini` from `fp16` to `fp32`.")
+    assert tied.key == "fp16-only-crash" and "fp32" in tied.fix
+
+
+def test_a_release_that_works_in_the_text_points_to_the_library_version():
+    text = ("RuntimeError: expected scalar type Half but found Float (DCN, fp16)\n* Error: PyTorch: 1.7.1, MMCV: 1.3.2\n"
+            "* No error: PyTorch: 1.7.1, MMCV: 1.3.1")
+    e = explain(text)
+    assert "ties the error to a release" in e.cause and "downgrade" in e.fix
+    assert "ties the error to a release" not in explain(text.split("\n")[0]).cause
+
+
+def test_weights_a_checkpoint_lacks_stay_on_meta_under_low_cpu_mem_usage():
+    assert "low_cpu_mem_usage=False" in explain("NotImplementedError: Cannot copy out of meta tensor; no data!").fix
 
 def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
     log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))

@@ -55,6 +55,12 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")
 # torch.compile in the paste: a compiled graph may hold other dtypes than eager
+# "No error: ... MMCV: 1.3.1", "works fine with torch 2.0.1", "downgrading to 4.26.1 fixed it"
+_RELEASE_WORKS = re.compile(r"\bNo (error|issue|problem)s?\b:?[^.]{0,80}?\bv?\d+\.\d+(\.\d+)+\b|"
+                            r"\b(works?|worked|fine|no (error|issue|problem)s?)\b[^.\n]{0,30}\b(with|in|on|using|under)"
+                            r"\b[^.\n]{0,25}\bv?\d+\.\d+(\.\d+)+\b|"
+                            r"\b(downgrad\w*|roll(ed|ing)? back|revert\w*)\b[^.\n]{0,30}\bv?\d+\.\d+(\.\d+)*\b[^.\n]{0,30}"
+                            r"\b(fix\w*|solv\w*|works?|worked|helped)\b", re.IGNORECASE)
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
@@ -244,6 +250,11 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Build the model with quantization on before loading that checkpoint (the loader's `quant=True` / "
                    "`--quant` option), or load the unquantized checkpoint.")
     _quantized_context(entry, text, said, cause, fix)
+    if _RELEASE_WORKS.search(text) and entry.kind != "overflow":
+        cause.append("The text ties the error to a release: the same code works with another version of a "
+                     "library, so that library's change (a regression or a fix) decides it.")
+        fix.append("Pin the release that works (downgrade) until a fixed one is out, or upgrade to the release with "
+                   "the fix.")
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")

@@ -3,7 +3,7 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_WORDS, NO_BF16_GPU
+from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS
 
 # backends without a dtype
 BACKENDS = (
@@ -145,6 +145,17 @@ KERNELS = (
        "`torch.compile`, another attention / kernel backend); for fp8 e4m3 below 8.9 use e5m2 (an fp8 KV cache: "
        "`--kv-cache-dtype fp8_e5m2`) or disable the fp8 option.", context=r"triton|fp8e\w+|LLVM ERROR",
        unless=r"No operator found for"),
+    _e("fp16-only-crash", "backend", "a CUDA crash that only fp16 brings",
+       r"illegal memory access|CUBLAS_STATUS_EXECUTION_FAILED|misaligned address|unspecified launch failure|"
+       r"Segmentation fault|core dumped",
+       context=ONLY_HALF_FAILS,
+       cause="The process crashes in fp16 and runs in fp32: an fp16 kernel (apex, a fused or custom CUDA extension, "
+       "a library's own half GEMM) that fails on this GPU or build (GPUs before Volta, GTX 10xx / 9xx, have no "
+       "fast fp16 and some kernels are not built for them), or an fp16 overflow whose inf/NaN logits become "
+       "out-of-range token ids or indices that a later gather or embedding reads out of bounds.",
+       fix="Run in fp32 (drop `--fp16`, `data_type = fp32`), or in bf16 on a GPU that has it; to see which op "
+       "fails, run with `CUDA_LAUNCH_BLOCKING=1`, and `amplora doctor run script.py` names the first non-finite "
+       "value if an overflow comes first; upgrade the library whose kernel crashes."),
 )
 
 # runtimes and accelerators other than a CUDA GPU, where "no fp16/bf16 here" is not the GPU-generation story

@@ -69,7 +69,10 @@ DEVICES = (
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
        "whole model on one device with `device_map={'': 0}`, or drop "
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
-       "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`)."),
+       "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`); weights the checkpoint lacks "
+       "(a newer library's layer names, a missing text encoder key) stay on meta under `low_cpu_mem_usage=True`, "
+       "the default of recent transformers and diffusers: load with `low_cpu_mem_usage=False` (they are then "
+       "initialised), or use the library version the checkpoint was saved with."),
     _e("offloaded-move", "device", "a model with offloaded modules was moved",
        r"can'?t move a model that has some modules offloaded|"
        r"activated sequential model offloading .{0,120}attempting to move the pipeline",

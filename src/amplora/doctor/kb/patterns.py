@@ -38,6 +38,13 @@ DIVERGED = (r"\bloss(es)?\b[^.\n]{0,30}\b(become|becomes|became|gets?|got|grows?
             r"\b(lr|learning rate)\b[^.\n]{0,60}\b(or|otherwise)\b[^.\n]{0,30}\b(nan|inf)\b|"
             r"\b(lower|smaller|reduc\w*|decreas\w*)\b[^.\n]{0,20}\b(lr|learning rate)\b[^.\n]{0,40}"
             r"\b(fixe[sd]|solve[sd]|avoids?|no (more )?nan|the nan (is )?gone)\b")
+# the text says fp16 is what fails: without it (or in fp32) the same run works
+ONLY_HALF_FAILS = (r"\b(remov\w*|without|disabl\w*|dropp?\w*|turn\w* off|no)\s+(the\s+)?[`'\"]?(--)?(fp16|half|amp)\b"
+                   r"(?:[^.\n]|\.(?=\w)){0,80}\b(works?|worked|fine|well|ok|normal\w*|as expected)\b|"
+                   r"\b(works?|worked|fine|well|as expected)\b(?:[^.\n]|\.(?=\w)){0,80}\bfrom\b[^.\n]{0,10}"
+                   r"\b(fp16|float16|half)\b[^.\n]{0,10}\bto\b[^.\n]{0,10}\b(fp32|float32)\b|"
+                   r"\bfrom\b[^.\n]{0,10}\b(fp16|float16|half)\b[^.\n]{0,10}\bto\b[^.\n]{0,10}\b(fp32|float32)\b"
+                   r"(?:[^.\n]|\.(?=\w)){0,80}\b(works?|worked|fine|well|as expected)\b")
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"

@@ -178,6 +178,18 @@ TRAINING = (
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
+    _e("bf16-weights-as-fp16", "overflow", "weights trained in bf16 are loaded or converted as fp16",
+       r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(forced|hard-?coded|always|converted|conversion|casts?|loaded|saved|"
+       r"stored|served)\b[^.\n]{0,40}\b(in|to|as|into)\s+[`'\"]?(fp16|float16|half)\b)",
+       context=r"\b(train\w*|pretrain\w*|fine-?tun\w*)\b[^.\n]{0,40}\b(bf16|bfloat16)\b|"
+               r"\b(bf16|bfloat16)\b[^.\n]{0,20}\b(train\w*|checkpoints?|weights|models?)\b",
+       unless=r"out of memory|OutOfMemoryError|not supported|unsupported|expected scalar type|must have the same dtype",
+       cause="A model trained in bf16 is loaded, converted or served in fp16: bf16 has fp32's range and fp16 tops "
+       "out at 65504, so weights and activations that were fine in bf16 overflow to inf/NaN in fp16 (or lose their "
+       "small values), and a script that hard-codes fp16 does this to every bf16 checkpoint.",
+       fix="Load, convert and serve in the checkpoint's own dtype (`torch_dtype=torch.bfloat16` or `'auto'`, a "
+       "converter's dtype option instead of a hard-coded `.half()`), or in fp32 on a GPU without bf16; if fp16 is "
+       "a must, check activations against 65504 and keep the overflowing layers in fp32."),
     _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
        r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
        r"all[- ]zeros?|zeros|nans?|garbage|mess|ugly|broken|corrupt\w*|distorted|noise|black|regression)\b|"
