@@ -94,7 +94,8 @@ class NonFiniteWatch:
 
     def _post(self, module, args, kwargs, out=None):  # no output when the forward raised
         self.depth = max(0, self.depth - 1)
-        if self.depth or self.done or out is None:
+        # inside vmap / grad (torch.func) outputs are wrapped: reading their values would break the transform
+        if self.depth or self.done or out is None or torch._C._are_functorch_transforms_active():
             return
         loss = _loss_of(out)
         if not isinstance(loss, torch.Tensor) or not loss.is_floating_point():
