@@ -34,6 +34,12 @@ CASES = {
     "nan_fp16_adam_eps": dict(
         phase="optimizer step", module="0", op="Adam.step", dtype="fp16", value="inf and NaN",
         culprit=["Adam"], fix=["fp32", "eps >= 1e-4"], inputs=["grad: fp16", "lr: 0.001"]),
+    # a hand-written optimizer keeps its state in fp16 beside fp32 weights: no torch.optim hook sees the step, the
+    # next forward finds the NaN weights, and the state is found by its shape and dtype
+    "nan_fp16_hand_optimizer_state": dict(
+        phase="optimizer step (weights were already non-finite)", module="0", op="", dtype="fp32", value="NaN",
+        culprit=["0.weight", "`HalfStateRMSprop.square_avg[0]`"], fix=["torch.zeros_like(p)", "HalfStateRMSprop"],
+        inputs=["grad: none"]),
     # the script's own fp16 running sum of per-batch losses passes 65504 outside any module, under no_grad
     "nan_fp16_running_sum": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.add_", dtype="fp16", value="inf",

@@ -19,6 +19,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from amplora.doctor.capture import live_frames, scan_frames
+from amplora.doctor.held_state import half_copies
 from amplora.doctor.naming import Namer, owner_path
 from amplora.doctor.tracer import Recorder
 from amplora.precision import HALF_DTYPES, dtype_name
@@ -282,6 +283,18 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
                  f"m / (sqrt(v) + eps) divides by zero even with finite gradients and a small step.")
         fix = (f"keep trainable parameters and optimizer state in fp32 (master weights) and let autocast run the "
                f"matmuls in {dt}, or use bf16; an optimizer that must run in {dt} needs eps >= 1e-4")
+    elif held := half_copies(p):
+        hdt = dtype_name(held[0][0].dtype)
+        names = ", ".join(f"`{n}`" for _, n in held)
+        where = held[0][1].split(".")[0] if held[0][1] != "a tensor" else "the code that creates it"
+        culprit = f"{culprit}; tensors of {name}'s shape are kept in {hdt}: {names}"
+        cause = (f"The weights are {dt} but tensors of their shape, most likely the optimizer state an update reads "
+                 f"({names}), are {hdt}: there an eps such as 1e-8 is 0 and squares of small gradients underflow to "
+                 f"0, so an update that divides by sqrt(state) + eps gets 0/0 = NaN or x/0 = inf with finite "
+                 f"gradients, and values above {_num(float(torch.finfo(held[0][0].dtype).max))} overflow.")
+        fix = (f"keep optimizer state in the weights' dtype ({dt}): create it with `torch.zeros_like(p)` (no "
+               f"`dtype=torch.{'float16' if hdt == 'fp16' else 'bfloat16'}`) in {where}; state that must stay "
+               f"{hdt} needs eps >= 1e-4 and values within its range")
     else:
         cause = (f"{opt.capitalize() if optimizer is None else opt} updated {dt} weights with finite gradients and "
                  f"the result passed {dt}'s limit {_num(limit)}" + (" (there is no fp32 master copy)." if low else "."))
