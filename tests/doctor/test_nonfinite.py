@@ -40,6 +40,17 @@ CASES = {
         phase="optimizer step (weights were already non-finite)", module="0", op="", dtype="fp32", value="NaN",
         culprit=["0.weight", "`HalfStateRMSprop.square_avg[0]`"], fix=["torch.zeros_like(p)", "HalfStateRMSprop"],
         inputs=["grad: none"]),
+    # a hand-written KL takes log(0) of an fp16 teacher's underflowed probabilities: the loss is NaN, the gradients
+    # finite; the NaN scalar arms a trace of the script's own ops and the next step finds the log
+    "nan_fp16_teacher_kl": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten.log", dtype="fp16", value="inf",
+        culprit=["log of zero (fp16)"], fix=["F.log_softmax(logits.float(), -1)"], inputs=["self: fp16 [16x5]"]),
+    # a hand-written distance sqrt(sum((a - b)^2)) of identical pairs is 0 and its backward inf: the square roots taken
+    # outside modules are kept for the step, and the one that was 0 is named
+    "nan_sqrt_zero_distance": dict(
+        phase="backward", module=None, op="aten.sqrt", dtype="fp32", value="inf and NaN",
+        culprit=["backward of aten.sqrt at 0", "4 value(s) were 0"], fix=["clamp_min(1e-6).sqrt()"],
+        inputs=["aten.sqrt result: fp32 [8]"]),
     # the script's own fp16 running sum of per-batch losses passes 65504 outside any module, under no_grad
     "nan_fp16_running_sum": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.add_", dtype="fp16", value="inf",
@@ -112,3 +123,21 @@ def test_a_running_sum_kept_in_fp32_is_left_alone():
             ids = torch.randint(0, 64, (16, 64))
             total += F.cross_entropy(model(ids).reshape(-1, 64), ids.reshape(-1), reduction="sum").item()
     assert total > 65504 and w.nonfinite is None
+
+
+def test_state_kept_in_half_is_found_and_named_by_its_owner():
+    import torch
+
+    from amplora.doctor.held_state import half_copies
+
+    class HandAdam:
+        def __init__(self, params):
+            self.state = {p: {"m": torch.zeros_like(p, dtype=torch.float16)} for p in params}
+            self.shadow = torch.zeros(3, 4, dtype=torch.bfloat16)
+
+    w = torch.nn.Parameter(torch.zeros(3, 4))
+    opt = HandAdam([w])
+    names = sorted(name for _, name in half_copies(w))
+    assert names == ["HandAdam.shadow", "HandAdam.state[...]['m']"], names
+    assert half_copies(w.half()) == []  # half weights: their state in half is no mismatch
+    del opt

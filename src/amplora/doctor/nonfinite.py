@@ -237,6 +237,25 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
 OUTSIDE = "the script's own code (outside any module)"
 
 
+def root_at_zero(op: str, result: torch.Tensor, facts) -> NonFinite:
+    """A loss whose gradient came back inf/NaN took a square root or norm that was 0: its backward divides by it."""
+    dt, op = dtype_name(result.dtype), _short(op)
+    tiny = _num(float(torch.finfo(result.dtype).smallest_normal * torch.finfo(result.dtype).eps))  # subnormal
+    zeros = int((result == 0).sum())
+    return NonFinite(
+        phase="backward", module=None, op=op, dtype=dt, limit=float(torch.finfo(result.dtype).max),
+        largest=_max_finite(result), value="inf and NaN",
+        inputs=[f"{op} result: {dt} [{'x'.join(map(str, result.shape)) or 'scalar'}], {zeros} of them 0"],
+        culprit=f"the backward of {op} at 0, in the loss computed outside any module ({zeros} value(s) were 0)",
+        cause=(f"The gradient of a square root or norm divides by its result, so it is inf (and NaN after) where that "
+               f"is 0: a distance or norm of identical or zero vectors (an anchor that is its own positive, a padded "
+               f"row), " + (f"and an eps below {dt}'s smallest positive value {tiny} (1e-12, 1e-8) is 0 there."
+                            if result.dtype in HALF_DTYPES else "with no eps inside the root to keep it off 0.")),
+        fix=("add an eps the dtype holds inside the root (`(d2 + 1e-6).sqrt()`, `d2.clamp_min(1e-6).sqrt()`), or "
+             "compute distances and norms in fp32 (`a.float()`); `F.pairwise_distance` adds its eps for you"),
+        where=facts.located if facts else "")
+
+
 def value_word(value: str) -> str:
     return {"inf": "an inf", "NaN": "a NaN"}.get(value, value)
 

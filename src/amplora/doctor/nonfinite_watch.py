@@ -3,8 +3,10 @@
 - after each outermost module call: its loss (`.loss`, else its first tensor output) is finite;
 - at the end of the backward through that output: the trainable parameters' gradients are finite;
 - after each `optimizer.step()`: its parameters are finite;
-- each 0-dim fp16/bf16 result computed on the CPU outside any module and outside backward (a running sum, a metric,
-  a hand-written loss): finite, checked as it is made (on accelerators that would cost a sync per op).
+- each 0-dim floating result computed on the CPU outside any module and outside backward (a running sum, a metric,
+  a hand-written loss): finite, checked as it is made (on accelerators that would cost a sync per op). One made
+  from inputs that were already inf/NaN arms a trace of every op outside modules for the next few outermost calls,
+  which finds where such a value is born the next time the script's loop makes it.
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
 re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
@@ -20,11 +22,14 @@ import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.capture import autocast_state
+from amplora.doctor.capture import autocast_state, live_frames, scan_frames
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
-                                      explain_birth, explain_params, locate, nonfinite_params)
+                                      explain_birth, explain_params, locate, nonfinite_params, root_at_zero)
 
 _engine = torch.autograd.Variable._execution_engine
+# ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
+_ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
+          torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 
 
 def all_finite(tensors) -> bool:
@@ -49,7 +54,10 @@ class NonFiniteWatch:
         self.rng = None
         self.autocast: dict = {}
         self._handles: list = []
-        self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim half results seen
+        self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim results seen
+        self._armed = 0  # outermost module calls left to trace every op outside modules for (see `op`)
+        self._tracer: NonFiniteTracer | None = None
+        self._roots: list = []  # (op, result, where) of square roots and norms taken outside modules this step
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -82,11 +90,38 @@ class NonFiniteWatch:
             tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
             if tracer.first is not None:
                 self.first = explain_birth(tracer.first, OUTSIDE, None)
+            elif not self._armed:  # made from values already inf/NaN: find where they are born next time
+                self._armed, self._tracer = 4, NonFiniteTracer()
         except Exception:  # the doctor must never break the user's run
             pass
 
     # ---- hooks --------------------------------------------------------------------------------------------------
+    def op(self, func, args, kwargs, out) -> None:
+        """FaultCatcher's hook for every op: once armed, the first op outside modules (and outside backward) that
+        makes inf/NaN from finite inputs on the CPU. Also keeps the square roots and norms taken outside modules in
+        this step: their backward divides by their result, so a loss whose gradient comes back NaN is checked for
+        one that was 0."""
+        if self.depth or self.done or torch._C._current_graph_task_id() != -1:
+            return
+        if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
+            self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
+        if not self._armed:
+            return
+        try:
+            if any(t.device.type != "cpu" for t in (out if isinstance(out, (list, tuple)) else [out])
+                   if isinstance(t, torch.Tensor)):
+                return
+            self._tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
+            if self._tracer.first is not None:
+                self.first, self._armed = explain_birth(self._tracer.first, OUTSIDE, None), 0
+        except Exception:  # the doctor must never break the user's run
+            self._armed = 0
+
     def _pre(self, module, args):
+        if self.depth == 0 and self._armed:
+            self._armed -= 1  # a few outermost calls are enough for a loop to make the value again
+        if self.depth == 0:
+            self._roots.clear()  # a new step
         if self.depth == 0 and not self.done:
             self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
             self.autocast = autocast_state()  # ...and computes under the same autocast
@@ -130,8 +165,11 @@ class NonFiniteWatch:
             return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
         for g, out, _ in pairs:
             if g is not None and out is not None and g.numel() > 1 and not all_finite([g]) and all_finite([out]):
-                # a finite output whose gradient came back inf/NaN: born in the loss, after the model
-                self.first = after_output(type(module).__name__, out, g)
+                # a finite output whose gradient came back inf/NaN: born in the loss, after the model (at a
+                # square root or norm of 0, when the loss took one)
+                zero = next(((f, r, frame) for f, r, frame in self._roots if bool((r == 0).any())), None)
+                self.first = (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
+                              else after_output(type(module).__name__, out, g))
                 return
         self._locate(call, grad)
 

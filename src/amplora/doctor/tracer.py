@@ -19,7 +19,6 @@ from torch.nn.modules.module import register_module_forward_hook, register_modul
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from amplora.doctor.capture import capture_op
-from amplora.precision import HALF_DTYPES
 
 _seq = torch._C._autograd._get_sequence_nr
 _ref = weakref.ref
@@ -28,10 +27,12 @@ _ref = weakref.ref
 class FaultCatcher(TorchDispatchMode):
     """Pass every op through untouched; on an exception, record what failed and re-raise the same exception."""
 
-    def __init__(self, on_capture=None, on_scalar=None):
+    def __init__(self, on_capture=None, on_scalar=None, on_op=None):
         super().__init__()
         self.on_capture = on_capture  # optional callback(capture, exc) -> exception to raise instead, or None
-        self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for 0-dim half results
+        self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for 0-dim floating results
+        self.on_op = on_op            # optional callback(func, args, kwargs, out) for every op (returns at once
+                                      # unless it was armed)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         try:
@@ -48,9 +49,11 @@ class FaultCatcher(TorchDispatchMode):
                 if replacement is not None:
                     raise replacement from exc
             raise
-        # a running sum, metric or hand-written loss in fp16/bf16: the values no module hook sees
-        if self.on_scalar is not None and type(out) is torch.Tensor and out.ndim == 0 and out.dtype in HALF_DTYPES:
+        # a running sum, metric or hand-written loss: the values no module hook sees
+        if self.on_scalar is not None and type(out) is torch.Tensor and out.ndim == 0 and out.is_floating_point():
             self.on_scalar(func, args, kwargs, out)
+        if self.on_op is not None:
+            self.on_op(func, args, kwargs, out)
         return out
 
 

@@ -45,7 +45,8 @@ class Watcher:
         if self.nonfinite_watch is not None:
             self.nonfinite_watch.install()
         self._mode = FaultCatcher(on_capture=self._raise_at_op if self.eager else None,
-                                  on_scalar=self.nonfinite_watch.scalar if self.nonfinite_watch is not None else None)
+                                  on_scalar=self.nonfinite_watch.scalar if self.nonfinite_watch is not None else None,
+                                  on_op=self.nonfinite_watch.op if self.nonfinite_watch is not None else None)
         self._mode.__enter__()
         return self
 
