@@ -250,6 +250,16 @@ SAMPLES = [
      "parameter (pixel_values) of operator (Conv) in node (/Conv) is invalid.", ["bf16"], None),
     ("triton-server-bf16", "Internal: unsupported datatype TYPE_BF16 for input 'k_cache' for model 'flux'", [], None),
     ("tensorrt-dtype", "[TRT] [E] 4: BF16 precision is not supported on this platform", ["bf16"], None),
+    ("mismatch-in-words", "[Flux] dtype mismatch if FSDP is not used. This is because the output of the encoders "
+     "will be in bfloat16, but the diffusion model itself will be in float32.", [], None),
+    ("half-fails-full-works", "Cannot create the adapter for the FP16 ONNX model (TypeError). The FP32 model works.",
+     [], None),
+    ("meta-context-load", "`AutoModel.from_pretrained('Qwen/Qwen2.5-0.5B')` fails under `with torch.device(\"meta\")`"
+     " with PyTorch 2.7.0", [], None),
+    ("quantized-forced-fp16", "WARNING: Model is quantized. Forcing float16 datatype", [], None),
+    ("zero-quantized-weights-bf16", "ZeRO-3 with `zero_quantized_weights=true` casts bf16 inputs to fp16", [], None),
+    ("deepspeed-param-dtype", "ValueError: torch.float32 is enabled but the following parameters have dtype that is "
+     "not torch.float32: [('module.model.weight', torch.bfloat16)]", [], None),
     ("fp16-only-crash", "RuntimeError: CUDA error: an illegal memory access was encountered\nWith --fp16 it crashes; "
      "without the --fp16 flag it works fine on my GTX 1070.", [], None),
     ("bf16-weights-as-fp16", "We pretrain in bf16, but the export script always loads the checkpoint as fp16 and the "
@@ -1045,6 +1055,42 @@ def test_a_release_that_works_in_the_text_points_to_the_library_version():
 
 def test_weights_a_checkpoint_lacks_stay_on_meta_under_low_cpu_mem_usage():
     assert "low_cpu_mem_usage=False" in explain("NotImplementedError: Cannot copy out of meta tensor; no data!").fix
+
+
+def test_a_hyphenated_name_is_no_device():
+    assert explain("RuntimeError: expected scalar type Half but found Float with meta-llama/Llama-2-7b-hf").devices == []
+    assert explain("RuntimeError: Tensor on device meta is not on the expected device cpu!").devices == ["meta", "cpu"]
+
+
+@pytest.mark.parametrize("text, key", [
+    ("RuntimeError: invalid dtype for bias - should match query's dtype", "sdpa-mask-dtype"),
+    ("Traceback (most recent call last):\n  File \"train.py\", line 9\nRuntimeError: masked_scatter: expec",
+     "index-dtype"),
+    ("Float16 doesn't seem to be supported: passing such tensors fails", "dtype-unsupported"),
+    ("Exception: precision 16 is not supported. Float16Module (megatron_amp_O2) supports only fp16 and bf16.",
+     "lightning-precision-value"),
+    ("Value bf_16 is not available in Precision", "lightning-precision-value"),
+])
+def test_more_wordings_of_known_classes(text, key):
+    assert explain(text).key == key
+
+
+def test_a_loggers_nan_average_of_grad_norm_beside_a_loss_scale_is_the_scaler_skipping():
+    e = explain("loss: 6.5993 (6.5971)  loss_scale: 8192.0000 (8646.0600)  **grad_norm: 0.3922 (nan)**")
+    assert e.key == "fp16-overflow" and "skips" in e.cause and "harmless" in e.cause
+
+
+def test_a_file_named_engine_py_is_no_tensorrt_engine():
+    text = ("Modify `engine.py` to use a scaled loss. There is a type mismatch here with `per_level_feature` being "
+            "`float16` and `rois_per_level` being `float32` (MultiScaleRoIAlign under apex mixed precision)")
+    e = explain(text)
+    assert e.key in ("generic-dtype", "mismatch-in-words") and "rois.to(features.dtype)" in e.fix
+
+
+def test_a_deformable_convolution_in_the_text_is_run_in_fp32():
+    e = explain('conf = get_config("Misc/cascade_mask_rcnn_X_152_32x8d_FPN_IN5k_gn_dconv.yaml")\n'
+                "RuntimeError: expected scalar type Half but found Float")
+    assert "deformable convolution (`dconv`)" in e.cause and "enabled=False" in e.fix
 
 def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
     log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))

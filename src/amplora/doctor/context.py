@@ -162,7 +162,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "tensor attribute stays, and FSDP's MixedPrecision casts them only with `buffer_dtype`.")
         fix.append("Cast the buffer to the input's dtype where it is used (`self.kernel.to(x.dtype)`), or set "
                    "`buffer_dtype` in FSDP's MixedPrecision.")
-    if (entry.kind == "overflow" and re.search(r"\bgrad_?norm\W{0,4}(is |was |of |为 ?)?\W{0,2}(nan|inf)\b", text, re.I)
+    if (entry.kind == "overflow" and re.search(r"\bgrad_?norm\W{0,4}(is |was |of |为 ?)?\W{0,2}(nan|inf)\b|"
+                                                r"\bgrad_?norm\W{0,4}[\d.e+-]+\s*\((nan|inf)\)|\b(nan|inf) grad_?norm",
+                                                text, re.I)
             and not re.search(r"\bloss\W{0,4}(is |was |为 ?)?\W{0,2}nan\b", text, re.I)):
         cause.append("A nan/inf grad_norm beside a finite loss is what fp16 dynamic loss scaling (GradScaler, DeepSpeed "
                      "or apex fp16) logs on a step it skips while it lowers the scale: occasional ones are expected "
@@ -231,6 +233,21 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Cast the adapter to the base's compute dtype after loading it (`model.half()`, or "
                    "`autocast_adapter_dtype=False` so PEFT keeps fp16 adapter weights fp16), or run under "
                    "`torch.autocast('cuda', dtype=torch.float16)`.")
+    m = re.search(r"(?<![A-Za-z0-9])(dconv|DCNv?\d?|deform_conv\w*|DeformConv\w*|ModulatedDeform\w*|deformable conv\w*)"
+                  r"(?![A-Za-z0-9])", text)
+    if m and entry.kind == "mismatch" and "deform" not in said:
+        cause.append(f"The text shows a deformable convolution (`{m.group(0)}`): a custom CUDA op that autocast "
+                     f"does not cast, so under mixed precision its fp16 input meets its fp32 offsets or weight.")
+        fix.append("Run the deformable convolution in fp32: cast its input and offsets with `.float()` inside "
+                   "`torch.autocast('cuda', enabled=False)` (or decorate its Function with `custom_fwd(cast_inputs="
+                   "torch.float32)`), or upgrade mmcv / detectron2 to a release whose op casts them.")
+    m = re.search(r"\b(roi_?align|RoIAlign|MultiScaleRoIAlign|roi_?pool\w*|RoIPool)\b", text)
+    if m and entry.kind == "mismatch" and "rois" not in said:
+        cause.append(f"The text shows `{m.group(0)}`: under mixed precision the feature maps come out fp16 while the "
+                     f"boxes (rois) stay fp32, and older torchvision / apex-wrapped RoI ops need both in one dtype.")
+        fix.append("Cast the rois to the features' dtype (`rois.to(features.dtype)`), register the op as an fp32 "
+                   "function for apex (`amp.register_float_function(torchvision.ops, 'roi_align')`), or upgrade "
+                   "torchvision (its roi_align casts the rois itself).")
     if entry.kind == "mismatch" and re.search(r"batchnorm_to_fp32|\bBatchNorm\w*|\bbatch_norm\b", text) \
             and "batchnorm" not in said:
         cause.append("The text shows BatchNorm: a half model whose BatchNorm layers are kept fp32 (fastai's or apex's "

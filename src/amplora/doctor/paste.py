@@ -27,8 +27,9 @@ _DTYPE_TOKENS = [
     (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
+# (a word of a hyphenated model or repository name, `meta-llama/...`, is no device)
 _DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu\d*|CPU|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
-                        r"privateuseone(?::\d+)?)\b")
+                        r"privateuseone(?::\d+)?)\b(?!-\w)")
 # legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
 _TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU)([A-Z]\w*?)(?:Type|Tensor)\b")
 

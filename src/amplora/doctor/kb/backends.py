@@ -278,9 +278,11 @@ CAPABILITY = (
        "and then cast the norms back (`module.to(torch.bfloat16)`) when using Flash Attention."),
     _e("sdpa-mask-dtype", "attention", "attention mask of another dtype than the query",
        r"Expected attn_mask dtype to be bool or|mismatched key_padding_mask and attn_mask|"
-       r"Converting mask without torch\.bool dtype to bool",
-       "scaled_dot_product_attention takes a bool mask or a float mask in the query's dtype; an additive mask "
-       "built in fp32 (or two masks of different types) met fp16/bf16 queries.",
+       r"Converting mask without torch\.bool dtype to bool|invalid dtype for bias - should match query",
+       "scaled_dot_product_attention takes a bool mask or a float mask (its 'bias') in the query's dtype; an "
+       "additive mask built in fp32 (or two masks of different types) met fp16/bf16 queries, as under autocast, "
+       "where the query comes out half while a mask made by hand stays fp32 (torch.compile has mishandled a "
+       "nested autocast region this way).",
        "Pass a bool mask, or build the additive mask in the query dtype: `mask.to(q.dtype)` filled with "
        "`torch.finfo(q.dtype).min` instead of -inf/-1e9; give `key_padding_mask` and `attn_mask` one type."),
     _e("sdpa-no-kernel", "attention", "no attention kernel accepts these inputs",

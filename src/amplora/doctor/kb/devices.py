@@ -73,6 +73,15 @@ DEVICES = (
        "(a newer library's layer names, a missing text encoder key) stay on meta under `low_cpu_mem_usage=True`, "
        "the default of recent transformers and diffusers: load with `low_cpu_mem_usage=False` (they are then "
        "initialised), or use the library version the checkpoint was saved with."),
+    _e("meta-context-load", "device", "a checkpoint loaded inside `with torch.device('meta')`",
+       r"from_pretrained[^\n]{0,120}(under|inside|within|in)\s+`?with torch\.device\(['\"]meta['\"]\)|"
+       r"with torch\.device\(['\"]meta['\"]\)\s*:\s*(\n[^\n]*){0,4}?[^\n]*\.from_pretrained\(",
+       "Inside `with torch.device('meta')` every tensor is created on the meta device, which holds no data, so "
+       "a loader that reads weights into the model (`from_pretrained`) has nothing to copy into, or materialises "
+       "tensors it cannot compute.",
+       "For an empty model build it from its config on meta (`AutoModel.from_config(config)` under "
+       "`torch.device('meta')`, or accelerate's `init_empty_weights()`), and call `from_pretrained` outside the "
+       "meta context (it builds on meta and loads by itself with `low_cpu_mem_usage`)."),
     _e("offloaded-move", "device", "a model with offloaded modules was moved",
        r"can'?t move a model that has some modules offloaded|"
        r"activated sequential model offloading .{0,120}attempting to move the pipeline",

@@ -168,6 +168,8 @@ KERNELS = (
        r"Index put requires the source and destination dtypes match|"
        r"index_(add|copy|put|fill)_?\(\).{0,80}(same (scalar )?type|dtype)|"
        r"masked_(scatter|fill)\w*(\(\))?:? (only supports|expected|expects|requires)[^\n]{0,60}dtype|Expected self\.dtype to be equal to src\.dtype|"
+       # the same message cut short by a paste: masked_scatter's "expected ..." checks are its dtype checks
+       r"masked_scatter_?: expec\w*\s*$|"
        r"Expected mask to be of ScalarType Bool|expected condition to be a boolean tensor",
        "An index_put / scatter / index_add wrote values of one dtype into a tensor of another (these ops never "
        "promote), such as fp32 updates into a bf16 cache or buffer.",

@@ -149,5 +149,5 @@ EXPORTED = (
        "--layerPrecisions=<layer>:fp32`, or `layer.precision = trt.float32` with OBEY_PRECISION_CONSTRAINTS; "
        "polygraphy finds them), build in fp32 (or bf16 where supported), or bring activations / weights into "
        "range (normalise inputs, retrain with weight decay).",
-       context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b|precisionConstraints|layerPrecisions"),
+       context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b(?!\.py)|precisionConstraints|layerPrecisions"),
 )

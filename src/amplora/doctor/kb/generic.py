@@ -64,6 +64,8 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(nan|inf) (validation|val|eval|evaluation|training|train|test) loss(es)?\b|"
              r"\b(outputs?|generates?|returns?|answers?)\b[^\n]{0,30}!{4,}|"
              r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
+             # a logger's "grad_norm: 0.39 (nan)": the running average went NaN; "NaN grad_norm" in a title
+             r"\bgrad_?norm['\"]?\s*[=:]\s*[\d.e+-]+\s*\((nan|inf)\)|\b(nan|inf) grad_?norms?\b|"
              r"\b(logits|outputs?|predictions?|activations|hidden[_ ]states|embeddings|weights|gradients)\b[^.\n]{0,40}"
              r"\b(were|was|are|is|become|became|turn(ed)?)\s+(all\s+)?(nan|inf)s?(?![a-z0-9_])|"
              r"\bnan in (the )?(logits|outputs?|loss|grad\w*|weights|activations|hidden[_ ]states)\b|"
@@ -214,7 +216,8 @@ FALLBACKS = (
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
        r"type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
-       r"\s+((is|are) )?(not supported|unsupported|not available|only supported)|\bonly " + _DTYPE_WORD +
+       r"\s+(((is|are) )?(not supported|unsupported|not available|only supported)|"
+       r"(does ?n[o'’]t|do ?n[o'’]t|is ?n[o'’]t) (seem|appear) to be supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
        r"\bExpected input of \[[^\]\n]{0,120}\]\.? Got\b|"
@@ -269,7 +272,26 @@ _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
 _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
                       r"operation|No module named|Attempting to cast down|\binvalid choice: ")
 
+_HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
 LAST_RESORT = (
+    _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
+       r"\A(?=.*\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b)"
+       r"(?=.*\b(in|is|are|be|being|as)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"
+       r"[^.\n]{0,80}\b(in|is|are|be|being|as)\s+[`'\"]?(?!(?P=a)\b)" + _HALF_OR_FULL + r"\b)",
+       "As the text says, two parts of the run hold different dtypes (one part's outputs in one, the next part's "
+       "weights in another), and their tensors meet in one op: nothing casts between them when the model is "
+       "neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, autocast) nor loaded in one dtype.",
+       "Cast at the boundary (`out.to(next_module.dtype)`), load both parts in one `torch_dtype`, or run the "
+       "step under `torch.autocast` / a mixed-precision policy that casts for you.",
+       unless=_NOT_A_DTYPE_FAULT),
+    _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
+       r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,20}\b(works?|worked|"
+       r"is fine|runs? fine|runs? well)\b)",
+       "The same model or call works in fp32 and fails in fp16: the component that fails (a loader, an adapter, "
+       "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
+       "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "
+       "is needed for speed, cast at its boundary (fp32 in, fp16 inside a part that supports it).",
+       unless=_NOT_A_DTYPE_FAULT + r"|\b(nan|inf)\b|black|garbage"),
     _e("dtype-check", "mismatch", "a dtype check failed in a kernel or library",
        _ERROR_LINE + r"(?:(?:\.dtype\b|dtype\(\)|scalar_type\(\)|->type\b|\.type\(\)|element[ _]type)\s*(?:==|!=|\bin\b)|"
        r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|\bthe same type as\b|"

@@ -124,6 +124,21 @@ QUANTIZED = (
        "(`.to(device)`, `.cuda()`) is allowed by recent releases (4-bit with bitsandbytes >= 0.43.2, 8-bit with "
        ">= 0.48, and a transformers of the same era): upgrade both if your code must move it; a dtype cast stays "
        "refused."),
+    _e("quantized-forced-fp16", "quantized", "a serving engine runs a quantized model in fp16 whatever dtype was asked",
+       r"Model is quantized\. Forcing float16 datatype|\bquantiz\w+[^\n]{0,60}\bforc\w+ (float16|fp16|half)\b",
+       "The engine (vLLM and engines built on it, before 0.6) casts every GPTQ / AWQ / SqueezeLLM-quantized model "
+       "to float16, because those kernels compute in fp16, and ignores `--dtype`: bf16 or float32 asked for are "
+       "replaced, and GPUs with slow fp16 (Pascal P40, GTX 10xx) run it slowly.",
+       "Upgrade the engine (newer releases honour `--dtype` where the quantization kernel has that dtype), pick a "
+       "quantization whose kernels run in the dtype you need, or on a GPU without fast fp16 serve an unquantized "
+       "model in float32 (`--dtype float32`)."),
+    _e("zero-quantized-weights-bf16", "quantized", "ZeRO++ quantized weights come back fp16 in a bf16 run",
+       r"\A(?=.*zero_quantized_(nontrainable_)?weights)(?=.*\b(bf16|bfloat16)\b)(?=.*\b(fp16|float16|half)\b)",
+       "DeepSpeed ZeRO++ quantized weights (`zero_quantized_weights`) are all-gathered as int8 and dequantized to "
+       "fp16 instead of the parameters' original bf16 in the releases with this bug, so bf16 activations meet "
+       "fp16 weights.",
+       "Turn `zero_quantized_weights` (and `zero_quantized_nontrainable_weights`) off in a bf16 run, or upgrade "
+       "DeepSpeed to a release that restores the original dtype after dequantizing."),
     _e("bnb-default-fp16", "quantized", "bitsandbytes loads the non-quantized layers in fp16 by default",
        r"Overriding torch_dtype=None with .?torch_dtype=torch\.float16.? due to requirements of .?bitsandbytes",
        "Without `torch_dtype`, transformers loads the layers bitsandbytes does not quantize (embeddings, norms, "

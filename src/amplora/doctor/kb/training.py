@@ -153,15 +153,29 @@ TRAINING = (
        "Set the matching mixed precision (`--mixed_precision fp16` with `--full_fp16`, `bf16` with `--full_bf16`, "
        "fp16 or bf16 with `--fp8_base`; in accelerate's config too), or drop the option and train with plain "
        "mixed precision."),
-    _e("lightning-precision-value", "mismatch", "a precision value this Lightning version does not know",
+    _e("lightning-precision-value", "mismatch", "a precision value this trainer (Lightning, NeMo, Composer) does not know",
        r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
-       r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'",
-       "PyTorch Lightning takes only its own precision values and they changed in 2.0: 1.x accepts 16, 32, 64 and "
+       r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'|"
+       # NeMo's Megatron O2 module and Composer's Precision enum, with their own values
+       r"precision \S+ is not supported\. Float16Module|Value \S+ is not available in Precision",
+       "PyTorch Lightning (and NeMo and Composer, each with its own names) takes only its own precision values and "
+       "Lightning's changed in 2.0: 1.x accepts 16, 32, 64 and "
        "'bf16'; 2.x spells them '16-mixed', 'bf16-mixed', '32-true', '16-true', 'bf16-true' (and still takes the "
        "old forms), so a config written for 2.x fails on 1.x, and a value such as 'fp16' fails on both.",
        "Use a value from the 'Allowed precision values' in the message: with Lightning 1.x `precision='bf16'` or "
        "`precision=16`, with 2.x `precision='bf16-mixed'` / `'16-mixed'`; or upgrade to Lightning 2.x "
-       "(`pip install -U lightning`) to keep the config as written."),
+       "(`pip install -U lightning`) to keep the config as written; NeMo with `megatron_amp_O2` takes "
+       "`trainer.precision=bf16` (or 16) in the checkpoint's dtype, else set `megatron_amp_O2=False`; Composer "
+       "spells its values `amp_bf16`, `amp_fp16`, `fp32`."),
+    _e("deepspeed-param-dtype", "mismatch", "DeepSpeed's dtype does not match the parameters'",
+       r"torch\.(float32|float16|bfloat16) is enabled but the following parameters have dtype that is not",
+       "A DeepSpeed engine checks that every parameter has the dtype its config enables (`\"bf16\"` / `\"fp16\"` "
+       "sections, float32 when neither is), and these parameters are in another: a model already cast by an "
+       "earlier engine (a test or predict engine built after training, without the training config's bf16 "
+       "section) or cast by hand before `deepspeed.initialize`.",
+       "Give the engine the parameters' precision (`\"bf16\": {\"enabled\": true}` for bf16 parameters), or "
+       "leave the model in fp32 and let DeepSpeed cast it; in Lightning upgrade (older releases built the "
+       "inference engine's config without the precision plugin's bf16), or test with a new fp32 model."),
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
