@@ -9,7 +9,7 @@ import pytest
 
 from amplora.cli import main
 from amplora.doctor import explain
-from amplora.doctor.kb import ENTRIES
+from amplora.doctor.kb import ENTRIES, NAN_ADVICE
 
 S001_TRACEBACK = '''Traceback (most recent call last):
   File "train.py", line 88, in on_evaluate
@@ -250,6 +250,7 @@ SAMPLES = [
      "parameter (pixel_values) of operator (Conv) in node (/Conv) is invalid.", ["bf16"], None),
     ("triton-server-bf16", "Internal: unsupported datatype TYPE_BF16 for input 'k_cache' for model 'flux'", [], None),
     ("tensorrt-dtype", "[TRT] [E] 4: BF16 precision is not supported on this platform", ["bf16"], None),
+    ("no-bf16-gpu-nonfinite", "在V100上训练总是出现loss为0，grad_norm为Nan的情况", [], None),
     ("mismatch-in-words", "[Flux] dtype mismatch if FSDP is not used. This is because the output of the encoders "
      "will be in bfloat16, but the diffusion model itself will be in float32.", [], None),
     ("half-fails-full-works", "Cannot create the adapter for the FP16 ONNX model (TypeError). The FP32 model works.",
@@ -336,8 +337,8 @@ SAMPLES = [
     ("float-double", "RuntimeError: expected scalar type Double but found Float", ["fp64", "fp32"], None),
     ("cuda-kernel-dtype", 'RuntimeError: "ms_deform_attn_forward_cuda" not implemented for \'BFloat16\'', ["bf16"],
      "ms_deform_attn_forward_cuda"),
-    ("nonfinite-value", "steps: 100%|████| 3300/3300 [2:41:46<00:00,  2.94s/it, avr_loss=nan]", [], None),
-    ("nonfinite-value", "epoch 3 step 120 train loss nan", [], None),
+    ("nonfinite-value", "the logits output by the model were all nan after a few tokens", [], None),
+    ("nonfinite-value", "NaN validation loss when benchmarking the model", [], None),
     ("loss-scale-skips", "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.", [],
      None),
     ("device-index-spelling", "RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - "
@@ -607,7 +608,7 @@ def test_typographic_quotes_read_as_plain_ones():
 
 def test_a_nan_loss_needs_the_word_nan_or_inf():
     assert not explain("loss information is logged to wandb every 10 steps").recognized
-    assert explain("loss went to inf at step 300").key == "nonfinite-value"
+    assert explain("loss went to inf at step 300").fix == NAN_ADVICE  # a NaN, but nothing points to precision
 
 
 def test_devices_are_extracted():
@@ -919,7 +920,7 @@ def test_flash_attention_dtype_wordings(text):
 def test_a_trainer_log_with_a_nan_grad_norm_is_a_non_finite_gradient():
     # transformers.Trainer's log line, as pasted in many "loss 0, grad_norm nan" threads
     text = "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.02}"
-    assert explain(text).key == "nonfinite-value"
+    assert explain(text).fix == NAN_ADVICE
     assert explain("fp16=True\n" + text).key in ("fp16-overflow", "fp16-nonfinite-report")
     assert not explain("{'loss': 1.23, 'grad_norm': 0.84, 'learning_rate': 1.9e-05, 'epoch': 0.02}").recognized
 
@@ -979,7 +980,7 @@ def test_chinese_text_run_into_ascii_words_is_read():
     # CJK characters are word characters for `\b`, so "fp16推理" and "loss为nan" hide their words without a space
     e = explain("fp16推理出现黑图")  # fp16 inference gives black images
     assert e.key == "fp16-nonfinite-report" and e.dtypes == ["fp16"]
-    assert explain("训练loss为nan").key == "nonfinite-value"  # the training loss is nan
+    assert explain("训练loss为nan").fix == NAN_ADVICE  # the training loss is nan: read, with nothing about precision
 
 
 def test_float64_on_an_accelerator_without_it_is_a_device_limit():
@@ -1004,8 +1005,10 @@ def test_a_multinomial_assertion_behind_a_device_side_assert_is_the_sampling_sto
 
 
 def test_a_nan_without_half_precision_in_the_text_is_not_called_an_fp16_overflow():
-    e = explain("loss is nan after 100 steps with lr 1e-2")
+    e = explain("the model's outputs are nan in inference")
     assert e.key == "nonfinite-value" and "learning rate" in e.cause and "doctor run" in e.fix
+    e = explain("loss is nan after 100 steps with lr 1e-2")  # a training loss alone: no precision story at all
+    assert not e.recognized and e.fix == NAN_ADVICE and "bf16 or fp32" in e.fix
     assert explain("with --fp16 the loss is nan after 100 steps").key in ("fp16-overflow", "fp16-nonfinite-report")
     assert explain("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale").key != "nonfinite-value"
 
@@ -1025,15 +1028,15 @@ def test_a_nan_the_text_tells_is_divergence_is_not_a_diagnosis_but_gets_its_advi
 
 def test_a_lower_learning_rate_that_did_not_help_leaves_the_nan_unexplained_by_divergence():
     e = explain("Loss is nan, stopping training. I tried a lower learning rate (1e-5) and grad_clip 1.0; nan is unavoidable")
-    assert e.key == "nonfinite-value"
+    assert e.fix == NAN_ADVICE
     assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a message the doctor knows")
 
 
 @pytest.mark.parametrize("text", ["After training one step, the loss just becomes nan and stops training.",
                                   "训练flux时，出现nan值，不知道什么原因"])
 def test_a_nan_told_in_other_words_is_a_non_finite_report(text):
-    e = explain(text)
-    assert e.key == "nonfinite-value" and "bf16 or fp32" in e.fix
+    assert explain(text).fix == NAN_ADVICE  # read as a NaN report (a training loss: no diagnosis, the NaN advice)
+    assert explain(text + " in the validation outputs").key == "nonfinite-value"
 
 
 def test_a_cuda_crash_is_an_fp16_fault_only_when_the_text_says_fp32_works():
@@ -1091,6 +1094,22 @@ def test_a_deformable_convolution_in_the_text_is_run_in_fp32():
     e = explain('conf = get_config("Misc/cascade_mask_rcnn_X_152_32x8d_FPN_IN5k_gn_dconv.yaml")\n'
                 "RuntimeError: expected scalar type Half but found Float")
     assert "deformable convolution (`dconv`)" in e.cause and "enabled=False" in e.fix
+
+
+def test_a_gpu_without_bf16_beside_a_nan_is_the_fp16_story_unless_the_text_shows_precision_itself():
+    e = explain("On a V100 the loss becomes nan after 300 steps")
+    assert e.key == "no-bf16-gpu-nonfinite" and "fp32" in e.fix
+    assert explain("On a V100 with --fp16 the loss becomes nan after 300 steps").key != "no-bf16-gpu-nonfinite"
+
+
+def test_packed_4bit_weights_handed_to_another_engine_are_dequantized_first():
+    e = explain("GRPO with load_in_4bit fails\nAssertionError: mismatch dtype: src torch.uint8, dst torch.bfloat16")
+    assert e.key == "dtype-check" and "packed weight storage" in e.cause and "dequantize_4bit" in e.fix
+
+
+def test_rope_in_low_precision_gets_its_sentence():
+    e = explain("Lower precision RoPE computation leads to training instability with BF16 mixed precision")
+    assert e.recognized and "rotary" in e.fix.lower() and "fp32" in e.fix
 
 def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
     log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))

@@ -155,6 +155,13 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   7/8, the frameworks 15/22 and 13/14). Read for the rules afterwards: 47/48 and 20/22; it keeps a floor: a
   library's fp16 crash told in words beside an illegal memory access, and two rejects whose model bug or learning
   rate the text does not show.
+- heldout31 (w5300-w5334, w5400-w5434, two collectors: 18 more queries fixed in advance in rank order; NaN, inf and
+  silently wrong numbers labelled by the cause their thread states, about half rejects): committed before it was
+  scored once (on bd38d92, after heldout21-30 were read): 33/50 right (66 %), 5 partly, 12 unrecognised; 10/19
+  rejects rejected, 9 false diagnoses (the rank-order half 20/30 and 3/4, the numerical symptoms 13/20 and 7/15),
+  seven of them NaN reports with no precision in the text. Read for the rules afterwards: a training loss or
+  gradient norm gone NaN with nothing in the text pointing to precision is no longer diagnosed (kb.NAN_ADVICE),
+  which took 14 such faults and 10 such rejects across the corpus the other way; 39/50 and 17/19, with a floor.
 """
 from __future__ import annotations
 
@@ -164,28 +171,30 @@ from . import world_corpus as wc
 
 HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
 # collections read since their one score that keep a floor instead of joining the seen texts: (right of faults,
-# false diagnoses at most)
+# false diagnoses at most); a training loss or gradient norm gone NaN with no precision in the text counts as
+# unrecognised there, whichever way it was labelled (kb.NAN_ADVICE)
 FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when scored once)
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
           "heldout11": (58, 0),   # of 62 after its misses were read (43 when scored once)
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
-          "heldout14": (65, 0),   # of 71 after its misses were read (46 when scored once)
+          "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
           "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
           "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
-          "heldout17": (48, 0),   # of 50 after its misses were read (33 when scored once)
+          "heldout17": (47, 0),   # of 50 after its misses were read (33 when scored once)
           "heldout18": (50, 0),   # of 53 after its misses were read (34 when scored once)
           "heldout19": (49, 2),   # of 50 after its misses were read (36 when scored once)
-          "heldout20": (46, 0),   # of 58 after its misses were read (31 when scored once)
+          "heldout20": (45, 0),   # of 58 after its misses were read (31 when scored once)
           "heldout21": (33, 1),   # of 36 after its misses were read (30 when scored once)
-          "heldout22": (55, 5),   # of 57 after its misses were read (36 when scored once)
+          "heldout22": (51, 3),   # of 57 after its misses were read (36 when scored once)
           "heldout23": (59, 1),   # of 60 after its misses were read (54 when scored once)
-          "heldout24": (44, 2),   # of 49 after its misses were read (36 when scored once)
+          "heldout24": (44, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
-          "heldout26": (44, 6),   # of 45 after its misses were read (39 when scored once)
+          "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
           "heldout27": (46, 2),   # of 46 after its misses were read (37 when scored once)
-          "heldout28": (47, 2),   # of 48 after its misses were read (40 when scored once)
-          "heldout29": (45, 5),   # of 46 after its misses were read (38 when scored once)
-          "heldout30": (47, 2)}   # of 48 after its misses were read (33 when scored once)
+          "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
+          "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
+          "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
+          "heldout31": (39, 2)}   # of 50 after its misses were read (33 when scored once)
 
 
 @pytest.fixture(scope="module")
@@ -198,8 +207,15 @@ def heldout2():
     return wc.score(wc.load("heldout2"))
 
 
+# bare training-loss NaN lines labelled faults when the first collection was built: with no precision in the text
+# they are left unrecognised, with the advice for a NaN (kb.NAN_ADVICE), like the rejects that read the same
+UNRECOGNISED_BY_DESIGN = {"w131", "w132", "w243"}
+
+
 def test_seen_faults_all_right_and_no_false_diagnosis(seen):
-    assert seen["right"] == seen["faults"], _misses(seen)
+    missed = {x["id"] for x in seen["results"] if x["verdict"] not in ("right", "rejected")}
+    assert missed <= UNRECOGNISED_BY_DESIGN, _misses(seen)
+    assert seen["right"] == seen["faults"] - len(UNRECOGNISED_BY_DESIGN), _misses(seen)
     assert seen["false_diagnoses"] == 0, _misses(seen)
 
 

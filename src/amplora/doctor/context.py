@@ -255,6 +255,11 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "norm accepts beside fp32 parameters.")
         fix.append("Run the model under `torch.autocast` instead of casting it (autocast keeps batch norm in fp32 for "
                    "you), or cast the BatchNorm layers with the rest (`module.half()`).")
+    if entry.kind == "overflow" and re.search(r"\bRoPE\b|\brotary\b", text, re.IGNORECASE) and "rotary" not in said:
+        cause.append("The text names RoPE: rotary angles (position x frequency, with a base up to 500k) lose their "
+                     "low bits in bf16/fp16 (8 or 11 bits of mantissa), so far positions rotate by wrong angles.")
+        fix.append("Compute the rotary frequencies, cos/sin and the rotation in fp32 and cast the result back "
+                   "(`q.float()` with fp32 `freqs`), as the reference implementations do.")
     if entry.kind == "overflow" and re.search(r"\bautocast\(|with autocast\b", text) and "autocast" not in said:
         cause.append("The text shows autocast: inside `torch.autocast` matmuls and convolutions run in fp16 whatever "
                      "a module's own dtype, so a module cast to fp32 (a VAE, a loss head) still overflows there.")
@@ -290,6 +295,14 @@ _BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
 
 def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> None:
     """What a bitsandbytes load in the paste explains about a dtype fault."""
+    if (entry.key == "dtype-check" and re.search(r"\b(4|8)[- ]?bit\b|load_in_[48]bit|bnb|bitsandbytes", text, re.I)
+            and re.search(r"\buint8\b|\bByte\b", text)):
+        cause.append("The uint8 tensor is a 4/8-bit bitsandbytes model's packed weight storage: copied, synced or "
+                     "cast as if it were a bf16/fp16 weight (to another engine such as vLLM, into a state dict, "
+                     "into a merge), its dtype and shape are not the weight's.")
+        fix.append("Dequantize before handing weights on (merge the adapter into an unquantized base, or "
+                   "`bnb.functional.dequantize_4bit`), or load the model without `load_in_4bit` for that path; "
+                   "weight syncing of quantized models is not supported by most trainers.")
     if not _BNB_LOAD.search(text):
         return
     if entry.key == "int-input" and re.search(r"ByteTensor|\buint8\b|\bByte\b", text) and "skip" not in said:

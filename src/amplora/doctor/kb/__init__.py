@@ -47,12 +47,25 @@ DIVERGENCE_ADVICE = (
     "(`torch.nn.utils.clip_grad_norm_`), and check the data with `torch.isfinite`; `amplora doctor run script.py` "
     "names the first op that produced a non-finite value."
 )
+# a NaN in a training loss or gradient norm with no sign of precision in the text
+NAN_ADVICE = (
+    "Not a precision fault as told: a loss or gradient norm went NaN/inf, and the text shows no half precision and "
+    "nothing else that points to it, so a learning rate too high, NaN in the data, or a log, division or square "
+    "root of zero are as likely. `amplora doctor run script.py` names the op, module and phase where the first "
+    "non-finite value appeared; if the run does use fp16 (`fp16=True`, AMP, `.half()`), an overflow past 65504 is "
+    "the usual cause there: train in bf16 or fp32; a NaN grad_norm now and then beside a finite loss is what fp16 "
+    "loss scaling logs on a step it skips, expected and harmless."
+)
 _DIVERGED = re.compile(patterns.DIVERGED, re.IGNORECASE)
+_NONFINITE = re.compile(generic.NONFINITE, re.IGNORECASE)
 
 
 def advice(text: str) -> str:
     """What to say about a text no entry explains."""
-    return DIVERGENCE_ADVICE if _DIVERGED.search(_unwrapped(plain(text))) else GENERAL_ADVICE
+    text = _unwrapped(plain(text))
+    if _DIVERGED.search(text):
+        return DIVERGENCE_ADVICE
+    return NAN_ADVICE if _NONFINITE.search(text) else GENERAL_ADVICE
 
 
 # typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import DIVERGED, HALF_EVIDENCE, MATMUL, MATMUL_TAIL, PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import (DIVERGED, HALF_EVIDENCE, MATMUL, MATMUL_TAIL, NAN_BEYOND_TRAINING,
+                                        PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -210,7 +211,7 @@ FALLBACKS = (
        "Find where it starts: `amplora doctor run script.py` (or `torch.autograd.set_detect_anomaly(True)`) names "
        "the first op and module that produced it; then lower the learning rate and clip gradients "
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
-       "fp16, use bf16 or fp32 there.", unless=f"{PRECISION_RULED_OUT}|{DIVERGED}"),
+       "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING, unless=f"{PRECISION_RULED_OUT}|{DIVERGED}"),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
@@ -299,6 +300,7 @@ LAST_RESORT = (
        r"\b(?:must|should|to) (?:have|be) (?:of )?(?:the )?(?:dtype|data ?type|scalar ?type|type) [`'\"(\[]*" + ANY_DTYPE + "|"
        r"\b(?:to|must|should) be of (?:an? )?(?:integer|floating[- ]point|floating|float|boolean|bool) (?:d?type|tensor)\b|"
        r"\binvalid operands of type\b|\bcast from \S+ to \S+ cannot be performed safely|"
+       r"\bmismatch(?:ed)? (?:dtype|data ?type|scalar ?type)s?\b[^\n]{0,40}?" + ANY_DTYPE + r"[^\n]{0,40}?" + ANY_DTYPE + "|"
        r"\b(?:d?type|precision) of (?:the )?[\w.]+(?: tensors?)? (?:must|should) be\b|"
        r"\b(?:dtype|data ?type) (?:must|should) be (?:one of )?[`'\"(\[]*" + ANY_DTYPE + "|"
        + ANY_DTYPE + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"

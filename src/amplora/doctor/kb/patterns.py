@@ -45,15 +45,22 @@ ONLY_HALF_FAILS = (r"\b(remov\w*|without|disabl\w*|dropp?\w*|turn\w* off|no)\s+(
                    r"\b(fp16|float16|half)\b[^.\n]{0,10}\bto\b[^.\n]{0,10}\b(fp32|float32)\b|"
                    r"\bfrom\b[^.\n]{0,10}\b(fp16|float16|half)\b[^.\n]{0,10}\bto\b[^.\n]{0,10}\b(fp32|float32)\b"
                    r"(?:[^.\n]|\.(?=\w)){0,80}\b(works?|worked|fine|well|as expected)\b")
+# a NaN seen beyond a training loss: in outputs, logits, evaluation or generation (where fp16 inference is the usual
+# cause), only on the GPU while the CPU is right, or on an AMD GPU; a training loss or gradient norm that went NaN
+# with nothing else in the text does not tell precision from a learning rate, the data or a bug
+NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?|output(ted|ting)|inference|infer(ring|red)?|generat\w*|eval\w*|validation|"
+                       r"val[_ ]?loss|predict\w*|benchmark\w*|embeddings?|hidden[_ ]states|merg\w*)\b|!!!!|"
+                       r"\bCPU\b[^.\n]{0,60}\b(works?|fine|right|correct|ok)\b|\b(ROCm|gfx\d+)\b")
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"
               r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
-AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex)(?![A-Za-z0-9_])|混合?精度|"
+AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex|opt_level\W{0,3}O[123])"
+             r"(?![A-Za-z0-9_])|混合?精度|"
              r"自動混合精度|혼합 ?정밀도")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
 # evidence of half precision, or of loss scaling and overflow, which exist only for it, anywhere in the text
-HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(half|Half|loss[ _]scal\w*|overflow)"
+HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(half|Half|loss[ _]scal\w*|overflow(s|ed|ing)?)"
                  r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
 # CUDA that failed to start: a capability check (bf16, TF32) then fails for the driver, not for the GPU
 CUDA_INIT_FAILED = (r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"

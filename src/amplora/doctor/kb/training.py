@@ -4,7 +4,8 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU,
+                                        PRECISION_RULED_OUT)
 
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
@@ -14,7 +15,10 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"(much )?(more )?broken (outputs?|results?|images?)|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?|responses?|generations?) (are|is) (always |all )?empty|token soup|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
-                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?))|"
+                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
+                 r"(significant |serious |large |big )?(precision|numerical|numeric) (issues?|problems?|errors?)|"
+                 r"(significantly |much )?(larger|bigger|higher) (numerical )?errors?|training instabilit(y|ies)|"
+                 r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
                  r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
@@ -23,7 +27,7 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
-                     r"溢出|黑图|全黑|黑屏|纯黑|感叹号|感嘆符|exclamation marks|"
+                     r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。]{0,6}黑|感叹号|感嘆符|exclamation marks|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
 
 TRAINING = (
@@ -249,6 +253,16 @@ NONFINITE_REPORTS = (
        fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
        "`--no-half-vae`) or `--precision full` in the SD UIs, `--force-fp32` in ComfyUI; keep only the parts known "
        "to be safe in fp16 if memory is short."),
+    _e("no-bf16-gpu-nonfinite", "overflow", "NaN, a zero loss or an unstable loss on a GPU without bf16",
+       r"(?<![A-Za-z0-9])" + NO_BF16_GPU + r"(?![A-Za-z0-9])",
+       context=NONFINITE_SYMPTOM + r"|loss\s*(异常|不稳定|时大时小)|\bunstable\b",
+       unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT + "|" + HALF_EVIDENCE,
+       cause="On a GPU without bf16 (V100, T4, P100, RTX 20xx, GTX 10xx) mixed precision runs in fp16, and a model "
+       "trained or released in bf16 overflows fp16's 65504 there: NaN gradients, a loss that drops to 0 while the "
+       "loss scaler skips every step, or a loss that swings, where the same run is fine in bf16 on a newer GPU.",
+       fix="On that GPU train in fp32 (`fp16=False`, `--fp16 false`), or use a GPU with bf16 (Ampere or newer) and "
+       "`bf16=True`; if fp16 is a must, keep a GradScaler with fp32 master weights and run attention, norms and the "
+       "loss in fp32."),
     _e("saved-twice-the-size", "mismatch", "a saved or merged model twice the expected size (fp32 where fp16/bf16 was)",
        r"\b(files?|weights?|models?|checkpoints?|outputs?|merged|results?\w*|safetensors|\.pt|\.bin|size)\b[^.\n]{0,50}"
        r"\b(is |are |was |were |becomes? |became |gets? |got )?(always |exactly |almost |about )?(double[ds]?|twice|2x)\b"
