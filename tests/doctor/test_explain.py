@@ -1030,6 +1030,7 @@ def test_a_lower_learning_rate_that_did_not_help_leaves_the_nan_unexplained_by_d
     e = explain("Loss is nan, stopping training. I tried a lower learning rate (1e-5) and grad_clip 1.0; nan is unavoidable")
     assert e.fix == NAN_ADVICE
     assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a message the doctor knows")
+    assert explain("torch.OutOfMemoryError: CUDA out of memory; the loss is nan").fix.startswith("Not a message")
 
 
 @pytest.mark.parametrize("text", ["After training one step, the loss just becomes nan and stops training.",

@@ -63,6 +63,8 @@ _NONFINITE = re.compile(generic.NONFINITE, re.IGNORECASE)
 def advice(text: str) -> str:
     """What to say about a text no entry explains."""
     text = _unwrapped(plain(text))
+    if generic.OTHER_FAULT.search(text):  # an OOM, a missing module...: the general advice, not a NaN story
+        return GENERAL_ADVICE
     if _DIVERGED.search(text):
         return DIVERGENCE_ADVICE
     return NAN_ADVICE if _NONFINITE.search(text) else GENERAL_ADVICE
