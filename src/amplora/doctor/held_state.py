@@ -34,8 +34,7 @@ def _name(t: torch.Tensor, depth: int = 4) -> str:
             if isinstance(attrs, dict) and not isinstance(r, type):
                 attr = next((k for k, v in attrs.items() if v is current), None)
                 if attr is not None:
-                    owner = "" if isinstance(r, types.ModuleType) else f"{type(r).__name__}."
-                    return f"{owner}{attr}" + "".join(reversed(keys))
+                    return _attribute(r, attr) + "".join(reversed(keys))
         holder = next((r for r in referrers if isinstance(r, (dict, list))
                        and any(v is current for v in (r.values() if isinstance(r, dict) else r))), None)
         del referrers  # a list that refers to `holder`: the next level must not take it for one
@@ -45,10 +44,14 @@ def _name(t: torch.Tensor, depth: int = 4) -> str:
             key = next(k for k, v in holder.items() if v is current)
             owner = next((r for r in gc.get_referrers(holder) if getattr(r, "__dict__", None) is holder), None)
             if owner is not None and isinstance(key, str):
-                prefix = "" if isinstance(owner, types.ModuleType) else f"{type(owner).__name__}."
-                return f"{prefix}{key}" + "".join(reversed(keys))
+                return _attribute(owner, key) + "".join(reversed(keys))
             keys.append(f"[{key!r}]" if isinstance(key, (str, int)) else "[...]")
         else:
             keys.append(f"[{next(i for i, v in enumerate(holder) if v is current)}]")
         current = holder
     return "a tensor"
+
+
+def _attribute(owner: object, name: str) -> str:
+    """`Owner.name`, or the bare name of a module-level variable."""
+    return name if isinstance(owner, types.ModuleType) else f"{type(owner).__name__}.{name}"

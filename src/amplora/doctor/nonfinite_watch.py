@@ -103,13 +103,13 @@ class NonFiniteWatch:
         one that was 0."""
         if self.depth or self.done or torch._C._current_graph_task_id() != -1:
             return
-        if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
-            self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
-        if not self._armed:
-            return
         try:
-            if any(t.device.type != "cpu" for t in (out if isinstance(out, (list, tuple)) else [out])
-                   if isinstance(t, torch.Tensor)):
+            if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
+                self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
+            if not self._armed:
+                return
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            if any(isinstance(t, torch.Tensor) and t.device.type != "cpu" for t in outs):
                 return
             self._tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
             if self._tracer.first is not None:

@@ -31,8 +31,7 @@ class FaultCatcher(TorchDispatchMode):
         super().__init__()
         self.on_capture = on_capture  # optional callback(capture, exc) -> exception to raise instead, or None
         self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for 0-dim floating results
-        self.on_op = on_op            # optional callback(func, args, kwargs, out) for every op (returns at once
-                                      # unless it was armed)
+        self.on_op = on_op            # optional callback(func, args, kwargs, out) for every op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         try:
