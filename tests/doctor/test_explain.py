@@ -1112,6 +1112,26 @@ def test_rope_in_low_precision_gets_its_sentence():
     e = explain("Lower precision RoPE computation leads to training instability with BF16 mixed precision")
     assert e.recognized and "rotary" in e.fix.lower() and "fp32" in e.fix
 
+
+@pytest.mark.parametrize("evidence", ["the gradient overflows and", "(opt_level=O2)"])
+def test_apex_opt_levels_and_overflows_are_half_precision_evidence(evidence):
+    assert not explain("the training loss becomes nan").recognized
+    assert explain(f"{evidence} the training loss becomes nan").key in ("fp16-overflow", "fp16-nonfinite-report")
+
+
+@pytest.mark.parametrize("where", ["on the GPU, while the CPU works fine", "with ROCm on gfx1100"])
+def test_a_training_nan_only_on_the_gpu_or_on_amd_keeps_the_hedged_diagnosis(where):
+    assert explain(f"the training loss is nan {where}").key == "nonfinite-value"
+
+
+def test_a_black_image_told_in_chinese_is_a_half_precision_report():
+    assert explain("设置成float16模式，输出的图像偶尔黑的").key == "fp16-nonfinite-report"
+
+
+def test_precision_issues_and_larger_errors_in_bf16_are_rounding():
+    assert explain("significant precision issues in pure bf16 mode: the bf16 kernel shows larger errors").key == \
+        "bf16-rounding-report"
+
 def test_an_exception_after_a_log_that_mentions_nan_is_explained_as_the_exception():
     log = "\n".join(f"step {i} loss nan fp16 black image" for i in range(200))
     e = explain(log + "\nRuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::BFloat16")
