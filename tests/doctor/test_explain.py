@@ -319,8 +319,10 @@ SAMPLES = [
      "which needs one dtype", [], None),
     ("ggml-type-assert", "ggml-cuda/im2col.cu:84: GGML_ASSERT(dst->type == GGML_TYPE_F16 || dst->type == "
      "GGML_TYPE_F32) failed", [], None),
-    ("mps-op-missing", "NotImplementedError: The operator 'aten::_index_put_impl_' is not currently implemented for "
-     "the MPS device.", [], None),
+    ("transformer-fastpath-autocast", "File \"torch/nn/modules/transformer.py\", line 720, in forward\n"
+     "    return torch._transformer_encoder_layer_fwd(\nRuntimeError: expected scalar type BFloat16 but found Float",
+     ["bf16", "fp32"], None),
+    ("xla-downcast-bf16", "With XLA_USE_BF16=1 on a TPU v3 the BERT loss is nan after the first step.", [], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -413,7 +415,7 @@ SAMPLES = [
      [], None),
     ("tensorrt-fp16-flag", "I built the TensorRT engine with model_dtype_nbits=16, but it is not a fp16 engine as "
      "expected, but a float32 one.", ["fp16", "fp32"], None),
-    ("autocast-device-type", "RuntimeError: User specified an unsupported autocast device_type 'mps'", [], None),
+    ("autocast-device-type", "RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", [], None),
     ("bce-input-range", "../aten/src/ATen/native/cuda/Loss.cu:92: operator(): block: [37,0,0], thread: [96,0,0] "
      "Assertion `input_val >= zero && input_val <= one` failed.\nRuntimeError: CUDA error: device-side assert "
      "triggered", [], None),
@@ -1423,3 +1425,36 @@ def test_this_round_s_added_wordings_and_sentences_each_answer():
     # the dtype a backend refused, as its own sentence
     npu = explain('RuntimeError: "foo_npu" not implemented for DT_COMPLEX64, should be in dtype support list [DT_FLOAT,]')
     assert npu.key == "ascend-npu-dtype" and "The refused dtype is complex64." in npu.cause
+
+
+def test_a_cpu_kernel_missing_for_half_told_in_words_and_cxx_type_names():
+    assert explain("tests fail on --device cpu because gemm for 'Half' data type is not implemented").key == \
+        "cpu-half-kernel"
+    e = explain("RuntimeError: expected scalar type long int but found float")
+    assert e.key == "long-indices" and "fp32 (float32) where int64 (Long) is expected" in e.cause
+
+
+def test_a_tensorrt_fp16_engine_giving_incorrect_results_is_its_range():
+    assert explain("The FP16 TRT engine produces incorrect result while the FP32 engine is right").key == \
+        "tensorrt-fp16-range"
+
+
+@pytest.mark.parametrize("text,words", [
+    ("the attention mask remained float32 while v was float16\n    x = (attn @ v)\n"
+     "RuntimeError: expected scalar type Half but found Float", "fp32, the default dtype"),
+    ("lines 366 mask_ori\nRuntimeError: Expected all tensors to be on the same device, but found at least two "
+     "devices, cuda:0 and cpu", "created on the CPU"),
+])
+def test_a_mask_the_text_names_gets_its_sentence(text, words):
+    e = explain(text)
+    assert "The text names a mask" in e.cause and words in e.cause and "device=x.device, dtype=x.dtype" in e.fix
+
+
+def test_a_mask_only_in_library_frames_or_a_mask_rcnn_config_is_not_named():
+    frames = ('  File "/usr/lib/python3/site-packages/transformers/models/bert/modeling_bert.py", line 9, in forward\n'
+              "    extended_attention_mask = self.get_extended_attention_mask(attention_mask)\n"
+              "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+              "and cpu")
+    assert "names a mask" not in explain(frames).cause
+    assert "names a mask" not in explain("cascade_mask_rcnn.yaml\nRuntimeError: expected scalar type Half but found "
+                                         "Float").cause

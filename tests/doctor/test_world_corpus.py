@@ -171,22 +171,23 @@ from . import world_corpus as wc
 
 HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
 # collections read since their one score that keep a floor instead of joining the seen texts: (right of faults,
-# false diagnoses at most); a training loss or gradient norm gone NaN with no precision in the text counts as
-# unrecognised there, whichever way it was labelled (kb.NAN_ADVICE)
-FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when scored once)
+# false diagnoses at most); a training loss or gradient norm gone NaN with no precision in the text, an op missing
+# on MPS and fp16 loss scaling that skips a step at a high scale count as unrecognised there, whichever way they were
+# labelled (kb.NAN_ADVICE, kb/others.py)
+FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when scored once)
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
           "heldout11": (58, 0),   # of 62 after its misses were read (43 when scored once)
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
-          "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
-          "heldout15": (48, 0),   # of 50 after its misses were read (41 when scored once)
+          "heldout14": (63, 0),   # of 71 after its misses were read (46 when scored once)
+          "heldout15": (47, 0),   # of 50 after its misses were read (41 when scored once)
           "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
           "heldout17": (47, 0),   # of 50 after its misses were read (33 when scored once)
           "heldout18": (50, 0),   # of 53 after its misses were read (34 when scored once)
-          "heldout19": (49, 2),   # of 50 after its misses were read (36 when scored once)
+          "heldout19": (49, 1),   # of 50 after its misses were read (36 when scored once)
           "heldout20": (45, 0),   # of 58 after its misses were read (31 when scored once)
-          "heldout21": (33, 1),   # of 36 after its misses were read (30 when scored once)
+          "heldout21": (33, 0),   # of 36 after its misses were read (30 when scored once)
           "heldout22": (51, 3),   # of 57 after its misses were read (36 when scored once)
-          "heldout23": (59, 1),   # of 60 after its misses were read (54 when scored once)
+          "heldout23": (58, 1),   # of 60 after its misses were read (54 when scored once)
           "heldout24": (44, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
           "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
@@ -194,7 +195,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
-          "heldout31": (39, 2)}   # of 50 after its misses were read (33 when scored once)
+          "heldout31": (39, 1)}   # of 50 after its misses were read (33 when scored once)
 
 
 @pytest.fixture(scope="module")

@@ -69,6 +69,16 @@ _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_typ
                       r"\]\.? Got:? '?(?:torch\.)?([A-Za-z]\w*)", re.IGNORECASE)
 
 
+# a mask the user's text names (a variable, or "attention mask" in words), outside library frames
+_MASK = re.compile(r"\b(?!\w*(rcnn|former))\w*mask\w*\b|\battention mask\b", re.IGNORECASE)  # not Mask R-CNN
+_LIBRARY_FRAME = re.compile(r"^\s*File \"[^\"]*(site|dist)-packages[^\"]*\".*\n.*(\n|$)", re.MULTILINE)
+
+
+def _outside_libraries(text: str) -> str:
+    """`text` without the frames of installed packages (their lines and the code line under each)."""
+    return _LIBRARY_FRAME.sub("", text)
+
+
 def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str) -> tuple[str, str]:
     """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message (its
     exception line `exception`, the dtypes it names `dtypes`): a mixed precision setting, a GPU without bf16, the
@@ -271,6 +281,16 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"quantization, its packed int8 weights and scales are used as plain weights and give inf/NaN.")
         fix.append("Build the model with quantization on before loading that checkpoint (the loader's `quant=True` / "
                    "`--quant` option), or load the unquantized checkpoint.")
+    m = _MASK.search(_outside_libraries(text))
+    if m and entry.kind in ("device", "mismatch") and "mask" not in said:
+        cause.append(f"The text names a mask (`{m.group(0)}`): a mask built by hand (`torch.ones`, `torch.triu`, "
+                     + ("`torch.tensor`) is created on the CPU unless given `device=`, and `model.to(device)` does "
+                        "not move it." if entry.kind == "device" else
+                        "`torch.tensor`) is fp32, the default dtype, and adding it to fp16/bf16 scores makes them "
+                        "fp32 for the next op."))
+        fix.append("Create the mask like the tensor it meets: `torch.ones(..., device=x.device, dtype=x.dtype)`, or "
+                   "`mask = mask.to(x)`; fill it with `torch.finfo(x.dtype).min`, or use a bool mask with "
+                   "`masked_fill`.")
     _quantized_context(entry, text, said, cause, fix)
     if _RELEASE_WORKS.search(text) and entry.kind != "overflow":
         cause.append("The text ties the error to a release: the same code works with another version of a "

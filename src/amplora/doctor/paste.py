@@ -20,7 +20,7 @@ _DTYPE_TOKENS = [
     (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
     (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b", "fp32"),
     (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
-    (r"LongTensor|\bLong\b|(?<!u)int64", "int64"),
+    (r"\blong (long )?int\b|LongTensor|\bLong\b|(?<!u)int64", "int64"),  # C++ names: "long int"
     (r"IntTensor|\bInt\b|(?<!u)int32", "int32"),
     (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
     (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
@@ -187,7 +187,7 @@ def _one_and_other(a: str, b: str) -> str:
     return f"Here one operand is {_dtype_of(a)} and the other {_dtype_of(b)}."
 
 
-_T = r"[`'\"]?(?:torch\.|c10::|at::)?(\w+)[`'\"]?"  # a dtype token as messages print it
+_T = r"[`'\"]?(?:torch\.|c10::|at::)?(long (?:long )?int\b|\w+)[`'\"]?"  # a dtype token as messages print it
 _A = r"[`'\"]?(\w+)[`'\"]?"  # an argument / input name
 # message shapes that say which operand has which dtype: (pattern, the groups holding dtypes, how to say it)
 _NAMED_OPERANDS = [

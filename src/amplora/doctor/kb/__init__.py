@@ -8,16 +8,16 @@ cause and fix with real names. Causes are one sentence (the live diagnosis print
 
 The entries live in topic modules (scaling, quantized, accelerators, backends, exported, devices, dtypes,
 generic); ENTRIES below fixes the order in which their blocks are tried. A text that holds a known fault of
-another kind (generic.NOT_OURS, such as a GPU too old for FlashAttention) is not explained at all, even when dtype
-words appear around it.
+another kind (others.py: a GPU too old for FlashAttention, an op missing on MPS, loss scaling that is still
+calibrating) is not explained, even when dtype words appear around it: it gets that fault's own advice.
 """
 from __future__ import annotations
 
 import html
 import re
 
-from amplora.doctor.kb import (accelerators, backends, devices, dtypes, exported, generic, lowbit, patterns,
-                               quantized, runtimes, scaling, training)
+from amplora.doctor.kb import (accelerators, backends, devices, dtypes, exported, generic, lowbit, others,
+                               patterns, quantized, runtimes, scaling, training)
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
@@ -63,6 +63,9 @@ _NONFINITE = re.compile(generic.NONFINITE, re.IGNORECASE)
 def advice(text: str) -> str:
     """What to say about a text no entry explains."""
     text = _unwrapped(plain(text))
+    known = others.other_kind(text)
+    if known:
+        return known
     if generic.OTHER_FAULT.search(text):  # an OOM, a missing module...: the general advice, not a NaN story
         return GENERAL_ADVICE
     if _DIVERGED.search(text):
@@ -117,7 +120,7 @@ def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | 
     output, drift, slowness) come after the generic ones, so that a log line above the exception does not answer
     for it."""
     text = plain(text)
-    if generic.NOT_OURS.search(text) or (not exception and _FALLBACK_BESIDE_FAILURE.search(text)):
+    if others.other_kind(text) or (not exception and _FALLBACK_BESIDE_FAILURE.search(text)):
         return None
     other = (bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
              and not generic.OTHER_FAULT_CAUSED_BY_OURS.search(text))

@@ -28,6 +28,17 @@ AUTOCAST = (
        "(and accelerate with it) refuses it or fails inside autocast, while the same script runs on CUDA.",
        "Upgrade torch to >= 2.5 for fp16 mixed precision on MPS, or train on MPS without it (`fp16=False`, fp32).",
        context=r"fp16\s*=\s*True|--fp16\b|mixed_precision\W{1,4}fp16", unless=r"out of memory|OutOfMemoryError"),
+    _e("transformer-fastpath-autocast", "autocast", "nn.TransformerEncoder's fused fast path under autocast",
+       r"_transformer_encoder_layer_fwd|_native_multi_head_attention|"
+       r"\A(?=.*\bTransformerEncoder(Layer)?\b)(?=.*(\bautocast\b|-mixed\b|\bmixed[ _-]precision\b|\bamp\b))"
+       r"(?=.*\b(errors?|fails?|failed|expected|found|should be the same|same dtype)\b)",
+       "Outside training (`model.eval()`, `torch.no_grad()`: validation, inference) `nn.TransformerEncoderLayer` "
+       "and `nn.MultiheadAttention` switch to PyTorch's fused fast path (`_transformer_encoder_layer_fwd`), which "
+       "autocast does not cast in some torch releases, so bf16/fp16 activations meet fp32 weights there: training "
+       "steps run and validation fails.",
+       "Turn the fast path off (`torch.backends.mha.set_fastpath_enabled(False)`, torch >= 2.1) or upgrade torch; or "
+       "cast the model to one dtype for evaluation (`bf16-true`, `model.to(torch.bfloat16)`) instead of autocast.",
+       unless=r"out of memory|OutOfMemoryError"),
     _e("bce-autocast", "autocast", "binary_cross_entropy under autocast",
        r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast",
        "`F.binary_cross_entropy` / `nn.BCELoss` take probabilities, and a sigmoid output in fp16 rounds to exactly "
@@ -119,12 +130,6 @@ ACCELERATORS = (
        "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op, unsigned integers (uint16, "
        "uint32, uint64) to int32 / int64; upgrade CANN / torch_npu, "
        "whose newer releases add kernels."),
-    _e("mps-op-missing", "device-capability", "an op without an Apple MPS kernel",
-       r"operator '[\w:.]+' is not current(ly)? implemented for the MPS device",
-       "PyTorch's MPS backend has no kernel for this op (in this torch release), so a model on `mps` fails "
-       "there.",
-       "Set `PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before starting Python) to run that op on the CPU, "
-       "upgrade torch (MPS gains ops each release), or run the model on the CPU."),
     _e("rocm-bf16", "device-capability", "bf16 fails on an AMD GPU (ROCm) where fp16 works",
        r"\b(bf16|bfloat16)\b[^\n]{0,80}\b(fails?|failed|crash\w*|errors?|breaks?|broken|does ?n[o']t work)\b|"
        r"\b(fails?|failed|crash\w*|breaks?)\b[^\n]{0,40}\b(bf16|bfloat16)\b",

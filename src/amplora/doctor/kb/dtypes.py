@@ -77,7 +77,7 @@ KERNELS = (
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices must be long|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
-       r"expected scalar type Long but found|scalar type Long but got|"
+       r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
        r"Offset Tensor must have dtype Long|"

@@ -140,7 +140,7 @@ EXPORTED = (
        r"(FP16|half) range|FP16 (overflow|underflow)|"
        r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|"
        r"(?<!shape )(?<!size )"
-       r"mismatch|differ|wrong|inaccura|accuracy|precision (loss|drop|issue|problem))|"
+       r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem))|"
        r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
        "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "
        "65504 overflow (LayerNorm and reductions over large activations, Softmax, big weights), tiny ones become "

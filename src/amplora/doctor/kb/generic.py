@@ -20,17 +20,9 @@ _LISTED = r"(Float(16|32|64)?|BFloat16|Half|Double|float(16|32|64)?|bfloat16|hal
 _CPU_KERNELS = (r"(unfolded[23]d_copy|LayerNormKernelImpl|GroupNormKernelImpl|host_softmax|(log_)?softmax_lastdim_kernel_impl|"
                 r"slow_conv\w*|im2col|col2im|baddbmm_with_gemm|addmm_impl_cpu_|\w+_cpu_?)")
 
-# faults of another kind whose texts often carry dtype words (a bf16 model on a GPU too old for FlashAttention, a
-# torch or extension built without kernels for the GPU):
-# no precision story fits them, so the doctor leaves them alone
-NOT_OURS = re.compile(
-    r"FlashAttention only supports? (the )?(Ampere|Turing|Hopper|sm_?\d)\w* GPUs?( or newer)?|"
-    r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false|"
-    # a build without kernels for this GPU's architecture: an install problem whatever dtype the code around uses
-    r"no kernel image is available for execution on the device|"
-    # ranks' collectives that differ in shape, their dtypes the same (a data or batching problem)
-    r"Detected mismatch between collectives(?=.*TensorDtypes=(?P<dtype>\w+)\b.*TensorDtypes=(?P=dtype)\b)",
-    re.IGNORECASE | re.DOTALL)
+# the missing kernel told in words: "gemm for 'Half' data type is not implemented"
+_HALF_NOT_IMPLEMENTED_IN_WORDS = (r"\b\w+ for '?(Half|BFloat16|fp16|bf16)'? (data ?type |dtype )?(is |are )?not (yet )?"
+                                  r"implemented\b")
 
 # the exception of a paste that ends in one of these is another kind of fault (see kb.lookup)
 OTHER_FAULT = re.compile(
@@ -145,6 +137,7 @@ FALLBACKS = (
        r"not supported on CPUType for (Half|BFloat16)\b|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
+       r"\A(?=.*\bcpu\b).*?" + _HALF_NOT_IMPLEMENTED_IN_WORDS + "|"
        r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
        "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
        "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
@@ -164,7 +157,8 @@ FALLBACKS = (
        context=r"\.cuda\(|cuda:\d|torch\.cuda\.\w+Tensor|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
-       r"not implemented for '(Half|BFloat16)\b'?|\b\w+ (is )?not (being )?implemented for (half|bf16|fp16)\b",
+       r"not implemented for '(Half|BFloat16)\b'?|\b\w+ (is )?not (being )?implemented for (half|bf16|fp16)\b|"
+       + _HALF_NOT_IMPLEMENTED_IN_WORDS,
        "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
        "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
        "softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this (older) torch.",

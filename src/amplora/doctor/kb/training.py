@@ -288,6 +288,16 @@ NONFINITE_REPORTS = (
        fix="Use a dtype the device has: bf16 on Ampere or newer, fp16 with loss scaling on V100/T4/RTX 20xx, fp32 on "
        "Pascal GPUs and on CPUs without bf16 instructions (`lscpu | grep -E 'avx512_bf16|amx'`); `amplora doctor` "
        "reports what the device supports and `precision='auto'` picks it; measure at realistic batch sizes."),
+    _e("xla-downcast-bf16", "overflow", "XLA_USE_BF16 / XLA_DOWNCAST_BF16 turn fp32 constants into bf16",
+       r"\bXLA_(USE|DOWNCAST)_BF16\b", context=NONFINITE_SYMPTOM + "|" + DRIFT_SYMPTOM,
+       unless=r"out of memory|OutOfMemoryError",
+       cause="`XLA_USE_BF16=1` / `XLA_DOWNCAST_BF16=1` store every fp32 tensor of a torch_xla run as bf16, constants "
+       "included: a mask filled with `torch.finfo(torch.float32).min` (transformers from 4.21 to 4.25) rounds to -inf "
+       "in bf16, and a fully masked row's softmax then gives NaN; small epsilons and long sums lose their precision "
+       "the same way.",
+       fix="Use mask values that fit bf16 (`torch.finfo(torch.bfloat16).min`; transformers >= 4.25.1 does), or train "
+       "with bf16 autocast (`torch.autocast('xla', dtype=torch.bfloat16)`) instead of the environment variables, "
+       "which keeps masks, norms and the loss in fp32."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "

@@ -1,0 +1,73 @@
+"""Known faults of another kind whose texts carry dtype or device words: no precision story fits them, so `explain`
+leaves them unexplained (exit 3) and prints the advice that does fix them instead of the general advice."""
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE | re.DOTALL
+
+# (pattern, advice), tried in order
+OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p, a in (
+    (r"FlashAttention only supports? (the )?(Ampere|Turing|Hopper|sm_?\d)\w* GPUs?( or newer)?|"
+     r"Expected is_sm\d\w*( \|\| is_sm\d\w*)* to be true, but got false",
+     "Not a precision fault: FlashAttention needs a newer GPU (Ampere, compute capability 8.0, or later) whatever "
+     "the dtype. On this GPU load the model with `attn_implementation=\"sdpa\"` (or `\"eager\"`) and drop "
+     "`use_flash_attention_2`."),
+    (r"no kernel image is available for execution on the device",
+     "Not a precision fault: this torch, or an extension it calls (bitsandbytes, flash-attn, xformers, a custom "
+     "kernel), was built without kernels for this GPU's architecture. Install a build whose `torch.cuda."
+     "get_arch_list()` holds the GPU's sm_XX, or rebuild the extension with `TORCH_CUDA_ARCH_LIST` set to it."),
+    # ranks' collectives that differ in shape, their dtypes the same
+    (r"Detected mismatch between collectives(?=.*TensorDtypes=(?P<dtype>\w+)\b.*TensorDtypes=(?P=dtype)\b)",
+     "Not a precision fault: the ranks ran a collective on tensors of different shapes with the same dtype, a "
+     "data or control-flow difference between ranks (an uneven last batch, a rank that skipped a step or a "
+     "layer). Make every rank run the same collectives (`drop_last=True`, the same number of steps)."),
+    (r"operator '[\w:.]+' is not current(ly)? implemented for the MPS device",
+     "Not a precision or dtype fault: PyTorch's Apple MPS backend has no kernel for this op in this release. Set "
+     "`PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before Python starts) to run that op on the CPU, "
+     "upgrade torch (MPS gains ops each release), or run on the CPU."),
+    # a device type autocast does know, refused by an older torch (or one whose backend plugin is not loaded)
+    (r"unsupported autocast device_type '(mps|xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
+     "Not a precision fault as told: this torch has no autocast for that device type (MPS autocast arrived in torch "
+     "2.5; XPU, HPU and NPU need their plugin imported), and the call comes from code written for a newer stack. "
+     "Upgrade torch (or import the backend's plugin), or use a release of the calling library that supports "
+     "yours."),
+))
+
+# fp16 dynamic loss scaling skipping a step while the scale is still high: calibration, not a fault
+_SKIP = re.compile(r"OVERFLOW!? ?Skipping step|overflow[.,]? +skipping step|Attempted loss scale|"
+                   r"reducing loss scale to|overflow detected, setting loss scale to", re.IGNORECASE)
+_SCALE = re.compile(r"(?:loss[ _]scale(?:_\w+)?\b(?: from| to)?|reducing to|\bto)\s*[:=]?\s*(\d[\d.]*(?:e[+-]?\d+)?)",
+                    re.IGNORECASE)
+_ASKED_NORMAL = re.compile(r"\b(is|are) (this|it|that|these|they) (normal|expected|ok|okay|harmless|fine)\b",
+                           re.IGNORECASE)
+_TROUBLE = re.compile(r"(?<![a-z])(nan|inf)(?![a-z])|minimum|min_loss_scale|\bnot? (learn|converg|decreas)\w*|"
+                      r"stagnat\w*|diverg\w*|explod\w*|keeps? (skipping|overflow\w*)|every (step|iteration)|"
+                      r"飙升|不收敛|\w*(Error|Exception):|Traceback", re.IGNORECASE)
+_CALIBRATING = (
+    "Not a fault: fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) starts from a high scale and "
+    "halves it, skipping that step, whenever the scaled fp16 gradients overflow; skips at the start and now and "
+    "then later are expected and harmless. Only a scale that keeps falling towards 1 or its minimum, or a loss "
+    "that is NaN, means the fp16 forward/backward itself overflows: then train in bf16 or fp32."
+)
+_HIGH_SCALE = 1024.0
+
+
+def _calibrating(text: str) -> bool:
+    if not _SKIP.search(text) or _TROUBLE.search(text):
+        return False
+    scales = []
+    for number in _SCALE.findall(text):
+        try:
+            scales.append(float(number.rstrip(".")))
+        except ValueError:
+            continue
+    return min(scales) >= _HIGH_SCALE if scales else bool(_ASKED_NORMAL.search(text))
+
+
+def other_kind(text: str) -> str:
+    """The advice for a known fault of another kind in `text`, or ""."""
+    for pattern, advice in OTHERS:
+        if pattern.search(text):
+            return advice
+    return _CALIBRATING if _calibrating(text) else ""

@@ -1,0 +1,44 @@
+"""Known faults of another kind (kb/others.py): not explained (exit 3), but told with the advice that fixes them."""
+import pytest
+
+from amplora.doctor.explain import explain
+from amplora.doctor.kb import GENERAL_ADVICE
+
+OTHERS = [
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
+    ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented for the MPS "
+     "device. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`",
+     "PYTORCH_ENABLE_MPS_FALLBACK=1"),
+    ("  File \"transformers/models/llama/modeling_llama.py\", line 141, in forward\n"
+     "    with torch.autocast(device_type=device_type, enabled=False):\n"
+     "RuntimeError: User specified an unsupported autocast device_type 'mps'", "Upgrade torch"),
+    # loss scaling that is still calibrating: a high scale, no NaN loss
+    ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0\nIs this normal?",
+     "expected and harmless"),
+    ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4294967296, reducing to 2147483648",
+     "expected and harmless"),
+    ("It prints a few lines of \"Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to ***\". Is this "
+     "normal?", "expected and harmless"),
+]
+
+
+@pytest.mark.parametrize("text,advice", OTHERS)
+def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
+    e = explain(text)
+    assert not e.recognized
+    assert advice in e.fix and e.fix != GENERAL_ADVICE
+
+
+@pytest.mark.parametrize("text,key", [
+    # the scale fell to 1, or the loss is NaN: the fp16 run itself overflows
+    ("OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1", "loss-scale-skips"),
+    ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 8192.0\nDLoss:nan Reg:nan",
+     "loss-scale-skips"),
+    ("overflow detected, setting loss scale to: 0.0625", "loss-scale-skips"),
+    # a device type autocast never takes is the user's call to fix
+    ("RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type"),
+])
+def test_the_same_messages_in_trouble_are_still_diagnosed(text, key):
+    e = explain(text)
+    assert e.recognized and e.key == key, (e.key, text)
