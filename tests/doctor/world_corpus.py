@@ -53,11 +53,12 @@ text does not show), and `heldout30` (w5100 on: 18 more fixed queries and traini
 the Hugging Face libraries; a library's fp16 crash told in words beside an illegal memory access, two rejects whose
 model bug or learning rate the text does not show), and `heldout31` (w5300 on: 18 more fixed queries and NaN,
 inf and silently wrong numbers labelled by their stated cause; training-loss NaN reports and look-alikes whose cause
-the text does not show).
+the text does not show), and `heldout32` (w5500 on: 18 more fixed queries and hardware beyond NVIDIA datacenter GPUs;
+an extension built for another CUDA whose error reads as Long indices).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout31 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout32 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -80,7 +81,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout9", "heldout10", "heldout11", "heldout12", "heldout13",
           "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20",
           "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26",
-          "heldout27", "heldout28", "heldout29", "heldout30", "heldout31")
+          "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -180,6 +181,12 @@ BATCH30_FROM = 5100
 # The thirty-first (w5300 on, two collectors: 18 more queries fixed in advance in rank order; NaN, inf and silently
 # wrong numbers, labelled by the cause their thread states), the same way (split "heldout31").
 BATCH31_FROM = 5300
+# The thirty-second (w5500 on, two collectors: 18 more queries fixed in advance in rank order; hardware beyond NVIDIA
+# datacenter GPUs: Apple MPS, ROCm, Ascend NPU, TPUs, older and consumer NVIDIA cards), the same way ("heldout32").
+BATCH32_FROM = 5500
+# The thirty-second (w5500 on, two collectors: 18 more queries fixed in advance in rank order; hardware beyond NVIDIA
+# datacenter GPUs: Apple MPS, ROCm, Ascend NPU, TPUs, older and consumer NVIDIA cards), the same way ("heldout32").
+BATCH32_FROM = 5500
 
 
 def batch(record: dict) -> int:
@@ -192,13 +199,14 @@ def batch(record: dict) -> int:
     eighteenth (w2700-w2899), 20 for the nineteenth (w2900-w3099), 21
     for the twentieth (w3100-w3299), 22 for the twenty-first (w3300-w3499), 23 for the twenty-second (w3500-w3699), 24 for the twenty-third (w3700-w3899), 25 for the twenty-fourth (w3900-w4099), 26 for the
     twenty-fifth (w4100-w4299), 27 for the twenty-sixth (w4300-w4499), 28 for the twenty-seventh (w4500-w4699), 29 for the
-    twenty-eighth (w4700-w4899), 30 for the twenty-ninth (w4900-w5099), 31 for the thirtieth (w5100-w5299), 32 for the thirty-first (w5300 on)."""
+    twenty-eighth (w4700-w4899), 30 for the twenty-ninth (w4900-w5099), 31 for the thirtieth (w5100-w5299), 32 for the thirty-first (w5300-w5499), 33 for the
+    thirty-second (w5500 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
               BATCH14_FROM, BATCH15_FROM, BATCH16_FROM, BATCH17_FROM, BATCH18_FROM, BATCH19_FROM, BATCH20_FROM,
               BATCH21_FROM, BATCH22_FROM, BATCH23_FROM, BATCH24_FROM, BATCH25_FROM, BATCH26_FROM,
-              BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM)
+              BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -219,7 +227,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout31' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout32' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -253,7 +261,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout28" for r in records if batch(r) == 29},
             **{r["id"]: "heldout29" for r in records if batch(r) == 30},
             **{r["id"]: "heldout30" for r in records if batch(r) == 31},
-            **{r["id"]: "heldout31" for r in records if batch(r) == 32}}
+            **{r["id"]: "heldout31" for r in records if batch(r) == 32},
+            **{r["id"]: "heldout32" for r in records if batch(r) == 33}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
