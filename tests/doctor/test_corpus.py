@@ -74,6 +74,21 @@ CASES = {
         phase="loss-scaler step", module=None, op=None,
         culprit=["GradScaler.unscale_ called twice", "scaler_unscale_twice.py:8 in clip"],
         fix=["Unscale once per optimizer step"], operands=set(), error="RuntimeError"),
+    "ema_bf16_foreach": dict(  # an EMA copy cast to bf16 beside fp32 weights: two lists of weights in a foreach op
+        phase="step (outside any module)", module="0", op="aten._foreach_lerp_",
+        culprit=["`self` in bf16", "`tensors1` in fp32", "two lists of weights"], fix=["p.to(e.dtype)"],
+        operands={"fp32", "bf16"}, error="RuntimeError"),
+    "meta_nonpersistent_buffer": dict(  # a non-persistent buffer that load_state_dict(assign=True) never replaced
+        phase="forward", module="Rotary", op="aten.mul",
+        culprit=["buffer(s) still on meta", "freqs"], fix=["Recompute such buffers", "to_empty(device='cpu')"],
+        operands={"fp32"}, error="RuntimeError"),
+    "kv_cache_fp32_buffer": dict(  # a cache registered after the model was cast keeps the default dtype
+        phase="forward", module="Attention", op="aten.index_copy_",
+        culprit=["buffer cache.k_cache is fp32"], fix=["dtype=torch.bfloat16"], operands={"fp32", "bf16"},
+        error="RuntimeError"),
+    "sample_fp16_temperature": dict(  # fp16 logits divided by a tiny temperature: NaN probabilities
+        phase="step (outside any module)", module=None, op="aten.multinomial",
+        culprit=["fp16"], fix=["logits.float() / temperature"], operands={"fp16"}, error="RuntimeError"),
 }
 
 

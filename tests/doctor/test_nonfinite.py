@@ -4,6 +4,7 @@ exit 7 instead of the script's 0; `--allow-nonfinite` keeps the 0)."""
 from __future__ import annotations
 
 import pytest
+import torch
 
 from .conftest import NONFINITE_SPECS, amplora_cli, program_path, run_program
 
@@ -55,6 +56,19 @@ CASES = {
     "nan_fp16_running_sum": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.add_", dtype="fp16", value="inf",
         culprit=["overflowed fp16", "65504"], fix=["loss.float()", "loss.item()"], inputs=["self: fp16 [scalar]"]),
+    # a hand-made static loss scale of 2**16 multiplies an fp16 loss past 65504 before backward
+    "nan_fp16_static_loss_scale": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten.mul", dtype="fp16", value="inf",
+        culprit=["the loss scale 65536", "65504"], fix=["GradScaler", "bf16"], inputs=["constant 65536.0"]),
+    # eps=1e-8 rounds to 0 in fp16: rsqrt of a zero padding row's mean square is inf
+    "nan_fp16_rmsnorm_eps": dict(
+        phase="forward", module="0", op="aten.rsqrt", dtype="fp16", value="inf",
+        culprit=["got exact zeros (fp16)"], fix=["1e-5 or more in fp16", "fp32"], inputs=["self: fp16"]),
+    # a custom backward divides by a running product of gates that underflowed to 0 in fp16
+    "nan_fp16_scan_backward": dict(
+        phase="backward", module="Mixer", op="aten.div", dtype="fp16", value="NaN",
+        culprit=["divided by zero in GatedScan.backward"], fix=["compute the divisor in fp32"],
+        inputs=["other: fp16"]),
 }
 
 
@@ -141,3 +155,15 @@ def test_state_kept_in_half_is_found_and_named_by_its_owner():
     assert names == ["HandAdam.shadow", "HandAdam.state[...]['m']"], names
     assert half_copies(w.half()) == []  # half weights: their state in half is no mismatch
     del opt
+
+
+def test_fresh_memory_from_empty_is_no_birth():
+    """`torch.empty_like` returns whatever bits the memory held (NaN among them): only a value written or computed
+    can be where a NaN was born."""
+    from amplora.doctor.nonfinite import NonFiniteTracer
+    x = torch.ones(4)
+    tracer = NonFiniteTracer()
+    tracer._check(torch.ops.aten.empty_like.default, (x,), {}, torch.full_like(x, float("nan")), caller=None)
+    assert tracer.first is None and tracer.first_nan is None
+    tracer._check(torch.ops.aten.log.default, (torch.zeros(4),), {}, torch.full_like(x, float("-inf")), caller=None)
+    assert tracer.first is not None and tracer.first.op == "aten.log.default"

@@ -148,16 +148,21 @@ def _operands(func, args, kwargs) -> list[tuple[str, torch.Tensor]]:
     def add(role, value):
         if isinstance(value, torch.Tensor):
             found.append((role, value))
-        elif isinstance(value, (list, tuple)):
-            for i, item in enumerate(value):
-                if isinstance(item, torch.Tensor):
-                    found.append((f"{role}[{i}]", item))
+        elif isinstance(value, (list, tuple)):  # a foreach op's lists: a few of each, and the first odd one
+            items = [(i, v) for i, v in enumerate(value) if isinstance(v, torch.Tensor)]
+            kept = items[:_PER_LIST]
+            odd = next(((i, v) for i, v in items[_PER_LIST:]
+                        if (v.dtype, v.device) != (items[0][1].dtype, items[0][1].device)), None)
+            found.extend((f"{role}[{i}]", v) for i, v in kept + ([odd] if odd else []))
 
     for i, value in enumerate(args):
         add(names[i] if i < len(names) else f"arg{i}", value)
     for key, value in (kwargs or {}).items():
         add(key, value)
     return found[:12]
+
+
+_PER_LIST = 4
 
 
 def capture_op(func, args, kwargs) -> Capture:

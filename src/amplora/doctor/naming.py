@@ -32,6 +32,7 @@ class _Index:
                 self.by_storage.setdefault(p.untyped_storage().data_ptr(), (name, p))
             except Exception:
                 pass
+        self.buffers = {id(b): name for name, b in root.named_buffers(remove_duplicate=False)}
 
 
 class Namer:
@@ -88,6 +89,14 @@ class Namer:
                     hit = None
             if hit is not None:
                 return hit
+        return None
+
+    def buffer_name(self, tensor: torch.Tensor) -> str | None:
+        """The qualified name of `tensor` when it is a registered buffer."""
+        for ix in self._all():  # buffers are looked up in the known models only: no gc search for them
+            name = ix.buffers.get(id(tensor))
+            if name is not None:
+                return name
         return None
 
     def param_name(self, tensor: torch.Tensor) -> str | None:

@@ -104,6 +104,11 @@ class Birth:
     node_seq: int = -1
 
 
+# factories that return memory without writing it
+_UNINITIALISED = frozenset({"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided",
+                            "empty_permuted"})
+
+
 class NonFiniteTracer(TorchDispatchMode):
     """Runs every op; remembers the first whose output is non-finite while its inputs were finite."""
 
@@ -124,6 +129,8 @@ class NonFiniteTracer(TorchDispatchMode):
         return out
 
     def _check(self, func, args, kwargs, out, caller=None):
+        if getattr(getattr(func, "overloadpacket", None), "__name__", "") in _UNINITIALISED:
+            return  # fresh memory holds whatever bits were there: NaN in it is no birth until it is read
         outs = list(_floats(out if isinstance(out, (list, tuple)) else [out]))
         if not outs:
             return
@@ -177,7 +184,16 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     logs = ("aten.log", "aten.log2", "aten.log10")
     logged = next((t for r, t in b.inputs if r == "self"), None) if op in logs else None
     fn = f"{function}.backward" if function else ""
-    if big:
+    located = (b.facts.located if b.facts else "").lower()
+    if big and "mul" in op and "scal" in located:
+        r, v = big[0]
+        culprit = f"the loss scale {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"
+        cause = (f"{op} multiplied a value in {dt} by the constant {v:g}, a hand-made loss scale beyond {dt}'s range, "
+                 f"so the scaled value is inf before backward starts and every gradient after it is inf or NaN.")
+        fix = ("let `torch.amp.GradScaler` scale the loss (it keeps the scale in fp32 and backs off on overflow) with "
+               "fp32 master weights, or multiply `loss.float()`; a static scale on an fp16 value must stay below "
+               f"{_num(limit)} / max |loss|; or train in bf16, which needs no loss scale")
+    elif big:
         r, v = big[0]
         culprit = f"the constant {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"
         cause = f"{op} wrote the constant {v:g} into a {dt} tensor, where it becomes {'-' if v < 0 else ''}inf."
@@ -186,15 +202,27 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                f"softmaxes -inf everywhere into NaN, so give such rows one unmasked position or zero them after")
     elif divisor is not None and bool((divisor == 0).any()):
         culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
-        cause = f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)."
+        tiny = _num(float(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps)) if low else ""
+        cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)"
+                 + (f": in {dt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
+                    f"probability) is 0." if low else "."))
         fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
-               + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else ""))
+               + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else "")
+               + (f"; compute the divisor in fp32 (`d.float()`), where it does not underflow" if low else ""))
     elif logged is not None and bool((logged <= 0).any()):
         culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
         cause = (f"{op} got a value that is 0 (log(0) = -inf), most often a probability that underflowed to zero in "
                  f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN).")
         fix = ("compute log-probabilities directly and in fp32: `F.log_softmax(logits.float(), -1)` (or "
                "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`")
+    elif op in ("aten.rsqrt", "aten.reciprocal") and any(bool((t == 0).any()) for _, t in b.inputs):
+        tiny = _num(float(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps))
+        culprit = f"{op}{where} got exact zeros ({dt}): 1/0 = inf"
+        cause = (f"{op} of 0 is inf: a variance or mean square of zero rows (padding, a dead channel), with an eps that "
+                 + (f"{dt} cannot hold (below {tiny}: 1e-8, 1e-12 round to 0) added to it." if low else
+                    "is missing or too small."))
+        fix = ("add an eps the dtype holds (1e-5 or more in fp16), or compute the norm in fp32 (`x.float()`) and cast "
+               "the result back")
     elif b.tier == 0 and low and "inf" in b.value:
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "

@@ -81,6 +81,31 @@ def _mismatch(s: Scene):
     return culprit, cause, fix
 
 
+def _two_weight_lists(s: Scene, floats):
+    """A foreach update across two copies of the weights (an EMA or shadow model, an optimizer's state) whose
+    lists hold two dtypes: one copy was cast and the other not."""
+    op = _short_op(s.op)
+    if not op.startswith("_foreach_"):
+        return None
+    by_arg: dict = {}
+    for _, role, t in floats:
+        by_arg.setdefault(role.split("[")[0], set()).add(t.dtype)
+    args = [(a, d) for a, d in by_arg.items() if len(d) == 1]
+    if len(args) < 2 or len({next(iter(d)) for _, d in args}) < 2:
+        return None
+    (a, da), (b, db) = args[0], next((x for x in args[1:] if x[1] != args[0][1]))
+    da, db = next(iter(da)), next(iter(db))
+    named = next((s.params[i] for i, _, _ in floats if i in s.params), "")
+    culprit = (f"{op} got `{a}` in {dtype_name(da)} and `{b}` in {dtype_name(db)}: two lists of weights"
+               + (f" (such as {named})" if named else "") + " kept in two dtypes")
+    cause = (f"{op} updates one copy of the weights from another (an EMA or shadow model, a hand-written optimizer's "
+             f"state) and takes one dtype per position: one copy was cast to {dtype_name(da)} (an EMA kept in bf16 to "
+             f"save memory, a model cast after its copy was made) while the other stayed {dtype_name(db)}.")
+    fix = (f"Keep both copies in one dtype, the live weights' (fp32 for trained parameters), or cast inside the "
+           f"update: `torch.{op}(ema, [p.to(e.dtype) for p, e in zip(params, ema)], w)`.")
+    return culprit, cause, fix
+
+
 def _mismatch_story(s: Scene):
     floats = _floats(s)
     if len({t.dtype for _, _, t in floats}) < 2:
@@ -91,6 +116,9 @@ def _mismatch_story(s: Scene):
         found = _optimizer_mix(s, floats)
         if found is not None:
             return found
+    found = _two_weight_lists(s, floats)
+    if found is not None:
+        return found
     ref = _reference_dtype(s, floats)
     off = [f for f in floats if f[2].dtype != ref]
     i, role, t = off[0]
@@ -106,6 +134,15 @@ def _mismatch_story(s: Scene):
         fix = (f"Cast the parameter where it is used (`F.linear(x, w.to(x.dtype))`) or the module once "
                f"(`{owner_path(name) or 'module'}.to({_torch_dtype(ref)})`); keep fp32 copies only for trainable "
                f"params and cast them inside forward.")
+        return culprit, cause, fix
+    if i in s.buffers:
+        name = s.buffers[i]
+        culprit = f"buffer {name} is {odt} while {mod} computes in {rdt}"
+        cause = (f"{name} is a buffer kept in {odt}: made in `__init__` or a setup method with the default dtype "
+                 f"(`torch.zeros(...)` is fp32) after the model was cast, or of a dtype `model.to()` does not touch, "
+                 f"and {op} meets it with {rdt} tensors; autocast never casts buffers.")
+        fix = (f"Create it in the model's dtype (`torch.zeros(..., dtype={_torch_dtype(ref)})`, a dtype argument "
+               f"to the setup method), or cast the model after the buffer exists (`model.to({_torch_dtype(ref)})`).")
         return culprit, cause, fix
     if i in s.producers:
         prod = s.producers[i]
@@ -327,9 +364,23 @@ def _left_on_meta(s: Scene):
     return culprit, cause, fix
 
 
+def _meta_buffers(roots) -> list[tuple[str, bool]]:
+    """(name, non-persistent) of the buffers still on meta in the first root that has any."""
+    for root in roots:
+        found = []
+        for path, module in root.named_modules():
+            for name, buf in module.named_buffers(recurse=False):
+                if buf is not None and buf.device.type == "meta":
+                    found.append((f"{path}.{name}" if path else name, name in module._non_persistent_buffers_set))
+        if found:
+            return found
+    return []
+
+
 def _offloaded(s: Scene):
     """A fault on weights a device_map offloaded (they sit on meta outside their module's forward); None if not."""
-    keys, names = offload.offloaded(s.namer.roots())
+    root = s.namer.root_of(s.module) if s.module is not None else None  # the failing model, not another one alive
+    keys, names = offload.offloaded([root] if root is not None else s.namer.roots())
     if not names or not (any(t.device.type == "meta" for _, t in s.tensors) or "meta" in s.message):
         return None
     s.module_path = s.module_path or next(iter(keys)) or None  # the offloaded module, not a guess inside it
@@ -351,6 +402,22 @@ def _device(s: Scene):
         everywhere = [n for n, p in root.named_parameters() if str(p.device) == odd]
         odd_params = odd_params + [n for n in everywhere if n not in odd_params]
     mod = _where(s)
+    buffers = _meta_buffers([root] if root is not None else s.namer.roots()) if odd == "meta" and not odd_params else []
+    if buffers:
+        names = [n for n, _ in buffers]
+        culprit = f"{len(names)} buffer(s) still on meta while the rest is on {other}: {_names(names)}"
+        unsaved = [n for n, kept_out in buffers if kept_out]
+        if unsaved:
+            cause = (f"{unsaved[0]} is a non-persistent buffer (`register_buffer(..., persistent=False)`), so it is not "
+                     f"in the state dict: building the model on meta and loading with `load_state_dict(..., "
+                     f"assign=True)` replaced every saved tensor but left it a meta placeholder.")
+        else:
+            cause = (f"{names[0]} was never loaded: the state dict given to a model built on meta lacked it, so it "
+                     f"kept its meta placeholder.")
+        fix = (f"Recompute such buffers on the real device after loading (call the code that fills "
+               f"{names[0].rsplit('.', 1)[-1]} again), or build the model with `to_empty(device='{other}')` and rerun "
+               f"its init before loading; a persistent buffer travels in the checkpoint.")
+        return culprit, cause, fix
     if odd_params:
         culprit = f"{len(odd_params)} parameter(s) on {odd} while the activations are on {other}: {_names(odd_params)}"
     else:
@@ -403,7 +470,20 @@ def _numpy(s: Scene):
     return f"a bf16 tensor passed to `.numpy()`{at}", s.entry.cause, s.entry.fix
 
 
-HANDLERS = {"mismatch": _mismatch, "index": _mismatch, "attention": _mismatch, "backward-dtype": _mismatch,
+def _overflow(s: Scene):
+    culprit, cause, fix = _generic(s)
+    half = next((t for _, _, t in _floats(s) if t.dtype in HALF_DTYPES), None)
+    if s.entry.key == "multinomial-nan" and half is not None:  # probabilities sampled in half precision
+        dt = dtype_name(half.dtype)
+        cause = (f"{cause.rstrip('.')}; here the probabilities themselves are {dt}, and sampling code run on {dt} "
+                 f"logits (a division by a temperature near 0, top-k / top-p filling, a repetition penalty, the "
+                 f"softmax) can overflow {dt} on its own, even when the model's logits are finite.")
+        fix = (f"Do the sampling math in fp32: `torch.softmax(logits.float() / temperature, -1)` (greedy `argmax` "
+               f"for temperature 0), then sample; {fix[:1].lower()}{fix[1:]}")
+    return culprit, cause, fix
+
+
+HANDLERS = {"mismatch": _mismatch, "overflow": _overflow, "index": _mismatch, "attention": _mismatch, "backward-dtype": _mismatch,
             "out-buffer": _out_buffer, "cpu-kernel": _cpu_kernel, "device": _device, "scaler": _scaler,
             "numpy": _numpy}
 

@@ -30,6 +30,7 @@ class Scene:
     operands: list[Operand] = field(default_factory=list)
     producers: dict = field(default_factory=dict)    # operand index -> producing module
     params: dict = field(default_factory=dict)       # operand index -> parameter name
+    buffers: dict = field(default_factory=dict)      # operand index -> buffer name
 
     @property
     def autocast(self) -> dict:
