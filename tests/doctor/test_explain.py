@@ -323,6 +323,8 @@ SAMPLES = [
      "    return torch._transformer_encoder_layer_fwd(\nRuntimeError: expected scalar type BFloat16 but found Float",
      ["bf16", "fp32"], None),
     ("xla-downcast-bf16", "With XLA_USE_BF16=1 on a TPU v3 the BERT loss is nan after the first step.", [], None),
+    ("bnb-int8-old-gpu", "load_in_8bit=True returns gibberish when generating on two V100 GPUs; in 16 bit it is fine",
+     [], None),
     ("complex-half", "RuntimeError: view_as_complex is only supported for half, float and double tensors, but got a "
      "tensor of scalar type: BFloat16", ["bf16"], None),
     ("custom-ext-dtype", "RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
@@ -1458,3 +1460,8 @@ def test_a_mask_only_in_library_frames_or_a_mask_rcnn_config_is_not_named():
     assert "names a mask" not in explain(frames).cause
     assert "names a mask" not in explain("cascade_mask_rcnn.yaml\nRuntimeError: expected scalar type Half but found "
                                          "Float").cause
+
+
+def test_int8_gibberish_is_the_old_gpu_story_only_on_a_gpu_without_int8_tensor_cores():
+    assert explain("load_in_8bit=True gives gibberish on a P100").key == "bnb-int8-old-gpu"
+    assert explain("load_in_8bit=True gives gibberish on a T4").key != "bnb-int8-old-gpu"  # Turing has them

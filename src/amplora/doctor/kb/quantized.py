@@ -12,6 +12,10 @@ _FLOAT_MISMATCH = (rf"(?:{MATMUL})[^\n]{{0,40}}?{_FLOAT}(?:\W{{1,8}}|\W+and\W+){
                    rf"expected scalar type {_FLOAT} but found {_FLOAT}|got:? {_FLOAT} != {_FLOAT}")
 
 # quantized weights and their kernels
+# outputs reported wrong in words: gibberish, repetition, NaN
+_WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bnan\b|!!!!|wrong (output|result|"
+                 r"answer)s?|random (tokens|characters|text)")
+
 QUANTIZED = (
     _e("packed-4bit-shape", "quantized", "a packed 4-bit weight used as a plain weight (its shape is [N, 1])",
        r"shapes cannot be multiplied \(\d+x\d+ and (1x\d{4,}|\d{4,}x1)\)",
@@ -31,6 +35,16 @@ QUANTIZED = (
        "GPUs before Ampere (V100, T4, RTX 20xx) do not compute natively; 4-bit loading itself works on them.",
        "On that GPU set the 4-bit compute dtype to fp16 (`bnb_4bit_compute_dtype=torch.float16`, `--bf16 False "
        "--fp16 True`) or fp32, and train with fp16 mixed precision and a GradScaler."),
+    _e("bnb-int8-old-gpu", "quantized", "8-bit (LLM.int8) results wrong on a GPU without int8 tensor cores",
+       r"\b(V100S?|P100|P40|K80|GTX ?10[5-8]0( Ti)?|Titan V|Quadro [PGV]\d+|sm_?(3\d|5\d|6\d|70)|compute capability "
+       r"(3|5|6|7\.0)\b)",
+       context=r"\A(?=.*(load_in_8bit|8-?bit|\bint8\b|LLM\.int8|Linear8bitLt))(?=.*(" + _WRONG_OUTPUT + r"))",
+       unless=r"out of memory|OutOfMemoryError|\w*(Error|Exception):",
+       cause="bitsandbytes' 8-bit matmul (LLM.int8) needs int8 tensor cores (Turing, compute capability 7.5, or "
+       "newer); on V100, Pascal and older GPUs it runs a fallback path whose results have been wrong in several "
+       "releases (gibberish, repeated tokens, NaN), more so with the model split over several GPUs.",
+       fix="On that GPU load the model in fp16 (no `load_in_8bit`) or in 4-bit (`load_in_4bit=True` with "
+       "`bnb_4bit_compute_dtype=torch.float16`), or upgrade bitsandbytes; compare with the fp16 model's output."),
     _e("quant-kernel-fp16-only", "quantized", "a quantized kernel built for fp16 activations got bf16",
        r"\b(float16|fp16|half) is required for|\brequires? (torch\.)?(float16|fp16|half)\b[^\n]{0,20}(activations?|dtype)|"
        r"\bonly supports? (torch\.)?(float16|fp16|half) (activations?|dtype|inputs?)",
