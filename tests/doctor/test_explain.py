@@ -769,7 +769,6 @@ LOOKALIKE_REJECTS = [
     "[TensorRT] ERROR: Network has dynamic or shape inputs, but no optimization profile has been defined. "
     "builder.fp16_mode = True",
     "trtexec --fp16: [E] Error[4]: shape mismatch for input 'x' in the fp16 engine",
-    "Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model.",
     "ValueError: The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current "
     "capability: 70.",
     "RuntimeError: CUDA error: invalid device ordinal",
@@ -1465,3 +1464,35 @@ def test_a_mask_only_in_library_frames_or_a_mask_rcnn_config_is_not_named():
 def test_int8_gibberish_is_the_old_gpu_story_only_on_a_gpu_without_int8_tensor_cores():
     assert explain("load_in_8bit=True gives gibberish on a P100").key == "bnb-int8-old-gpu"
     assert explain("load_in_8bit=True gives gibberish on a T4").key != "bnb-int8-old-gpu"  # Turing has them
+
+
+def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
+    # a device mismatch told in words, in Chinese
+    assert explain("我在使用device_map='auto'后，就会在某些layer中报错，tensor分布在了多个GPU上").key == "device-mismatch"
+    # ONNX Runtime's type-parameter message cut after its first words, and LoRA blended into an fp16 graph
+    e = explain("error using LoRA with torch-fp16 model\n[ONNXRuntimeError] : 1 : FAIL : Type Error: Type parameter (T)")
+    assert e.key == "onnx-type-mismatch" and "LoRA weights to fp16" in e.fix
+    # torch.load restoring CUDA storages on a machine the text says is the CPU, the message itself cut off
+    e = explain('Running quantized models on CPU\n  File "/x/torch/serialization.py", line 1416, in persistent_load\n'
+                "    typed_storage = load_tensor(dtype, nbytes, key, _maybe_decode_ascii(location))")
+    assert e.key == "deserialize-cuda" and "map_location='cpu'" in e.fix
+    # a softmax in the pasted code is named as the op
+    assert "softmax" in explain("c = F.softmax(a, dim=1, dtype=torch.float32)\nRuntimeError: expected scalar type "
+                                "Float but found Half").ops
+    # "no bf16 on a T4" beside a NaN loss of the fp16 run it needs: the NaN is the fault
+    assert explain("NaN loss at fp16 on a T4. T4 does not support bfloat16 natively").key != "bf16-gpu-unsupported"
+    assert explain("T4 does not support bfloat16 natively").key == "bf16-gpu-unsupported"
+    # a converter's KeyError 'U8': packed 4-bit weights were saved
+    e = explain("    data_type = SAFETENSORS_DATA_TYPES[info['dtype']]\nKeyError: 'U8'")
+    assert e.key == "dtype-table-key" and "merge_and_unload()" in e.fix
+    # AWQ calibration moving one layer at a time; a quantized model loaded on cuda:1 and trained on cuda:0
+    e = explain("model.quantize(tokenizer, quant_config=quant_config)\nRuntimeError: Expected all tensors to be on the "
+                "same device, but found at least two devices, cpu and cuda:0!")
+    assert "quantization run" in e.cause
+    e = explain('device_map = "cuda:1"\nValueError: You can\'t train a model that has been loaded in 8-bit precision on '
+                "a different device than the one you're training on.")
+    assert e.key == "quantized-train-device" and "CUDA_VISIBLE_DEVICES=1" in e.fix
+    # packed weights met in nn.MultiheadAttention or a vision tower: keep those modules unquantized
+    e = explain("4-bit quantization, nn.MultiheadAttention: RuntimeError: self and mat2 must have the same dtype, but "
+                "got Half and Byte")
+    assert e.key == "packed-quant-weight" and "llm_int8_skip_modules" in e.fix

@@ -13,6 +13,10 @@ OTHERS = [
     ("  File \"transformers/models/llama/modeling_llama.py\", line 141, in forward\n"
      "    with torch.autocast(device_type=device_type, enabled=False):\n"
      "RuntimeError: User specified an unsupported autocast device_type 'mps'", "Upgrade torch"),
+    ("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the "
+     "quantized model.", "llm_int8_enable_fp32_cpu_offload"),
+    ("ValueError: You can't train a model that has been loaded in 8-bit precision with CPU or disk offload.",
+     "does not fit in GPU memory"),
     # loss scaling that is still calibrating: a high scale, no NaN loss
     ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0\nIs this normal?",
      "expected and harmless"),

@@ -44,6 +44,7 @@ _OP_PHRASES = [
     (r"Expected out tensor", "out= write"),
     (r"\.numpy\(\)|ScalarType BFloat16|tensor to numpy", "Tensor.numpy"),
     (r"\bLayerNorm\b|\blayer_norm\b", "layer_norm"),
+    (r"\b(F\.|torch\.)?(log_)?softmax\(", "softmax"),
     (r"\bGroupNorm\b|\bgroup_norm\b", "group_norm"),
     (r"\bRMSNorm\b|\brms_norm\b", "rms_norm"),
     (r"\bBatchNorm\w*\b|\bbatch_norm\b", "batch_norm"),

@@ -242,7 +242,10 @@ CAPABILITY = (
        r"(bf16|bfloat16)\s*(を|는|은|를)?\s*(不支持|不支援|非対応|はサポートされていません|サポートされていない|지원하지 않|지원되지 않)",
        _BF16_GPU_CAUSE, _BF16_GPU_FIX, unless=r"\bCPU\b(?!.{0,160}\b(GPU|cuda|CUDA)\b)|" + _OTHER_RUNTIME +
        # a bf16 guess beside another error that says what failed
-       r"|an illegal memory access|CUDA error: out of memory|" + CUDA_INIT_FAILED),
+       r"|an illegal memory access|CUDA error: out of memory|" + CUDA_INIT_FAILED +
+       # a NaN reported from the fp16 run such a GPU needs: the NaN is what failed
+       r"|\A(?=.*(\b(nan|inf)\b[^\n]{0,30}\b(loss|latents?|outputs?|gradients?)\b|\b(loss|latents?|outputs?)\b[^\n]{0,40}"
+       r"\b(nan|inf)\b))(?=.*\b(fp16|float16)\b)"),
     # a message that names the GPU next to bf16 says which device it is, whatever else the text mentions
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
        _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"

@@ -215,7 +215,9 @@ DEVICES = (
        "`np.asarray` / a NumPy function on it fails.",
        "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),
     _e("deserialize-cuda", "device", "a CUDA checkpoint loaded where CUDA is not available",
-       r"Attempting to deserialize object on (a )?CUDA device",
+       r"Attempting to deserialize object on (a )?CUDA device|"
+       r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
+       r"restore_location|validate_cuda_device|_cuda_deserialize)\b",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
        "driver, or fewer GPUs than when saved).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "

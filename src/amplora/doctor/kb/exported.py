@@ -24,7 +24,7 @@ EXPORTED = (
        "(or cast every initializer when converting a graph to double), then feed inputs of that dtype."),
     _e("onnx-type-mismatch", "onnx", "an fp16 ONNX graph with a type mismatch inside",
        r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
-       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types|"
+       r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types|Type Error: Type parameter \(\w+\)\s*$|"
        r"\[ShapeInferenceError\][^\n]{0,200}has inconsistent type tensor\(\w+\)|"
        r"\binitializer .{0,120}has element type tensor\(\w+\) but usage of initializer in graph expects tensor\(\w+\)",
        "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "

@@ -99,7 +99,9 @@ FALLBACKS = (
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
        r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b|"
-       r"\bdevice[ _-]mismatch(es)?\b",
+       r"\bdevice[ _-]mismatch(es)?\b|"
+       r"\btensors?\s*(分布在了?|are (spread )?(on|over|across)|were (spread )?(on|over|across)|spread (over|across))\s*"
+       r"(多个|multiple|several|different|two)\s*(GPUs?|devices|cards|显卡)",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "

@@ -26,6 +26,14 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision or dtype fault: PyTorch's Apple MPS backend has no kernel for this op in this release. Set "
      "`PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before Python starts) to run that op on the CPU, "
      "upgrade torch (MPS gains ops each release), or run on the CPU."),
+    # a quantized model that does not fit in GPU memory: device_map offloaded part of it
+    (r"Some modules are dispatched on the CPU or the disk|dispatch the model on the CPU or the disk while keeping|"
+     r"can'?t train a model that has been loaded in (8|4)-bit precision with CPU or disk offload",
+     "Not a precision fault: the quantized model does not fit in GPU memory, so `device_map='auto'` put some modules "
+     "on the CPU or the disk, where bitsandbytes cannot keep them quantized (and nothing offloaded can be trained). "
+     "Make it fit on the GPU (4-bit instead of 8-bit, a smaller model, more GPU memory, `device_map={'': 0}`), or "
+     "for inference only keep the offloaded modules fp32 with `BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload="
+     "True)` and a custom `device_map`; `model.hf_device_map` shows what went to 'cpu' / 'disk'."),
     # a device type autocast does know, refused by an older torch (or one whose backend plugin is not loaded)
     (r"unsupported autocast device_type '(mps|xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
      "Not a precision fault as told: this torch has no autocast for that device type (MPS autocast arrived in torch "
