@@ -89,6 +89,10 @@ CASES = {
     "sample_fp16_temperature": dict(  # fp16 logits divided by a tiny temperature: NaN probabilities
         phase="step (outside any module)", module=None, op="aten.multinomial",
         culprit=["fp16"], fix=["logits.float() / temperature"], operands={"fp16"}, error="RuntimeError"),
+    "numpy_float64_schedule": dict(  # a NumPy noise schedule registered as float64 buffers
+        phase="forward", module="net.0", op="aten.addmm",
+        culprit=["float64 input passed into net.0"], fix=["torch.from_numpy(a).float()", "register `alphas_cumprod`"],
+        operands={"float64", "fp32"}, error="RuntimeError"),
 }
 
 

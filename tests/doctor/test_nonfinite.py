@@ -69,6 +69,10 @@ CASES = {
         phase="backward", module="Mixer", op="aten.div", dtype="fp16", value="NaN",
         culprit=["divided by zero in GatedScan.backward"], fix=["compute the divisor in fp32"],
         inputs=["other: fp16"]),
+    # an fp16 sigmoid saturated to exactly 1: a hand-written log(1 - p) is log(0)
+    "nan_fp16_sigmoid_log": dict(
+        phase="loss (outside any module)", module=None, op="", dtype="fp16", value="inf",
+        culprit=["Sequential's output"], fix=["BCEWithLogitsLoss", "fp32"], inputs=["Sequential output: fp16"]),
 }
 
 

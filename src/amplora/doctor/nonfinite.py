@@ -372,6 +372,14 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
     fix = ("compute the loss in fp32 (`out.float()` before it), use the fused stable forms (`F.cross_entropy` / "
            "`log_softmax` instead of exp, sum and log; `BCEWithLogitsLoss`), scale targets into range; "
            "`torch.autograd.set_detect_anomaly(True)` names the op")
+    o = out.detach()
+    if half and o.numel() and bool((o >= 0).all()) and float(o.max()) == 1.0:  # probabilities that reached 1
+        cause = (f"The model's output holds probabilities that are exactly 1 (or 0): a sigmoid or softmax saturates "
+                 f"in {dt}, where values within {_num(float(torch.finfo(out.dtype).eps) / 2)} of 1 round to 1, so a "
+                 f"hand-written log(1 - p) or log(p) of them is log(0) = -inf.")
+        fix = ("return logits and use `F.binary_cross_entropy_with_logits` / `BCEWithLogitsLoss` (or `log_softmax`), "
+               "which never take log(0); or compute the sigmoid and the loss in fp32 (`logits.float()`) and clamp p "
+               "into [eps, 1 - eps]")
     return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
                      value="inf and NaN" if inf and nan else "inf" if inf else "NaN",
                      inputs=[f"{module} output: {dt}, max |x| = {_num(largest)}"],

@@ -32,10 +32,31 @@ _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 
 
+def _readable(t):
+    """`t` as a tensor whose values can be read here: a DTensor (FSDP2, tensor parallel) as this rank's shard; None
+    for tensors without values (fake and functional tensors while torch.export or torch.compile traces)."""
+    if t is None or t.device.type == "meta":
+        return None
+    if hasattr(t, "to_local"):
+        t = t.to_local()
+    return t if type(t) in (torch.Tensor, torch.nn.Parameter) else None
+
+
+def _never_raises(hook):
+    """The doctor must never break the user's run: a hook that fails is skipped."""
+    def guarded(*args, **kwargs):
+        try:
+            return hook(*args, **kwargs)
+        except Exception:
+            return None
+    return guarded
+
+
 def all_finite(tensors) -> bool:
     """One cheap verdict for many tensors: norms are fused per device; a norm that overflows (large finite fp16
     values) only costs an exact re-check."""
-    tensors = [t.detach() for t in tensors if t is not None and t.is_floating_point() and t.device.type != "meta"]
+    tensors = [_readable(t) for t in tensors if t is not None and t.is_floating_point()]
+    tensors = [t.detach() for t in tensors if t is not None]
     if not tensors:
         return True
     norms = torch._foreach_norm(tensors)
@@ -129,11 +150,17 @@ class NonFiniteWatch:
 
     def _post(self, module, args, kwargs, out=None):  # no output when the forward raised
         self.depth = max(0, self.depth - 1)
-        # inside vmap / grad (torch.func) outputs are wrapped: reading their values would break the transform
-        if self.depth or self.done or out is None or torch._C._are_functorch_transforms_active():
+        self._check_output(module, args, kwargs, out)
+
+    @_never_raises
+    def _check_output(self, module, args, kwargs, out):
+        # inside vmap / grad (torch.func) outputs are wrapped, and under torch.export / torch.compile they are fake:
+        # reading their values would break the transform or the trace
+        if (self.depth or self.done or out is None or torch._C._are_functorch_transforms_active()
+                or torch.compiler.is_compiling()):
             return
         loss = _loss_of(out)
-        if not isinstance(loss, torch.Tensor) or not loss.is_floating_point():
+        if not isinstance(loss, torch.Tensor) or not loss.is_floating_point() or _readable(loss) is not loss:
             return
         call = (module, args, kwargs, self.rng, self.autocast)
         if not bool(torch.isfinite(loss.detach()).all()):
@@ -148,6 +175,7 @@ class NonFiniteWatch:
                     t.register_hook(lambda grad, t=t, kept=kept: self._on_backward(call, grad, kept, t is loss,
                                                                                     pairs))
 
+    @_never_raises
     def _on_backward(self, call, grad, out, is_loss, pairs):
         if self.done:
             return
@@ -155,6 +183,7 @@ class NonFiniteWatch:
             _engine.queue_callback(lambda: self._after_backward(call, pairs))
         pairs.append((grad if grad.numel() <= 1 << 20 else None, out, is_loss))  # a huge gradient is not kept
 
+    @_never_raises
     def _after_backward(self, call, pairs):
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
@@ -173,6 +202,7 @@ class NonFiniteWatch:
                 return
         self._locate(call, grad)
 
+    @_never_raises
     def _after_step(self, optimizer, args, kwargs):
         if self.done:
             return

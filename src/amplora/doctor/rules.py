@@ -125,7 +125,8 @@ def _mismatch_story(s: Scene):
     odt, rdt, op, mod = dtype_name(t.dtype), dtype_name(ref), _short_op(s.op), _where(s)
     dev = _device_type(s)
     low = ref if ref in HALF_DTYPES else t.dtype if t.dtype in HALF_DTYPES else ref  # autocast runs in the half dtype
-    autocast_hint = f'`with torch.autocast("{dev}", dtype={_torch_dtype(low)}): ...`'
+    autocast_hint = (f'`with torch.autocast("{dev}", dtype={_torch_dtype(low)}): ...`' if low in HALF_DTYPES
+                     else "autocast only if the model is meant to run in half precision")
     if i in s.params:
         name = s.params[i]
         culprit = f"parameter {name} is {odt} while {mod} computes in {rdt}"
@@ -175,6 +176,17 @@ def _mismatch_story(s: Scene):
                      f"`load_state_dict(..., assign=True)`, which keeps the checkpoint's dtype.")
             fix = (f"Give {mod} the model's dtype (`{mod}.to({_torch_dtype(t.dtype)})`, or cast the whole model once "
                    f"after adding it), or keep it fp32 and run the forward under {autocast_hint}.")
+        elif t.dtype == torch.float64:
+            odd = _odd_buffers(s, t.dtype, None)
+            cause = (f"{mod} received float64 activations while its parameters are {rdt}: float64 comes from NumPy "
+                     f"(its arrays are float64, and `torch.from_numpy` / `torch.tensor` keep that) or from tensors made "
+                     f"with `dtype=torch.double`"
+                      + (f"; the model holds float64 buffer(s) ({_names(odd)}), which promote what they touch to "
+                         f"float64." if odd else "."))
+            fix = (f"Make the data and tables float32 where they are made: `torch.from_numpy(a).float()`, "
+                   f"`torch.tensor(a, dtype=torch.float32)`, `np.asarray(a, dtype=np.float32)`"
+                   + (f" (register `{odd[0].rsplit('.', 1)[-1]}` as float32)" if odd else "")
+                   + f"; or cast at the boundary (`x.to({_torch_dtype(ref)})`).")
         elif t.dtype == torch.float32 and ref in HALF_DTYPES:
             odd = _odd_buffers(s, t.dtype, ref)
             if odd:  # an fp32 buffer mixed into half activations promotes them
@@ -211,10 +223,10 @@ def _mismatch_story(s: Scene):
 
 
 def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
-    """Floating buffers of `dtype` in models whose parameters are mostly `ref`."""
+    """Floating buffers of `dtype` in models whose parameters are mostly `ref` (any, when `ref` is None)."""
     found = []
     for root in s.namer.roots():
-        if dominant_dtype(root) != ref:
+        if ref is not None and dominant_dtype(root) != ref:
             continue
         found += [n for n, b in root.named_buffers() if b.is_floating_point() and b.dtype == dtype]
     return found[:3]
