@@ -297,25 +297,6 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "in the same nodes.")
         fix.append("Convert the LoRA weights to fp16 before blending them into an fp16 model (or blend into the "
                    "fp32 model and convert the result to fp16).")
-    if entry.key == "dtype-table-key" and re.search(r"'(U8|I8|uint8|int8|int4|uint4)'", text):
-        cause.append("Integer tensors in a checkpoint of float weights are packed quantized weights: the model was "
-                     "saved while loaded in 4-/8-bit (bitsandbytes), which a converter cannot read as weights.")
-        fix.append("Reload the base model in fp16/bf16 (no `load_in_4bit`), merge the adapter into it "
-                   "(`merge_and_unload()`), save that and convert it.")
-    if entry.kind == "device" and re.search(r"\.quantize\(|AutoAWQ|\bawq\b|auto_gptq|GPTQModel|llmcompressor|"
-                                            r"oneshot\(", text) and "calibration" not in said:
-        cause.append("The text shows a quantization run (AWQ / GPTQ calibration): the quantizer moves one decoder "
-                     "layer at a time to the GPU, so anything the model keeps outside its layers (rotary embeddings "
-                     "at the model level in newer transformers, position ids, a norm) stays on the CPU and meets the "
-                     "layer there.")
-        fix.append("Use the transformers release the quantizer supports (or its newer release), or place the model on "
-                   "the GPU before quantizing (`device_map='cuda:0'` when it fits).")
-    m = re.search(r"device_map\s*=\s*['\"](cuda:[1-9])['\"]", text)
-    if m and entry.key == "quantized-train-device":
-        cause.append(f"The text loads the model on {m.group(1)} (`device_map=\"{m.group(1)}\"`) while the trainer "
-                     f"trains on the current device, cuda:0.")
-        fix.append(f"To use that GPU, select it for the whole process (`CUDA_VISIBLE_DEVICES={m.group(1)[5:]}`) and "
-                   f"load with `device_map={{'': torch.cuda.current_device()}}`.")
     if _RELEASE_WORKS.search(text) and entry.kind != "overflow":
         cause.append("The text ties the error to a release: the same code works with another version of a "
                      "library, so that library's change (a regression or a fix) decides it.")
@@ -338,7 +319,8 @@ _BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
 
 
 def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> None:
-    """What a bitsandbytes load in the paste explains about a dtype fault."""
+    """What a quantized model in the paste (a bitsandbytes load, packed weights, a calibration run) explains about
+    the fault."""
     if (entry.key == "dtype-check" and re.search(r"\b(4|8)[- ]?bit\b|load_in_[48]bit|bnb|bitsandbytes", text, re.I)
             and re.search(r"\buint8\b|\bByte\b", text)):
         cause.append("The uint8 tensor is a 4/8-bit bitsandbytes model's packed weight storage: copied, synced or "
@@ -347,24 +329,40 @@ def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> N
         fix.append("Dequantize before handing weights on (merge the adapter into an unquantized base, or "
                    "`bnb.functional.dequantize_4bit`), or load the model without `load_in_4bit` for that path; "
                    "weight syncing of quantized models is not supported by most trainers.")
-    if entry.key in ("packed-quant-weight", "int-input") and "skip_modules" not in said:
-        m = re.search(r"MultiheadAttention|out_proj|\b(visual|vision|resampler|vpm|vision_tower|image_encoder|"
-                      r"visual_encoder|vit)\b|(?<![a-z])vl(?![a-z])", text, re.IGNORECASE)
-        if m:
-            cause.append(f"The text shows `{m.group(0)}` (a vision tower, resampler or attention module): "
-                         f"`nn.MultiheadAttention` calls `F.linear` on "
-                         f"`out_proj.weight` itself, and a vision tower or resampler casts its input to its weights' "
-                         f"dtype, so neither works with quantized (packed) weights.")
-            fix.append("Keep those modules unquantized: `BitsAndBytesConfig(..., llm_int8_skip_modules=['out_proj', "
-                       "'visual'])` with their names (`modules_to_not_convert` in other toolkits).")
+    m = re.search(r"MultiheadAttention|out_proj|\b(visual|vision|resampler|vpm|vision_tower|image_encoder|"
+                  r"visual_encoder|vit)\b|(?<![a-z])vl(?![a-z])", text, re.IGNORECASE)
+    byte_input = (entry.key == "int-input" and _BNB_LOAD.search(text)
+                  and re.search(r"ByteTensor|\buint8\b|\bByte\b", text))
+    if entry.key in ("packed-quant-weight", "int-input") and (m or byte_input) and "skip_modules" not in said:
+        shown = f"The text shows `{m.group(0)}` (a vision tower, resampler or attention module): a" if m else "A"
+        cause.append(f"{shown} module that casts its input to its weights' dtype (a vision tower's "
+                     f"`x.to(self.dtype)`, `next(self.parameters()).dtype`) picks up quantized layers' packed storage "
+                     f"dtype (uint8), and `nn.MultiheadAttention` calls `F.linear` on `out_proj.weight` itself, so "
+                     f"neither works with quantized weights.")
+        fix.append("Keep those modules unquantized: `BitsAndBytesConfig(..., llm_int8_skip_modules=['out_proj', "
+                   "'visual'])` with their names (`modules_to_not_convert` in other toolkits), or use the model's own "
+                   "int4 checkpoint.")
+    if entry.key == "dtype-table-key" and re.search(r"'(U8|I8|uint8|int8|int4|uint4)'", text):
+        cause.append("Integer tensors in a checkpoint of float weights are packed quantized weights: the model was "
+                     "saved while loaded in 4-/8-bit (bitsandbytes), which a converter cannot read as weights.")
+        fix.append("Reload the base model in fp16/bf16 (no `load_in_4bit`), merge the adapter into it "
+                   "(`merge_and_unload()`), save that and convert it.")
+    if entry.kind == "device" and re.search(r"\.quantize\(|AutoAWQ|\bawq\b|auto_gptq|GPTQModel|llmcompressor|"
+                                            r"oneshot\(", text) and "calibration" not in said:
+        cause.append("The text shows a quantization run (AWQ / GPTQ calibration): the quantizer moves one decoder "
+                     "layer at a time to the GPU, so anything the model keeps outside its layers (rotary embeddings "
+                     "at the model level in newer transformers, position ids, a norm) stays on the CPU and meets the "
+                     "layer there.")
+        fix.append("Use the transformers release the quantizer supports (or its newer release), or place the model on "
+                   "the GPU before quantizing (`device_map='cuda:0'` when it fits).")
+    m = re.search(r"device_map\s*=\s*['\"](cuda:[1-9])['\"]", text)
+    if m and entry.key == "quantized-train-device":
+        cause.append(f"The text loads the model on {m.group(1)} (`device_map=\"{m.group(1)}\"`) while the trainer "
+                     f"trains on the current device, cuda:0.")
+        fix.append(f"To use that GPU, select it for the whole process (`CUDA_VISIBLE_DEVICES={m.group(1)[5:]}`) and "
+                   f"load with `device_map={{'': torch.cuda.current_device()}}`.")
     if not _BNB_LOAD.search(text):
         return
-    if entry.key == "int-input" and re.search(r"ByteTensor|\buint8\b|\bByte\b", text) and "skip" not in said:
-        cause.append("The integer input is a packed 4/8-bit weight's dtype (uint8): a module that casts its input to "
-                     "its parameters' dtype (a vision tower's `x.to(self.dtype)`, `next(self.parameters()).dtype`) "
-                     "picks up the quantized layers' storage dtype.")
-        fix.append("Leave that module unquantized (`BitsAndBytesConfig(..., llm_int8_skip_modules=['visual'])` with "
-                   "its name), or use the model's own int4 checkpoint.")
     if (entry.kind in ("attention", "mismatch") and not re.search(r"torch_dtype|\bdtype\s*=", text)
             and "torch_dtype" not in said):
         cause.append("The text loads a bitsandbytes model without `torch_dtype`: the layers it does not quantize (and "

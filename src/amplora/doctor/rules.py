@@ -181,8 +181,8 @@ def _mismatch_story(s: Scene):
             cause = (f"{mod} received float64 activations while its parameters are {rdt}: float64 comes from NumPy "
                      f"(its arrays are float64, and `torch.from_numpy` / `torch.tensor` keep that) or from tensors made "
                      f"with `dtype=torch.double`"
-                      + (f"; the model holds float64 buffer(s) ({_names(odd)}), which promote what they touch to "
-                         f"float64." if odd else "."))
+                     + (f"; the model holds float64 buffer(s) ({_names(odd)}), which promote what they touch to "
+                        f"float64." if odd else "."))
             fix = (f"Make the data and tables float32 where they are made: `torch.from_numpy(a).float()`, "
                    f"`torch.tensor(a, dtype=torch.float32)`, `np.asarray(a, dtype=np.float32)`"
                    + (f" (register `{odd[0].rsplit('.', 1)[-1]}` as float32)" if odd else "")
