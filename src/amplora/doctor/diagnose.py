@@ -67,12 +67,13 @@ def _describe(scene: Scene) -> None:
     for i, (role, t) in enumerate(scene.tensors):
         origin = ""
         hit = scene.namer.param(t)
+        buffer = scene.namer.buffer_name(t) if hit is None else None
         if hit is not None:
             scene.params[i] = hit[0]
             origin = f"parameter {hit[0]}"
-        elif scene.namer.buffer_name(t) is not None:
-            scene.buffers[i] = scene.namer.buffer_name(t)
-            origin = f"buffer {scene.buffers[i]}"
+        elif buffer is not None:
+            scene.buffers[i] = buffer
+            origin = f"buffer {buffer}"
         elif scene.recorder is not None and scene.phase != "backward":  # producers are forward-only facts
             prod = scene.recorder.producer_of(t)
             if prod is not None and prod is not scene.module:

@@ -73,6 +73,11 @@ def _num(x: float) -> str:
     return f"{x:.6g}" if math.isfinite(x) else str(x)
 
 
+def _smallest(dtype: torch.dtype) -> str:
+    """The dtype's smallest positive (subnormal) value, as printed: a constant below it is 0 in that dtype."""
+    return _num(float(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps))
+
+
 def _floats(values, role="out"):
     for i, v in enumerate(values):
         if isinstance(v, torch.Tensor) and v.is_floating_point() and v.device.type != "meta":
@@ -202,7 +207,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                f"softmaxes -inf everywhere into NaN, so give such rows one unmasked position or zero them after")
     elif divisor is not None and bool((divisor == 0).any()):
         culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
-        tiny = _num(float(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps)) if low else ""
+        tiny = _smallest(dtype) if low else ""
         cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)"
                  + (f": in {dt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
                     f"probability) is 0." if low else "."))
@@ -216,7 +221,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         fix = ("compute log-probabilities directly and in fp32: `F.log_softmax(logits.float(), -1)` (or "
                "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`")
     elif op in ("aten.rsqrt", "aten.reciprocal") and any(bool((t == 0).any()) for _, t in b.inputs):
-        tiny = _num(float(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps))
+        tiny = _smallest(dtype)
         culprit = f"{op}{where} got exact zeros ({dt}): 1/0 = inf"
         cause = (f"{op} of 0 is inf: a variance or mean square of zero rows (padding, a dead channel), with an eps that "
                  + (f"{dt} cannot hold (below {tiny}: 1e-8, 1e-12 round to 0) added to it." if low else
@@ -268,7 +273,7 @@ OUTSIDE = "the script's own code (outside any module)"
 def root_at_zero(op: str, result: torch.Tensor, facts) -> NonFinite:
     """A loss whose gradient came back inf/NaN took a square root or norm that was 0: its backward divides by it."""
     dt, op = dtype_name(result.dtype), _short(op)
-    tiny = _num(float(torch.finfo(result.dtype).smallest_normal * torch.finfo(result.dtype).eps))  # subnormal
+    tiny = _smallest(result.dtype)
     zeros = int((result == 0).sum())
     return NonFinite(
         phase="backward", module=None, op=op, dtype=dt, limit=float(torch.finfo(result.dtype).max),
@@ -324,8 +329,7 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         eps = next((grp.get("eps") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
     if isinstance(eps, float) and eps > 0 and low and float(torch.tensor(eps, dtype=p.dtype)) == 0:
         # Adam-like state in the parameter's dtype: eps is 0 there and v underflows, so m / (sqrt(v) + eps) is x / 0
-        tiny = float(torch.finfo(p.dtype).smallest_normal * torch.finfo(p.dtype).eps)  # the smallest subnormal
-        cause = (f"{opt}'s eps={eps:g} is below {dt}'s smallest positive value ({_num(tiny)}), so it is 0 in {dt} "
+        cause = (f"{opt}'s eps={eps:g} is below {dt}'s smallest positive value ({_smallest(p.dtype)}), so it is 0 in {dt} "
                  f"optimizer state, and the average of squared gradients underflows to 0 as well, so the update "
                  f"m / (sqrt(v) + eps) divides by zero even with finite gradients and a small step.")
         fix = (f"keep trainable parameters and optimizer state in fp32 (master weights) and let autocast run the "

@@ -87,14 +87,14 @@ def _two_weight_lists(s: Scene, floats):
     op = _short_op(s.op)
     if not op.startswith("_foreach_"):
         return None
-    by_arg: dict = {}
+    by_arg: dict = {}  # argument -> the dtypes of its tensors
     for _, role, t in floats:
         by_arg.setdefault(role.split("[")[0], set()).add(t.dtype)
-    args = [(a, d) for a, d in by_arg.items() if len(d) == 1]
-    if len(args) < 2 or len({next(iter(d)) for _, d in args}) < 2:
+    single = [(a, next(iter(d))) for a, d in by_arg.items() if len(d) == 1]
+    other = next((x for x in single[1:] if x[1] != single[0][1]), None) if single else None
+    if other is None:
         return None
-    (a, da), (b, db) = args[0], next((x for x in args[1:] if x[1] != args[0][1]))
-    da, db = next(iter(da)), next(iter(db))
+    (a, da), (b, db) = single[0], other
     named = next((s.params[i] for i, _, _ in floats if i in s.params), "")
     culprit = (f"{op} got `{a}` in {dtype_name(da)} and `{b}` in {dtype_name(db)}: two lists of weights"
                + (f" (such as {named})" if named else "") + " kept in two dtypes")
