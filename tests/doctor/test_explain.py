@@ -541,6 +541,16 @@ SAMPLES = [
     ("bnb-int8-bf16", "model = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True, "
      "torch_dtype=torch.bfloat16)\nRuntimeError: expected scalar type Float but found BFloat16", ["fp32", "bf16"],
      None),
+    ("mps-int-matmul", "RuntimeError: MPS device does not support bmm for non-float inputs", [], None),
+    ("gpu-api-no-fp16", "mlc_llm compile fails: my vulkan target not supporting FP16 (RX 580)", ["fp16"], None),
+    ("triton-config-datatype", "E0104 model_repository_manager.cc:899] failed to load 'retinaface' version 1: "
+     "Invalid argument: unexpected datatype TYPE_FP32 for input 'data', expecting TYPE_FP16", [], None),
+    ("triton-fp16-json", "tritonclient.utils.InferenceServerException: [400] receiving FP16 data via JSON is not "
+     "supported. Please use the binary data format for input IN0", [], None),
+    ("openvino-weights-f16", "Converted with ov.convert_model and ov.save_model, then compared:\n"
+     "Mismatched elements: 50 / 1024 (4.9%)\nGreatest absolute difference: 0.000107", [], None),
+    ("smoothquant-gemm-tactic", "[TensorRT-LLM][ERROR] Assertion failed: No valid SQ GEMM tactic "
+     "(smoothQuantGemmPlugin.cpp:242)", [], None),
 ]
 
 
@@ -742,6 +752,38 @@ CLASS_WORDINGS = [
     ("half-constant-overflow", "RuntimeError: value cannot be converted to type at::BFloat16 without overflow"),
     ("generic-dtype", "RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for "
      "argument #2 'rois'; but type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor"),
+    ("expected-scalar-type", "RuntimeError: expected type torch.cuda.FloatTensor but got torch.cuda.HalfTensor"),
+    ("expected-scalar-type", "RuntimeError: input must have the type torch.cuda.HalfTensor, but got "
+     "torch.cuda.FloatTensor"),
+    ("expected-scalar-type", "TypeError: can't assign a torch.cuda.HalfTensor to a torch.cuda.FloatTensor"),
+    ("type-device-mismatch", "RuntimeError: expected type torch.cuda.FloatTensor but got torch.FloatTensor"),
+    ("device-mismatch", "TypeError: expected CUDA (got CPU)"),
+    ("device-mismatch", "RuntimeError: Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but "
+     "expected them to be on GPU (while checking arguments for addmm)"),
+    ("device-mismatch", "RuntimeError: arguments are located on different GPUs at "
+     "/pytorch/aten/src/THC/generic/THCTensorMathBlas.cu:270"),
+    ("device-mismatch", "[E1119 shim_common.cpp:403] Exception in aoti_torch: Specified device cuda:1 does not "
+     "match device of data cuda:0"),
+    ("generator-device", "RuntimeError: Expected a 'mps:0' generator device but found 'cpu'"),
+    ("meta-device", "NotImplementedError: aten::_local_scalar_dense: attempted to run this operator with Meta "
+     "tensors, but there was no fake impl or Meta kernel registered."),
+    ("mask-not-bool", "RuntimeError: expected mask dtype to be Bool but got Float"),
+    ("cuda-only-op", "NotImplementedError: Could not run '_C::dynamic_scaled_fp8_quant' with arguments from the "
+     "'CPU' backend."),
+    ("deserialize-cuda", "RuntimeError： Attempting todeserialize object on a CUDA device but torch。cuda."
+     "is_available() is False。"),
+    # TensorFlow's wording
+    ("expected-scalar-type", "InvalidArgumentError: cannot compute MatMul as input #1(zero-based) was expected to "
+     "be a half tensor but is a float tensor [Op:MatMul]"),
+    # in words
+    ("attention-dtype", "AttentionProcessor dtype mismatch in mixed-precision mode (xformers)\n"
+     "-> 1175         hidden_states = xformers.ops.memory_efficient_attention("),
+    ("onnx-no-kernel", "Some ONNX ops defined with bfloat16 inputs are not runnable with ORT using the cpu "
+     "execution provider."),
+    ("fp16-nonfinite-report", "got nan loss trying to use pytorch-lightning mix precision API\n"
+     "trainer_kwargs[\"precision\"] = 16"),
+    ("coreml-fp16-precision", "coremltools 7.0b1 and later produce NaN for results in some models; 6.3.0 works "
+     "fine for the same conversion code."),
 ]
 
 
@@ -875,6 +917,24 @@ def test_a_paste_that_ends_in_another_kind_of_fault_is_not_a_diagnosis():
         .recognized
     assert not explain("x = x.half()\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x768 and 1024x768)")\
         .recognized
+
+
+@pytest.mark.parametrize("decorate", [
+    lambda t: "\n".join(f"[rank0]: {line}" for line in t.splitlines()),  # torchrun
+    lambda t: "\n".join(f"[default0]:{line}" for line in t.splitlines()),  # torchrun --tee
+    lambda t: "\n".join(f"2024-05-01 12:00:01,123 - ERROR - {line}" for line in t.splitlines()),  # logging
+    lambda t: t.replace("RuntimeError", "\x1b[31mRuntimeError\x1b[0m"),  # a coloured terminal
+    lambda t: " ".join(t.split()),  # a page that lost the line breaks
+])
+def test_what_a_launcher_terminal_or_page_adds_to_a_paste_is_read_through(decorate):
+    warning = "UserWarning: the default dtype float16 is deprecated, use bf16"
+    tb = ('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    out = model(x)\n'
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
+    assert not explain(decorate(f"{warning}\n{tb}")).recognized  # the exception still ends the paste
+    mismatch = tb.replace("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+                          "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half")
+    e = explain(decorate(mismatch))
+    assert e.key == "matmul-dtype" and e.error.startswith("RuntimeError: expected mat1"), e.error
 
 
 def test_a_wrapped_or_html_escaped_message_reads_as_the_line_it_was():

@@ -76,15 +76,20 @@ def advice(text: str) -> str:
 # typographic quotes (pasted through a blog, a word processor or a chat client) read as plain ones
 _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
                                "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'",
-                               "\uff08": "(", "\uff09": ")", "\uff1a": ": ", "\uff0c": ", "})  # full-width ( ) : ,
+                               "\uff08": "(", "\uff09": ")", "\uff1a": ": ", "\uff0c": ", ",  # full-width ( ) : ,
+                               "\u3002": ".", "\uff0e": "."})  # an ideographic or full-width stop: "torch。cuda"
 
 
 def plain(text: str) -> str:
-    """`text` with typographic quotes replaced by ASCII ones, HTML entities (`&#39;`, `&quot;`, pasted from a web
-    page's source) decoded, Markdown links that a forum made of file names (`[functional.py](https://...)`)
-    turned back into the names, a space that a wrapped line left before a dot (`torch .LongTensor`) removed, a
-    traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`, `\\n  File`)
-    read as printed, and a space between CJK characters and ASCII words."""
+    """`text` without colour codes and per-line launcher or log prefixes, with typographic quotes replaced by ASCII
+    ones, HTML entities (`&#39;`, `&quot;`, pasted from a web page's source) decoded, Markdown links that a forum
+    made of file names (`[functional.py](https://...)`) turned back into the names, a space that a wrapped line
+    left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback pasted as one line put back, a
+    traceback escaped inside a JSON or Python string
+    (`\\'BFloat16\\'`, `\\n  File`) read as printed, and a space between CJK characters and ASCII words."""
+    text = _LINE_PREFIX.sub("", _ANSI.sub("", text))
+    if "\n" not in text.strip() and _TRACEBACK_LINE.search(text):  # a traceback whose line breaks a page lost
+        text = _LOST_BREAK.sub("\n", text)
     text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
     text = _ESCAPED_QUOTE.sub(r"\1", text)
     text = _WRAPPED_DOT.sub(".", text)
@@ -92,6 +97,17 @@ def plain(text: str) -> str:
         text = text.replace("\\n", "\n")
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
 
+
+# what a terminal or launcher adds to every line: colour codes, torchrun's `[rank0]:` / `[default0]:`, a log
+# record's timestamp and level
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_LINE_PREFIX = re.compile(r"(?m)^[ \t]*\[(?:rank|default)\d+\]:[ \t]?|"
+                          r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]*(?:-[ \t]*)?"
+                          r"(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)[ \t]*-?[ \t]*)?")
+
+_TRACEBACK_LINE = re.compile(r"Traceback \(most recent call last\)|\bFile \"[^\"]+\", line \d+")
+_LOST_BREAK = re.compile(r"\s+(?=Traceback \(most recent call last\)|File \"|"
+                         r"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning): )")
 
 # a terminal or forum that wraps a long line can leave a space before a dot: "found type torch .LongTensor"
 _WRAPPED_DOT = re.compile(r"(?<=\btorch) \.(?=[A-Za-z])|(?<=\btorch\.cuda) \.(?=[A-Z])")

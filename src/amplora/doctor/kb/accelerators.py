@@ -110,6 +110,23 @@ ACCELERATORS = (
        "Upgrade torch (and macOS to 13.3 / 14 or newer), or cast that tensor to int32 before the op "
        "(`mask.int().cumsum(-1)`), or run it on the CPU (`PYTORCH_ENABLE_MPS_FALLBACK=1`, or `.cpu()` for that "
        "step)."),
+    _e("mps-int-matmul", "device-capability", "an MPS matmul on integer or complex tensors",
+       r"MPS device does not support \w+ for non-float inputs",
+       "Apple's MPS device has no matmul for non-float inputs: mm / bmm / addmm / linear got integer or bool "
+       "tensors (token ids, masks or counts multiplied without a cast), or complex ones (an FFT's complex64 "
+       "output, as in Fourier layers), which are not supported on MPS by older torch and macOS.",
+       "Cast integer operands to float before the matmul (`a.float() @ b.float()`, or the model's dtype) and back "
+       "with `.long()` if integers are needed; for complex tensors upgrade torch and macOS (14 or newer), or run "
+       "that step on the CPU."),
+    _e("gpu-api-no-fp16", "device-capability", "a Vulkan / OpenCL / WebGPU target without fp16",
+       r"\b(vulkan|opencl|webgpu|wgpu)\b[^\n]{0,120}\b(not|no|doesn'?t|does not|without|lacks?)\s+(support(ing|s)?\s+"
+       r"(for\s+)?)?(fp16|float16|f16|shader-?f16|shaderFloat16|half)\b|"
+       r"\b(fp16|float16|shader-?f16|shaderFloat16)\b[^\n]{0,80}\bnot supported\b[^\n]{0,80}\b(vulkan|opencl|webgpu)\b",
+       "The GPU or its driver does not expose 16-bit float arithmetic to this API (Vulkan `shaderFloat16`, "
+       "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs), so "
+       "a model whose kernels compute in float16 (MLC's `q4f16_*`, f16 GGUF compute) cannot be built for it.",
+       "Use a variant that computes in float32 (MLC `q4f32_1` / `--quantization q4f32_1`, an f32 compute type), "
+       "or a GPU and driver with fp16 support for that API."),
     _e("directml-dtype", "device-capability", "DirectML: no bf16 or float64, and no autocast",
        r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
        context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type)\b",

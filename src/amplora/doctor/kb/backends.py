@@ -297,7 +297,9 @@ CAPABILITY = (
        "memory-efficient backends (`sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])`)."),
     _e("attention-dtype", "attention", "attention inputs of different dtypes",
        r"Expected query, key,? and value to have the same dtype|query and key must have the same dtype|"
-       r"q, ?k, ?v must have the same dtype",
+       r"q, ?k, ?v must have the same dtype|"
+       r"\A(?=.*\b(dtypes?|data ?types?) mismatch)(?=.*\b(memory_efficient_attention|scaled_dot_product_attention|"
+       r"flash_attn_\w+)\b)",
        "query, key and value of scaled_dot_product_attention came in different dtypes, typically a KV cache or "
        "rotary embedding kept in fp32 while the projections run in bf16/fp16.",
        "Cast the cache / rotary outputs to the query dtype (`k = k.to(q.dtype)`), or run the whole forward "

@@ -106,6 +106,7 @@ DEVICES = (
        r"\b(weights?|param\w*|tensors?|layers?)\s+(remain|stay|are left|were left|left|still)\w*\s+on\s+(the\s+)?"
        r"['\"`]?meta['\"`]?\s+device|"
        r"Could not run '[\w:.]+' with arguments from the 'Meta' backend|"
+       r"\baten::\w+(\.\w+)?: attempted to run this operator with Meta tensors|"
        r"some parameters are on the meta device|is on the meta device because it was offloaded|"
        r"(载入|加载|放|留|loaded|placed|put|left|ended up|remains?|stays?|still)\s*(on|to|到|在)?\s*"
        r"device\s*=\s*['\"]meta['\"]",
@@ -194,7 +195,7 @@ DEVICES = (
        "under torchrun); with DataParallel in one process, move the model to `device_ids[0]` "
        "(`model.to('cuda:0')`)."),
     _e("generator-device", "device", "a random generator on the wrong device",
-       r"Expected a '\w+' device type for generator but found '\w+'|"
+       r"Expected a '\w+' device type for generator but found '\w+'|Expected a '[\w:]+' generator device but found|"
        r"Cannot generate a \w+ tensor from a generator of type \w+",
        "A `torch.Generator` on one device was passed to an op running on another: DataLoader / RandomSampler "
        "draw `randperm` on the CPU, so a cuda generator (or `torch.set_default_device('cuda')`) breaks them, "
@@ -215,7 +216,7 @@ DEVICES = (
        "`np.asarray` / a NumPy function on it fails.",
        "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),
     _e("deserialize-cuda", "device", "a CUDA checkpoint loaded where CUDA is not available",
-       r"Attempting to deserialize object on (a )?CUDA device|"
+       r"Attempting to ?deserialize object on (a )?CUDA device|"
        r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
        r"restore_location|validate_cuda_device|_cuda_deserialize)\b",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "

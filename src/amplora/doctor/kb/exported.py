@@ -35,7 +35,9 @@ EXPORTED = (
        "(`model.half()` before `torch.onnx.export`, not under autocast), or keep the fp32 model."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for \w+\(\d+\)|"
-       r"Failed to find kernel for \w+|Kernel not found for \w+",
+       r"Failed to find kernel for \w+|Kernel not found for \w+|"
+       r"\A(?=.*\b(bfloat16|bf16|float16|fp16)\b[^\n]{0,120}\bnot (runnable|supported|implemented|available)\b)"
+       r"(?=.*\b(ORT|onnxruntime|ONNX ?Runtime)\b)",
        "ONNX Runtime has no kernel for this op in the tensor type the graph uses at that node on this execution "
        "provider (the message names the op, rarely the dtype): many float16 kernels exist only on the CUDA "
        "provider (an fp16 model on the CPU provider fails), float64 (double) is implemented for few ops (Cos, "
@@ -76,6 +78,23 @@ EXPORTED = (
        "accept BF16 inputs or outputs.",
        "Declare and export the model's inputs as FP16 or FP32 (`TYPE_FP16` / `TYPE_FP32` in config.pbtxt) and "
        "cast to bf16 inside the model if it needs it."),
+    _e("triton-config-datatype", "onnx", "a Triton model config declares another datatype than the model has",
+       r"unexpected datatype TYPE_\w+ for (inference )?(input|output)\b.{0,120}expecting TYPE_\w+",
+       "The `data_type` in the model's config.pbtxt (or the one the client sends) is not the dtype of the model's "
+       "own input or output: a TensorRT engine built with FP16 (`trtexec --fp16`, an export with `half=True`) "
+       "runs its layers in FP16 but keeps FP32 inputs and outputs unless it was built with FP16 I/O, so its "
+       "config stays TYPE_FP32.",
+       "Declare the model's real I/O types in config.pbtxt (TYPE_FP32 for an engine with fp32 bindings; "
+       "`polygraphy inspect model model.plan` shows them, or leave them out and let Triton fill the config in), "
+       "and send that dtype from the client (`InferInput(name, shape, 'FP32')` with a float32 array); FP16 still "
+       "runs inside the engine."),
+    _e("triton-fp16-json", "onnx", "FP16 sent to Triton in JSON",
+       r"receiving (FP16|BF16) data via JSON is not supported|(FP16|BF16) data (via|in|over) JSON",
+       "Triton's HTTP/REST protocol cannot carry FP16 or BF16 values as JSON numbers: tensors of those types "
+       "must travel in the binary data extension.",
+       "Send them as binary data (`tritonclient.http.InferInput(...).set_data_from_numpy(arr.astype(np.float16), "
+       "binary_data=True)`, binary outputs with `InferRequestedOutput(name, binary_data=True)`), use the gRPC "
+       "client, or declare the input TYPE_FP32 and cast to fp16 inside the model."),
     _e("torchscript-traced-dtype", "mismatch", "a traced TorchScript model cast after tracing",
        r"expected device \S+ and dtype \w+ but got device \S+ and dtype \w+",
        "A TorchScript trace records the dtype (and device) of the tensors it saw, including ones created inside "
@@ -108,9 +127,10 @@ EXPORTED = (
        "layers), which the validator then refuses.",
        "Upgrade coremltools (and Xcode / macOS for the compiler) and convert again, or keep that model in fp32."),
     _e("openvino-element-types", "mismatch", "an OpenVINO op got inputs of two element types",
-       r"Argument element types are inconsistent",
-       "An OpenVINO operation got inputs of two element types (f16 and f32): converting the model to FP16 left a "
-       "constant or an input in f32 (or a constant recast from int64 to f32), so one node mixes them.",
+       r"Argument element types are inconsistent|Check 'element::Type::merge\(",
+       "An OpenVINO operation got inputs of two element types (f16 or bf16 next to f32): converting the model to "
+       "FP16 left a constant or an input in f32 (or a constant recast from int64 to f32), or a custom operation "
+       "declares a bf16 / f16 output (`set_output_type`) in an f32 graph, so one node mixes them.",
        "Convert the whole IR in one precision (`ov.save_model(model, path, compress_to_fp16=True)` from an FP32 "
        "model, constants included), or keep the IR in FP32 and let the device run FP16 "
        "(`INFERENCE_PRECISION_HINT`); cast the constant to the other input's type if you build the graph yourself."),

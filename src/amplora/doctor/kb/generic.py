@@ -82,7 +82,9 @@ FALLBACKS = (
        "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|is not on the expected device|"
-       r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it )?to be on|"
+       r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
+       r"arguments are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
+       r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
@@ -178,7 +180,10 @@ FALLBACKS = (
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
-       r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor",
+       r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor|"
+       r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,? but got torch\.(cuda\.)?\w+Tensor|"
+       r"can'?t assign a torch\.(cuda\.)?\w+Tensor to a torch\.(cuda\.)?\w+Tensor|"
+       r"was expected to be an? \w+ tensor but is an? \w+ tensor",  # legacy torch names; TensorFlow's wording
        "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "
        "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
        "two dtypes but not which tensor is off.",
@@ -345,7 +350,9 @@ LAST_RESORT = (
        "(such Inductor dtype bugs are fixed in later releases).",
        unless=_NOT_A_DTYPE_FAULT),
     _e("cuda-only-op", "device", "an op that exists only for CUDA got CPU tensors",
-       r"is only available for these backends: \[CUDA\b",
+       r"is only available for these backends: \[CUDA\b|"
+       r"Could not run '(?!aten::|quantized::|torchvision::|torchaudio::|prims::)\w+::[\w.]+' with arguments from "
+       r"the 'CPU' backend",
        "A custom op registered only for CUDA (an fp8 / int8 quantization kernel, a fused attention or norm op of a "
        "serving or quantization library) got tensors on the CPU: CPU offload kept a layer's weights or inputs "
        "there, or the model runs on the CPU.",

@@ -54,8 +54,8 @@ NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?|output(ted|ting)|inference|infer(ri
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
 HALF_WORDS = (r"((?<![A-Za-z0-9_])(fp16|float16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True)"
-              r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[ =:'\"]+16\b|\bin half\b|半精度)")
-AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mixed[ _-]precision|use_amp|apex|opt_level\W{0,3}O[123])"
+              r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[\] =:'\"]+16\b|\bin half\b|半精度)")
+AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mix(ed)?[ _-]precision|use_amp|apex|opt_level\W{0,3}O[123])"
              r"(?![A-Za-z0-9_])|混合?精度|"
              r"自動混合精度|혼합 ?정밀도")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"

@@ -15,7 +15,7 @@ _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w
 RUNTIMES = (
     _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
        rf"(fp16|float16|FLOAT16|half).{{0,400}}{_BAD_OUTPUT}|{_BAD_OUTPUT}.{{0,400}}(fp16|float16|FLOAT16|half)|"
-       r"overflow encountered in cast",
+       r"overflow encountered in cast|\bNaNs?\b",
        context=_COREML, unless=r"same data type as the named input",
        cause="coremltools converts to an ML program with fp16 compute precision by default (and fp16 when asked), "
        "so an intermediate value beyond fp16's 65504 (often inside ops the converter fused, which do not map "
@@ -52,6 +52,24 @@ RUNTIMES = (
        "`output.get_element_type()`), or make the model's I/O f32 (`ov.preprocess.PrePostProcessor`: "
        "`ppp.output().tensor().set_element_type(ov.Type.f32)`), or export in fp32 and let OpenVINO compress "
        "weights (`compress_to_fp16`) while keeping f32 I/O."),
+    _e("openvino-weights-f16", "overflow", "an OpenVINO model whose results differ from fp32",
+       r"\A(?=.*(" + _OPENVINO + r"|\bovc\b))(?=.*(Mismatched elements|Greatest (absolute|relative) difference|"
+       r"assert_close|allclose|numerical(ly)? (discrepanc\w*|differen\w*|mismatch\w*)|results? (differ\w*|"
+       r"mismatch\w*|(are |is )?not (the )?same)|outputs? (differ\w*|mismatch\w*)|accuracy (drop|loss|degrad\w*)|"
+       r"precision (loss|drop)))",
+       cause="OpenVINO's converters (`ov.save_model`, `ovc`, `mo` since 2023) compress the weights to FP16 by "
+       "default when they write the IR, and GPUs (and CPUs with AMX / AVX512-BF16) compute in f16 / bf16 by "
+       "default, so an IR's outputs differ from the fp32 model by fp16 rounding (~1e-3 relative) while the same "
+       "model read from ONNX keeps its FP32 weights.",
+       fix="Keep the weights FP32 when saving (`ov.save_model(model, path, compress_to_fp16=False)`, `ovc "
+       "--compress_to_fp16=False`), and compute in f32 to compare (`core.compile_model(model, device, "
+       "{'INFERENCE_PRECISION_HINT': 'f32'}`); otherwise compare with an fp16-sized tolerance."),
+    _e("smoothquant-gemm-tactic", "device-capability", "no SmoothQuant INT8 GEMM kernel for this GPU",
+       r"No valid SQ GEMM tactic",
+       "TensorRT-LLM's SmoothQuant (W8A8) GEMM plugin found no INT8 kernel for this GPU and shape: INT8 tensor "
+       "cores arrived with Turing (sm75), so Volta (V100) and older GPUs have no SmoothQuant GEMM.",
+       "On Volta build an fp16 engine or a weight-only quantized one (`--use_weight_only`, int8 / int4 weights "
+       "with fp16 activations); use SmoothQuant on Turing, Ampere or newer GPUs."),
     _e("tensorrt-fp16-flag", "backend", "a TensorRT engine built without the FP16 flag stays fp32",
        r"\bnot (a |an )?(fp16|float16|half)\b[^\n]{0,80}\b(but|instead)\b[^\n]{0,40}\b(fp32|float32)|"
        r"\b(fp32|float32) (model|engine|file|plan)\b[^\n]{0,40}\binstead of (a |an )?(fp16|float16)|"
