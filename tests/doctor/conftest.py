@@ -62,14 +62,15 @@ FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_
                 "peft_generate_outside_autocast", "peft_fp16_adapters_gradscaler", "fp8_base_dora_norm",
                 "fp8_cpu_arithmetic", "optimizer_state_lerp", "scaler_unscale_twice", "ema_bf16_foreach",
                 "meta_nonpersistent_buffer", "kv_cache_fp32_buffer", "sample_fp16_temperature",
-                "numpy_float64_schedule"]
+                "numpy_float64_schedule", "state_dict_average_int", "plain_attribute_table"]
 CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora", "clean_func_transforms", "clean_export"]
 # programs whose values go inf/NaN while the script itself exits 0 (test_nonfinite.py)
 NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_custom_backward", "nan_optimizer_step",
                    "nan_fp16_loss_outside_module", "nan_fp16_adam_eps", "nan_fp16_running_sum",
                    "nan_fp16_hand_optimizer_state", "nan_fp16_teacher_kl",
                    "nan_sqrt_zero_distance", "nan_fp16_static_loss_scale", "nan_fp16_rmsnorm_eps",
-                   "nan_fp16_scan_backward", "nan_fp16_sigmoid_log"]
+                   "nan_fp16_scan_backward", "nan_fp16_sigmoid_log", "nan_fp16_second_output",
+                   "nan_fp16_custom_backward_loss"]
 
 
 @pytest.fixture(scope="session")

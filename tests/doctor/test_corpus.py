@@ -93,6 +93,14 @@ CASES = {
         phase="forward", module="net.0", op="aten.addmm",
         culprit=["float64 input passed into net.0"], fix=["torch.from_numpy(a).float()", "register `alphas_cumprod`"],
         operands={"float64", "fp32"}, error="RuntimeError"),
+    "state_dict_average_int": dict(  # a float average written in place into BatchNorm's int64 counter
+        phase="init", module=None, op="aten.mul_",
+        culprit=["fp32 result into a int64 buffer"], fix=["v.is_floating_point()"], operands={"int64"},
+        error="RuntimeError"),
+    "plain_attribute_table": dict(  # an fp32 table kept as a plain attribute, left alone by .to(bf16)
+        phase="forward", module="mix", op="aten.addmm",
+        culprit=["fp32 input passed into mix"], fix=["register_buffer('pos'", "self.pos.to(x.dtype)"],
+        operands={"fp32", "bf16"}, error="RuntimeError"),
 }
 
 

@@ -26,11 +26,10 @@ CASES = {
         phase="optimizer step", module="lm_head", op="SGD.step", dtype="fp16", value="inf",
         culprit=["lm_head.weight", "SGD"], fix=["lower the learning rate", "fp32"],
         inputs=["grad: fp16", "lr: 30000"]),
-    # the model's output is finite and the gradient into it is not: born in a hand-written loss outside any module
+    # an exp in a hand-written loss outside any module overflows fp16: caught at that op as the script makes it
     "nan_fp16_loss_outside_module": dict(
-        phase="loss (outside any module)", module=None, op="", dtype="fp16", value="NaN",
-        culprit=["Encoder's output", "gradient coming back"], fix=["fp32", "log_softmax"],
-        inputs=["Encoder output: fp16"]),
+        phase="the script's own code (outside any module)", module=None, op="aten.exp", dtype="fp16", value="inf",
+        culprit=["aten.exp overflowed fp16"], fix=["fp32", "log_softmax"], inputs=["self: fp16 [8x8]"]),
     # Adam's eps is 0 in fp16 state: 0 / 0 with tiny gradients and a small learning rate
     "nan_fp16_adam_eps": dict(
         phase="optimizer step", module="0", op="Adam.step", dtype="fp16", value="inf and NaN",
@@ -71,8 +70,17 @@ CASES = {
         inputs=["other: fp16"]),
     # an fp16 sigmoid saturated to exactly 1: a hand-written log(1 - p) is log(0)
     "nan_fp16_sigmoid_log": dict(
-        phase="loss (outside any module)", module=None, op="", dtype="fp16", value="inf",
-        culprit=["Sequential's output"], fix=["BCEWithLogitsLoss", "fp32"], inputs=["Sequential output: fp16"]),
+        phase="the script's own code (outside any module)", module=None, op="aten.log", dtype="fp16", value="inf",
+        culprit=["1 - p is 0 where p rounded to 1"], fix=["BCEWithLogitsLoss", "fp32"], inputs=["self: fp16"]),
+    # a model returning a mean and a variance: the variance (its second output) overflows, the mean stays finite
+    "nan_fp16_second_output": dict(
+        phase="forward", module="Gaussian", op="aten.pow", dtype="fp16", value="inf",
+        culprit=["overflowed fp16"], fix=["fp32"], inputs=["self: fp16"]),
+    # a custom Function applied in the loss outside any module: its backward's eps of 1e-12 is 0 in fp16
+    "nan_fp16_custom_backward_loss": dict(
+        phase="backward", module=None, op="aten.div", dtype="fp16", value="inf",
+        culprit=["divided by zero in RootDistance.backward"], fix=["compute the divisor in fp32"],
+        inputs=["other: fp16"]),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import sys
 import types
 from dataclasses import dataclass, field
@@ -38,11 +39,25 @@ class FrameFacts:
     init_like: bool = False              # an __init__ / *init* / reset_parameters frame is on the stack
     where: str = ""                      # innermost frame of user code: file:line in function
     code: str = ""                       # ... and its source line
+    keys: str = ""                       # ... and the keys its subscripts use: "k = 'bn1.num_batches_tracked'"
 
     @property
     def located(self) -> str:
         """`where` with its source line: "train.py:12 in step: `loss = model(x)`" ('' when unknown)."""
-        return f"{self.where}: `{self.code}`" if self.where and self.code else self.where
+        if not (self.where and self.code):
+            return self.where
+        return f"{self.where}: `{self.code}`" + (f" ({self.keys})" if self.keys else "")
+
+
+def _subscript_keys(code: str, f_locals) -> str:
+    """The values of the variables a line subscripts with (`soup[k]`, `state[name]`): which entry of a dict or list
+    failed is often the whole story (a BatchNorm counter among the weights)."""
+    found = []
+    for name in dict.fromkeys(re.findall(r"[\w)\]]\[\s*([A-Za-z_]\w*)\s*\]", code)):
+        value = f_locals.get(name)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            found.append(f"{name} = {value!r}"[:120])
+    return ", ".join(found[:2])
 
 
 def _is_library(filename: str) -> bool:
@@ -68,6 +83,7 @@ def scan_frames(frames) -> FrameFacts:
         if not facts.where and not _is_library(filename):
             facts.where = f"{filename}:{frame.f_lineno} in {name}"
             facts.code = linecache.getline(filename, frame.f_lineno).strip()
+            facts.keys = _subscript_keys(facts.code, frame.f_locals)
         f_locals = frame.f_locals
         owner = f_locals.get("self")
         if name == "generate" and isinstance(owner, nn.Module):

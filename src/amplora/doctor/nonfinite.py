@@ -12,6 +12,7 @@ every op's outputs against its inputs.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 
@@ -171,6 +172,24 @@ def _short(op: str) -> str:
     return op.split(".default")[0]
 
 
+def _saturated(dtype: torch.dtype) -> str:
+    return (f"a sigmoid or softmax saturates in {dtype_name(dtype)}, where values within "
+            f"{_num(float(torch.finfo(dtype).eps) / 2)} of 1 round to 1")
+
+
+_SATURATED_FIX = ("return logits and use `F.binary_cross_entropy_with_logits` / `BCEWithLogitsLoss` (or "
+                  "`log_softmax`), which never take log(0); or compute the sigmoid and the loss in fp32 "
+                  "(`logits.float()`) and clamp p into [eps, 1 - eps]")
+
+
+def _eps_note(located: str, dtype: torch.dtype) -> str:
+    """A sentence for a failing line that adds an eps too small for a half dtype (1e-8 is 0 in fp16)."""
+    if dtype not in HALF_DTYPES or "eps" not in located:
+        return ""
+    return (f"; the eps on that line does not help if it is below {dtype_name(dtype)}'s smallest positive value "
+            f"{_smallest(dtype)} (1e-8 and 1e-12 are 0 in fp16)")
+
+
 def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") -> NonFinite:
     dtype = b.outputs[0][1].dtype
     for _, t in b.outputs:
@@ -210,14 +229,19 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         tiny = _smallest(dtype) if low else ""
         cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)"
                  + (f": in {dt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
-                    f"probability) is 0." if low else "."))
+                    f"probability) is 0" if low else "") + f"{_eps_note(located, dtype)}.")
         fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
                + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else "")
                + (f"; compute the divisor in fp32 (`d.float()`), where it does not underflow" if low else ""))
+    elif (logged is not None and low and bool((logged == 0).any())
+          and re.search(r"log\w*\(\s*1(\.0*)?\s*-", located)):  # log(1 - p) of a saturated probability
+        culprit = f"{op}{where} took the log of zero ({dt}): 1 - p is 0 where p rounded to 1"
+        cause = f"{op} got 1 - p = 0: {_saturated(dtype)}, so log(1 - p) is log(0) = -inf."
+        fix = _SATURATED_FIX
     elif logged is not None and bool((logged <= 0).any()):
         culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
         cause = (f"{op} got a value that is 0 (log(0) = -inf), most often a probability that underflowed to zero in "
-                 f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN).")
+                 f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN){_eps_note(located, dtype)}.")
         fix = ("compute log-probabilities directly and in fp32: `F.log_softmax(logits.float(), -1)` (or "
                "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`")
     elif op in ("aten.rsqrt", "aten.reciprocal") and any(bool((t == 0).any()) for _, t in b.inputs):
@@ -232,12 +256,19 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
                    f"{dt}'s limit {_num(limit)}")
-        own = (f", on a 0-dim {dt} value of the script's own (a running sum over batches or tokens, a metric, a "
-               f"hand-written loss) that no module keeps in fp32," if phase == OUTSIDE else ",")
+        scalar = b.outputs[0][1].ndim == 0
+        own = "," if phase != OUTSIDE else (
+            f", on a 0-dim {dt} value of the script's own (a running sum over batches or tokens, a metric, a "
+            f"hand-written loss) that no module keeps in fp32," if scalar else
+            f", on {dt} values the script computes itself outside any module (probabilities, scores or a loss "
+            f"written by hand) that no module keeps in fp32,")
         cause = f"{op} ran in {dt}, whose range ends at {_num(limit)}{own} and its result did not fit."
-        if phase == OUTSIDE:
+        if phase == OUTSIDE and scalar:
             fix = ("keep running sums, metrics and losses in fp32: accumulate `loss.float()` or `loss.item()` "
                    "(a Python float) and compute them from `logits.float()`")
+        elif phase == OUTSIDE:
+            fix = ("compute them in fp32 from `logits.float()`, with the stable fused forms: `torch.softmax(x, -1)` "
+                   "/ `log_softmax` instead of exp and a sum (they subtract the maximum first), `logsumexp`")
         elif phase == "backward":
             fix = ("use loss scaling only as far as the gradients fit (GradScaler backs off by itself), or train in "
                    "bf16 instead of fp16 (fp32's range); compute that op in fp32")
@@ -378,12 +409,9 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
            "`torch.autograd.set_detect_anomaly(True)` names the op")
     o = out.detach()
     if half and o.numel() and bool((o >= 0).all()) and float(o.max()) == 1.0:  # probabilities that reached 1
-        cause = (f"The model's output holds probabilities that are exactly 1 (or 0): a sigmoid or softmax saturates "
-                 f"in {dt}, where values within {_num(float(torch.finfo(out.dtype).eps) / 2)} of 1 round to 1, so a "
+        cause = (f"The model's output holds probabilities that are exactly 1 (or 0): {_saturated(out.dtype)}, so a "
                  f"hand-written log(1 - p) or log(p) of them is log(0) = -inf.")
-        fix = ("return logits and use `F.binary_cross_entropy_with_logits` / `BCEWithLogitsLoss` (or `log_softmax`), "
-               "which never take log(0); or compute the sigmoid and the loss in fp32 (`logits.float()`) and clamp p "
-               "into [eps, 1 - eps]")
+        fix = _SATURATED_FIX
     return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
                      value="inf and NaN" if inf and nan else "inf" if inf else "NaN",
                      inputs=[f"{module} output: {dt}, max |x| = {_num(largest)}"],

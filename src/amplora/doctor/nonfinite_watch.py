@@ -1,10 +1,12 @@
 """The always-on part of non-finite tracing, for `watch()`: cheap checks that only say *whether* inf/NaN appeared.
 
-- after each outermost module call: its loss (`.loss`, else its first tensor output) is finite;
+- after each outermost module call: its loss (`.loss`, else its first tensor output) is finite, and without a
+  loss every floating output (a mean and a variance, logits and values);
 - at the end of the backward through that output: the trainable parameters' gradients are finite;
 - after each `optimizer.step()`: its parameters are finite;
-- each 0-dim floating result computed on the CPU outside any module and outside backward (a running sum, a metric,
-  a hand-written loss): finite, checked as it is made (on accelerators that would cost a sync per op). One made
+- each 0-dim floating result, and each fp16/bf16 one of up to 65536 elements, computed on the CPU outside any
+  module and outside backward (a running sum, a metric, a hand-written loss, probabilities computed by hand):
+  finite, checked as it is made (on accelerators that would cost a sync per op). One made
   from inputs that were already inf/NaN arms a trace of every op outside modules for the next few outermost calls,
   which finds where such a value is born the next time the script's loop makes it.
 
@@ -20,11 +22,14 @@ import sys
 
 import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.autograd.function import BackwardCFunction
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from amplora.doctor.capture import autocast_state, live_frames, scan_frames
+from amplora.doctor.naming import Namer
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_params, locate, nonfinite_params, root_at_zero)
+from amplora.doctor.tracer import SMALL
 
 _engine = torch.autograd.Variable._execution_engine
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
@@ -95,15 +100,19 @@ class NonFiniteWatch:
         return self.first is not None or self.busy
 
     def scalar(self, func, args, kwargs, out) -> None:
-        """FaultCatcher's hook for 0-dim half results: one made inf/NaN from finite inputs by the script's own code."""
+        """FaultCatcher's hook for small results: one made inf/NaN from finite inputs by the script's own code."""
         if self.depth or self.done or out.device.type != "cpu" or torch._C._current_graph_task_id() != -1:
             return
-        value = float(out.detach())
-        if math.isfinite(value):
-            if len(self._scalars) > 256:
-                self._scalars.clear()
-            self._scalars[id(out)] = value  # what an in-place update (`total += loss`) started from
-            return
+        if out.ndim:
+            if bool(torch.isfinite(out).all()):
+                return
+        else:
+            value = float(out.detach())
+            if math.isfinite(value):
+                if len(self._scalars) > 256:
+                    self._scalars.clear()
+                self._scalars[id(out)] = value  # what an in-place update (`total += loss`) started from
+                return
         try:
             if func._schema.is_mutable and args and args[0] is out and id(out) in self._scalars:
                 args = (torch.tensor(self._scalars[id(out)], dtype=out.dtype), *args[1:])
@@ -122,7 +131,10 @@ class NonFiniteWatch:
         makes inf/NaN from finite inputs on the CPU. Also keeps the square roots and norms taken outside modules in
         this step: their backward divides by their result, so a loss whose gradient comes back NaN is checked for
         one that was 0."""
-        if self.depth or self.done or torch._C._current_graph_task_id() != -1:
+        if self.depth or self.done:
+            return
+        if torch._C._current_graph_task_id() != -1:
+            self._custom_backward(func, args, kwargs, out, sys._getframe(2))
             return
         try:
             if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
@@ -137,6 +149,29 @@ class NonFiniteWatch:
                 self.first, self._armed = explain_birth(self._tracer.first, OUTSIDE, None), 0
         except Exception:  # the doctor must never break the user's run
             self._armed = 0
+
+    @_never_raises
+    def _custom_backward(self, func, args, kwargs, out, caller) -> None:
+        """An op inside a custom autograd.Function's backward (a hand-written gradient: its own divisions, square
+        roots and eps) that makes inf/NaN from finite inputs, checked on the CPU for results up to SMALL elements."""
+        node = torch._C._current_autograd_node()
+        if not isinstance(node, BackwardCFunction):
+            return
+        outs = [t for t in (out if isinstance(out, (list, tuple)) else [out])
+                if isinstance(t, torch.Tensor) and t.is_floating_point()]
+        if (not outs or any(type(t) is not torch.Tensor or t.device.type != "cpu" or t.numel() > SMALL
+                            for t in outs) or all(bool(torch.isfinite(t).all()) for t in outs)):
+            return
+        tracer = NonFiniteTracer()
+        tracer._check(func, args, kwargs or {}, out, caller=caller)
+        birth = tracer.first
+        if birth is None:
+            return
+        module = self.recorder.module_for_node(node._sequence_nr())
+        roots = ([self.model] if self.model is not None else []) + list(reversed(self.recorder.roots))
+        path = Namer(roots).module_path(module) if module is not None and roots else None
+        self.first = explain_birth(birth, "backward", path,
+                                   birth.facts.backward_function or type(node).__name__.removesuffix("Backward"))
 
     def _pre(self, module, args):
         if self.depth == 0 and self._armed:
@@ -163,7 +198,9 @@ class NonFiniteWatch:
         if not isinstance(loss, torch.Tensor) or not loss.is_floating_point() or _readable(loss) is not loss:
             return
         call = (module, args, kwargs, self.rng, self.autocast)
-        if not bool(torch.isfinite(loss.detach()).all()):
+        outputs = _outputs(out)
+        if not bool(torch.isfinite(loss.detach()).all()) or (
+                _loss_of(out) is not getattr(out, "loss", None) and len(outputs) > 1 and not all_finite(outputs)):
             self._locate(call)
         else:
             # every output a loss may be computed from (a tuple's mean and scale, a dict's logits) reports the

@@ -190,11 +190,21 @@ def _mismatch_story(s: Scene):
         elif t.dtype == torch.float32 and ref in HALF_DTYPES:
             odd = _odd_buffers(s, t.dtype, ref)
             if odd:  # an fp32 buffer mixed into half activations promotes them
-                cause += (f" The model holds {odt} buffer(s) among {rdt} parameters ({_names(odd)}): a buffer made "
-                          f"float32 in `__init__` (a position or sinusoid table, a mask) is not cast by "
-                          f"`from_pretrained(dtype=...)`, and adding it to {rdt} activations promotes them to {odt}.")
+                cause = cause.rstrip(".") + (
+                    f"; the model holds {odt} buffer(s) among {rdt} parameters ({_names(odd)}): a buffer made "
+                    f"float32 in `__init__` (a position or sinusoid table, a mask) is not cast by "
+                    f"`from_pretrained(dtype=...)`, and adding it to {rdt} activations promotes them to {odt}.")
                 fix = (f"Cast the buffer to the activations' dtype where it is used (`self.{odd[0].rsplit('.', 1)[-1]}"
                        f".to(x.dtype)`), or register it in the model's dtype. {fix}")
+            plain = [] if odd else _plain_attributes(s, t.dtype, ref)
+            if plain:  # an fp32 tensor kept as a plain attribute: `.to()` never cast it
+                attr = plain[0].rsplit(".", 1)[-1]
+                cause = cause.rstrip(".") + (
+                    f"; the model keeps {odt} tensor(s) as plain attributes ({_names(plain)}): `self.{attr} = "
+                    f"torch...` is neither a parameter nor a buffer, so `model.to({_torch_dtype(ref)})` left it "
+                    f"{odt} (and on its device), and adding it to {rdt} activations promotes them to {odt}.")
+                fix = (f"Register it as a buffer (`self.register_buffer('{attr}', table, persistent=False)`), which "
+                       f"`.to()` casts and moves, or cast it where it is used (`self.{attr}.to(x.dtype)`). {fix}")
         return culprit, cause, fix
     # computed inside this module's own forward: which parameters flowed into it?
     names = []
@@ -229,6 +239,20 @@ def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
         if ref is not None and dominant_dtype(root) != ref:
             continue
         found += [n for n, b in root.named_buffers() if b.is_floating_point() and b.dtype == dtype]
+    return found[:3]
+
+
+def _plain_attributes(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
+    """Floating tensors of `dtype` kept as plain module attributes (`self.pe = torch.zeros(...)`: neither a parameter
+    nor a buffer, so `model.to()` neither casts nor moves them) in models whose parameters are mostly `ref`."""
+    found = []
+    for root in s.namer.roots():
+        if dominant_dtype(root) != ref:
+            continue
+        for path, module in root.named_modules():
+            found += [f"{path}.{attr}" if path else attr for attr, v in vars(module).items()
+                      if not attr.startswith("_") and type(v) is torch.Tensor and v.is_floating_point()
+                      and v.dtype == dtype]
     return found[:3]
 
 
@@ -316,12 +340,24 @@ def _out_buffer(s: Scene):
         res_dtype = torch.promote_types(res_dtype, d)
     res_dt = dtype_name(res_dtype)
     out_dt = dtype_name(out_t.dtype)
+    told = re.search(r"result type (\w+) can't be cast to the desired output type (\w+)", s.message)
+    if told and not res:  # no floating tensor among the operands: a Python float made the result float
+        res_dt = told.group(1).lower().replace("float", "fp32").replace("double", "fp64").replace("half", "fp16")
+        res_dtype = torch.float32
     fn = s.facts.backward_function
     writer = f"custom autograd.Function {fn}.backward (created in {_where(s)}'s forward)" if fn else _where(s)
     how = "an in-place op" if inplace else "out="
     culprit = f"{writer} writes a {res_dt} result into a {out_dt} buffer via {how} ({op})"
     cause = (f"{op} computes in {res_dt} but its {how} target is {out_dt}, and autocast never casts out= or in-place "
              f"targets.")
+    if told and not res:
+        cause = (f"{op} multiplies or adds a Python float (a weight, an average's 1/n) into an {out_dt} tensor in "
+                 f"place, so the result is {res_dt} and cannot be stored back; integer entries such as BatchNorm's "
+                 f"`num_batches_tracked` sit among a state_dict's float weights.")
+        fix = ("Leave integer entries out when averaging or scaling weights (keep one model's value: `if not "
+               "v.is_floating_point(): continue`), or compute out of place in float and cast back "
+               "(`(v.float() * w).to(v.dtype)`).")
+        return culprit, cause, fix
     fix = (f"Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype={_torch_dtype(res_dtype)})`) "
            f"and return `grad.to(x.dtype)`, or compute out of place and `buf.copy_(result)`.")
     return culprit, cause, fix

@@ -128,7 +128,7 @@ KERNELS = (
        "(`use_triton=False`, another attention implementation); upgrade triton, whose newer releases add bf16 "
        "atomics on recent GPUs."),
     _e("triton-fp8-convert", "backend", "a Triton fp8 conversion from a dtype it does not convert",
-       r"\.to\(tl\.float8e4b15\)|convert_custom_float8",
+       r"\.to\(tl\.float8e4b15\)|convert_custom_float8|Unsupported conversion from '?(f8E\w+'? to|\w+'? to '?f8E)",
        "On GPUs before Ada (compute capability < 8.9, such as the A100) Triton converts to fp8 in software "
        "(`float8e4b15`), which takes only fp16 or fp32 sources: a bf16 tensor fails its assertion (and "
        "`float8e4nv` needs sm_89).",

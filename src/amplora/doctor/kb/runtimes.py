@@ -24,17 +24,19 @@ RUNTIMES = (
        "the overflowing ops in fp32 (`compute_precision=ct.transform.FP16ComputePrecision(op_selector=lambda op: "
        "op.op_type not in {...})`); compare per-layer outputs with `coremltools.models.ml_program.experimental."
        "debugging_utils` to find them."),
-    _e("coreml-half-source", "mismatch", "a torch model cast to fp16 before Core ML conversion",
+    _e("coreml-half-source", "mismatch", "a torch model cast to fp16 or bf16 before Core ML conversion",
        r"the named input .?\w+.? must have the same data type as the named input|"
+       r"PyTorch convert function for op '(bfloat16|_to_copy_bfloat16|to_bfloat16)' not implemented|"
        r"\A(?=.*(" + _COREML + r"))(?=.*\b(fp16|float16)\b.{0,80}\b(fp32|float32)\b.{0,40}(mismatch|must (have|be) "
        r"the same))",
        "coremltools expects a float32 source model: it lowers to fp16 itself through `compute_precision`, and a "
        "torch model cast with `.half()` before `torch.jit.trace` / `ct.convert` leaves ops whose inputs are half "
-       "fp16 (the traced weights) and half fp32 (constants and casts the converter adds).",
+       "fp16 (the traced weights) and half fp32 (constants and casts the converter adds), and a model that casts "
+       "to bf16 (`.bfloat16()`, a bf16 checkpoint traced as is) meets ops Core ML has no bf16 conversion for.",
        "Trace and convert the float32 model and let Core ML make it fp16: `ct.convert(torch.jit.trace(model.float()"
        ".eval(), x.float()), convert_to='mlprogram', compute_precision=ct.precision.FLOAT16)`, with "
-       "`ct.TensorType(..., dtype=np.float16)` inputs if the app feeds fp16; do not call `.half()` on the torch "
-       "model."),
+       "`ct.TensorType(..., dtype=np.float16)` inputs if the app feeds fp16; do not call `.half()` or `.bfloat16()` "
+       "on the torch model."),
     _e("openvino-precision-hint", "overflow", "OpenVINO computes in f16 / bf16 by default on GPUs and new CPUs",
        r"INFERENCE_PRECISION_HINT|inference_precision_hint",
        cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
