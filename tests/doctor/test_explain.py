@@ -46,8 +46,6 @@ SAMPLES = [
     ("cudnn-half-unsupported", "./build/tools/caffe_fp16 time --model=deploy.prototxt -gpu 0\nF1222 "
      "cudnn_conv_layer.cpp:138] Check failed: status == CUDNN_STATUS_SUCCESS (9 vs. 0)  CUDNN_STATUS_NOT_SUPPORTED",
      [], None),
-    ("amp-api-deprecated", "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-     "`torch.amp.GradScaler('cuda', args...)` instead.", [], None),
     ("saved-twice-the-size", "After merge_lora.py the resulting safetensors file is always double the size of the "
      "source model (2.1 GB instead of 1 GB).", [], None),
     ("quantized-checkpoint-grad", "model = AutoModelForCausalLM.from_pretrained('./model-8bit', device_map='auto')\n"
@@ -551,6 +549,10 @@ SAMPLES = [
      "Mismatched elements: 50 / 1024 (4.9%)\nGreatest absolute difference: 0.000107", [], None),
     ("smoothquant-gemm-tactic", "[TensorRT-LLM][ERROR] Assertion failed: No valid SQ GEMM tactic "
      "(smoothQuantGemmPlugin.cpp:242)", [], None),
+    ("scaled-loss-logged", "Gradient Accumulation + Mixed Precision: the loss is not unscaled before it is logged, "
+     "so fp16 runs log losses of 5000+", ["fp16"], None),
+    ("clip-fp16-weights", "model, preprocess = clip.load('RN50', device='cuda')\noptimizer = "
+     "torch.optim.Adam(model.parameters())\nprint(model(imgs, tokens))  # tensor([[nan, nan, nan]])", [], None),
 ]
 
 
@@ -775,6 +777,10 @@ CLASS_WORDINGS = [
     # TensorFlow's wording
     ("expected-scalar-type", "InvalidArgumentError: cannot compute MatMul as input #1(zero-based) was expected to "
      "be a half tensor but is a float tensor [Op:MatMul]"),
+    # Markdown inline code around words of the message
+    ("index-dtype", "`scatter()`: Expected `self.dtype` to be equal to `src.dtype`"),
+    ("fp16-overflow", "I added --fp16 --reset-optimizer to resume an FP32 model. The result is an overflow gradient."),
+    ("torch-dtype-auto", "High cpu memory usage as bf16 model is auto loaded as fp32"),
     # in words
     ("attention-dtype", "AttentionProcessor dtype mismatch in mixed-precision mode (xformers)\n"
      "-> 1175         hidden_states = xformers.ops.memory_efficient_attention("),
@@ -796,6 +802,10 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # NaN in a training run's eval, and NaN only for padded rows: no precision in the text
+    "{'loss': 1.8445, 'learning_rate': 0.002988, 'epoch': 0.27}\n{'eval_loss': nan, 'eval_wer': 100.0, 'epoch': 1.0}",
+    "When performing batched inference I am getting `Nan` values for logits except for one sample; with bs=1 no "
+    "issue exists.",
     "model = AutoModel.from_pretrained(p, torch_dtype=torch.bfloat16, attn_implementation='flash_attention_2')\n"
     "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
     "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",

@@ -17,6 +17,9 @@ OTHERS = [
      "quantized model.", "llm_int8_enable_fp32_cpu_offload"),
     ("ValueError: You can't train a model that has been loaded in 8-bit precision with CPU or disk offload.",
      "does not fit in GPU memory"),
+    # the AMP API's old spelling: a deprecation warning, nothing wrong with the run
+    ("train.py:196: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+     "`torch.amp.GradScaler('cuda', args...)` instead.", "torch.amp.GradScaler('cuda', ...)"),
     # loss scaling that is still calibrating: a high scale, no NaN loss
     ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0\nIs this normal?",
      "expected and harmless"),

@@ -342,6 +342,12 @@ def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> N
         fix.append("Keep those modules unquantized: `BitsAndBytesConfig(..., llm_int8_skip_modules=['out_proj', "
                    "'visual'])` with their names (`modules_to_not_convert` in other toolkits), or use the model's own "
                    "int4 checkpoint.")
+    if entry.key == "int-requires-grad" and re.search(r"mm_projector|initialize_vision_modules|multi_modal_projector|"
+                                                      r"\bprojector\b", text) and "skip_modules" not in said:
+        cause.append("The quantized load converted the multimodal projector too, and the vision setup then asks its "
+                     "integer weights for gradients.")
+        fix.append("Keep the projector out of quantization (`llm_int8_skip_modules=['mm_projector', 'vision_tower', "
+                   "'lm_head']`), or train it in 16-bit (`--bits 16`) or with 4-bit settings that leave it in float.")
     if entry.key == "dtype-table-key" and re.search(r"'(U8|I8|uint8|int8|int4|uint4)'", text):
         cause.append("Integer tensors in a checkpoint of float weights are packed quantized weights: the model was "
                      "saved while loaded in 4-/8-bit (bitsandbytes), which a converter cannot read as weights.")

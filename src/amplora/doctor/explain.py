@@ -88,8 +88,9 @@ def explain(text: str) -> Explanation:
     library = m.group(1) if m else ""
     if library in FRAMEWORK:
         library = calling_library(text) or library
-    if entry.kind == "mismatch" and not library and re.search(r"\bapex\b", text, re.IGNORECASE):
-        library = "apex"  # installed apex swaps in its fused norms without a frame of its own in a short paste
+    if (entry.kind == "mismatch" and re.search(r"\bapex\b", text, re.IGNORECASE)
+            and (not library or re.search(r"\bT5|_t5_|\bt5\b", text))):
+        library = "apex"  # installed apex swaps in its fused norms (T5's too) without a frame of its own in a paste
     if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):

@@ -189,21 +189,20 @@ def _mismatch_story(s: Scene):
                    + f"; or cast at the boundary (`x.to({_torch_dtype(ref)})`).")
         elif t.dtype == torch.float32 and ref in HALF_DTYPES:
             odd = _odd_buffers(s, t.dtype, ref)
-            if odd:  # an fp32 buffer mixed into half activations promotes them
-                cause = cause.rstrip(".") + (
-                    f"; the model holds {odt} buffer(s) among {rdt} parameters ({_names(odd)}): a buffer made "
-                    f"float32 in `__init__` (a position or sinusoid table, a mask) is not cast by "
-                    f"`from_pretrained(dtype=...)`, and adding it to {rdt} activations promotes them to {odt}.")
-                fix = (f"Cast the buffer to the activations' dtype where it is used (`self.{odd[0].rsplit('.', 1)[-1]}"
-                       f".to(x.dtype)`), or register it in the model's dtype. {fix}")
             plain = [] if odd else _plain_attributes(s, t.dtype, ref)
-            if plain:  # an fp32 tensor kept as a plain attribute: `.to()` never cast it
-                attr = plain[0].rsplit(".", 1)[-1]
-                cause = cause.rstrip(".") + (
-                    f"; the model keeps {odt} tensor(s) as plain attributes ({_names(plain)}): `self.{attr} = "
-                    f"torch...` is neither a parameter nor a buffer, so `model.to({_torch_dtype(ref)})` left it "
-                    f"{odt} (and on its device), and adding it to {rdt} activations promotes them to {odt}.")
-                fix = (f"Register it as a buffer (`self.register_buffer('{attr}', table, persistent=False)`), which "
+            if odd or plain:  # an fp32 buffer or plain tensor attribute mixed into half activations promotes them
+                attr = (odd or plain)[0].rsplit(".", 1)[-1]
+                held = (f"holds {odt} buffer(s) among {rdt} parameters ({_names(odd)}): a buffer made float32 in "
+                        f"`__init__` (a position or sinusoid table, a mask) is not cast by `from_pretrained(dtype=...)`"
+                        if odd else
+                        f"keeps {odt} tensor(s) as plain attributes ({_names(plain)}): `self.{attr} = torch...` is "
+                        f"neither a parameter nor a buffer, so `model.to({_torch_dtype(ref)})` left it {odt} (and on "
+                        f"its device)")
+                cause = (f"{cause.rstrip('.')}; the model {held}, and adding it to {rdt} activations promotes them to "
+                         f"{odt}.")
+                fix = (f"Cast the buffer to the activations' dtype where it is used (`self.{attr}.to(x.dtype)`), or "
+                       f"register it in the model's dtype. {fix}" if odd else
+                       f"Register it as a buffer (`self.register_buffer('{attr}', table, persistent=False)`), which "
                        f"`.to()` casts and moves, or cast it where it is used (`self.{attr}.to(x.dtype)`). {fix}")
         return culprit, cause, fix
     # computed inside this module's own forward: which parameters flowed into it?

@@ -83,14 +83,15 @@ _PLAIN_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2
 def plain(text: str) -> str:
     """`text` without colour codes and per-line launcher or log prefixes, with typographic quotes replaced by ASCII
     ones, HTML entities (`&#39;`, `&quot;`, pasted from a web page's source) decoded, Markdown links that a forum
-    made of file names (`[functional.py](https://...)`) turned back into the names, a space that a wrapped line
-    left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback pasted as one line put back, a
-    traceback escaped inside a JSON or Python string
-    (`\\'BFloat16\\'`, `\\n  File`) read as printed, and a space between CJK characters and ASCII words."""
+    made of file names (`[functional.py](https://...)`) turned back into the names, Markdown inline code unwrapped,
+    a space that a wrapped line left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback
+    pasted as one line put back, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`,
+    `\\n  File`) read as printed, and a space between CJK characters and ASCII words."""
     text = _LINE_PREFIX.sub("", _ANSI.sub("", text))
     if "\n" not in text.strip() and _TRACEBACK_LINE.search(text):  # a traceback whose line breaks a page lost
         text = _LOST_BREAK.sub("\n", text)
     text = re.sub(r"\[([^\]\n]{1,200})\]\(https?://[^)\s]+\)", r"\1", html.unescape(text))  # Markdown autolinks
+    text = _INLINE_CODE.sub(r"\1", text)
     text = _ESCAPED_QUOTE.sub(r"\1", text)
     text = _WRAPPED_DOT.sub(".", text)
     if _ESCAPED_TRACEBACK.search(text):  # only then: `\n` is also part of Windows paths (C:\\new)
@@ -105,6 +106,8 @@ _LINE_PREFIX = re.compile(r"(?m)^[ \t]*\[(?:rank|default)\d+\]:[ \t]?|"
                           r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]*(?:-[ \t]*)?"
                           r"(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)[ \t]*-?[ \t]*)?")
 
+# Markdown inline code around a word of the message: "`scatter()`: Expected `self.dtype` to be equal to `src.dtype`"
+_INLINE_CODE = re.compile(r"(?<![`\w])`([^`\n]{1,120})`(?![`\w])")
 _TRACEBACK_LINE = re.compile(r"Traceback \(most recent call last\)|\bFile \"[^\"]+\", line \d+")
 _LOST_BREAK = re.compile(r"\s+(?=Traceback \(most recent call last\)|File \"|"
                          r"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning): )")

@@ -37,8 +37,8 @@ BUFFERS = (
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
     _e("bool-arithmetic", "mismatch", "arithmetic on a bool mask",
-       r"Subtraction, the `-` operator, with (a bool tensor|two bool tensors) is not supported|"
-       r"Negation, the `-` operator, on a bool tensor is not supported",
+       r"Subtraction, the `?-`? operator, with (a bool tensor|two bool tensors) is not supported|"
+       r"Negation, the `?-`? operator, on a bool tensor is not supported",
        "A bool tensor (an attention or padding mask) was used in arithmetic, `1 - mask` or `-mask`, which torch "
        "refuses for bool: masks built with comparisons are bool, while code written for 0/1 integer or float "
        "masks subtracts them.",
@@ -178,7 +178,9 @@ KERNELS = (
     _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",
        r"Passed .?torch_dtype.? \S+ is not a .?torch\.dtype.?\. Defaulting to|"
        r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|still|"
-       r"instead|but|does not|doesn'?t)\b)",
+       r"instead|but|does not|doesn'?t)\b)|"
+       r"\b(bf16|bfloat16|fp16|float16|half)\b[^.\n]{0,60}\b(loaded|loads|is loaded|gets loaded|comes out|ends up)\b"
+       r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b",
        "`torch_dtype='auto'` should take the dtype from the checkpoint (`torch_dtype` in its config, float16 or "
        "bfloat16), but older transformers Auto classes and diffusers pipelines before 'auto' support ignored it and "
        "created the model in float32, the default of any `from_pretrained` without `torch_dtype`.",

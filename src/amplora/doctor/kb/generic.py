@@ -43,10 +43,15 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
 # a non-finite value named in a message, a log line or a report
 # a NaN a validator found in a value (a distribution's parameters, a library's input check): without half precision in
 # the text it is a bug or bad data upstream, not a precision story
+# NaN only for padded rows of a batch (fine one at a time): a mask over a fully padded row, not precision
+_PADDING_NAN = r"\bbatched inference\b|\b(bs|batch[_ ]?size)\s*=\s*1\b|\bpadd(ed|ing)\b"
+# a training run's log ({'loss': ..., 'learning_rate': ..., 'epoch': ...}): its eval_loss NaN is a training NaN
+_TRAINER_LOG = r"['\"]learning_rate['\"]\s*:\s*[\d.e-]+.{0,200}['\"]epoch['\"]\s*:"
 _VALIDATED = (r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|NaN or Inf found in input tensor|Input contains (NaN|infinity)|"
               r"contains NaN, infinity")
 NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
-             r"returned nan values|nan values in its|Gradient overflow|loss (is|became) (nan|inf)|"
+             r"returned nan values|nan values in its|Gradient overflow|overflow(ed|ing)? gradients?\b|"
+             r"loss (is|became) (nan|inf)|"
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|would|will|be|"
@@ -212,7 +217,8 @@ FALLBACKS = (
        "Find where it starts: `amplora doctor run script.py` (or `torch.autograd.set_detect_anomaly(True)`) names "
        "the first op and module that produced it; then lower the learning rate and clip gradients "
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
-       "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING, unless=f"{PRECISION_RULED_OUT}|{DIVERGED}"),
+       "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING,
+       unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}"),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"

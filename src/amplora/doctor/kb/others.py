@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from amplora.doctor.kb.patterns import LOSS_SCALE_SKIP
+
 _I = re.IGNORECASE | re.DOTALL
 
 # (pattern, advice), tried in order
@@ -34,6 +36,13 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Make it fit on the GPU (4-bit instead of 8-bit, a smaller model, more GPU memory, `device_map={'': 0}`), or "
      "for inference only keep the offloaded modules fp32 with `BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload="
      "True)` and a custom `device_map`; `model.hf_device_map` shows what went to 'cpu' / 'disk'."),
+    # torch >= 2.4 renaming the AMP API: a warning about the spelling, the run unaffected
+    (r"\A(?!.*\w*(Error|Exception)\b)(?=.*`?torch\.(cuda|cpu)\.amp\.(GradScaler|autocast|custom_fwd|custom_bwd)"
+     r"\(args\.\.\.\)`? is deprecated)",
+     "Not a fault: torch 2.4 and later renamed the device-specific AMP API and warn about the old spelling; the run "
+     "is not affected. Use `torch.amp.autocast('cuda', ...)`, `torch.amp.GradScaler('cuda', ...)` and "
+     "`@torch.amp.custom_fwd(device_type='cuda')`, or, when the warning comes from a library's code, upgrade the "
+     "library (or filter the FutureWarning)."),
     # a device type autocast does know, refused by an older torch (or one whose backend plugin is not loaded)
     (r"unsupported autocast device_type '(mps|xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
      "Not a precision fault as told: this torch has no autocast for that device type (MPS autocast arrived in torch "
@@ -43,8 +52,7 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
 ))
 
 # fp16 dynamic loss scaling skipping a step while the scale is still high: calibration, not a fault
-_SKIP = re.compile(r"OVERFLOW!? ?Skipping step|overflow[.,]? +skipping step|Attempted loss scale|"
-                   r"reducing loss scale to|overflow detected, setting loss scale to", re.IGNORECASE)
+_SKIP = re.compile(LOSS_SCALE_SKIP + r"|overflow detected, setting loss scale to", re.IGNORECASE)
 _SCALE = re.compile(r"(?:loss[ _]scale(?:_\w+)?\b(?: from| to)?|reducing to|\bto)\s*[:=]?\s*(\d[\d.]*(?:e[+-]?\d+)?)",
                     re.IGNORECASE)
 _ASKED_NORMAL = re.compile(r"\b(is|are) (this|it|that|these|they) (normal|expected|ok|okay|harmless|fine)\b",

@@ -71,3 +71,7 @@ CUDA_INIT_FAILED = (r"CUDA initialization: |NVIDIA driver on your system is too 
 _FAILURE = (r"\b(stops?|stopped|stopping|not working|does ?n[o']t work|do ?n[o']t work|failure|fails|failed|crash\w*|"
             r"hangs?|hanging|freez\w*|stuck|nothing happens)\b")
 FALLBACK_BESIDE_FAILURE = rf"using FP32 instead.*{_FAILURE}|{_FAILURE}.*using FP32 instead"
+
+# fp16 dynamic loss scaling logging a skipped step (apex, DeepSpeed, fairseq, Megatron)
+LOSS_SCALE_SKIP = (r"OVERFLOW!? ?Skipping step|overflow[.,]? +skipping step|Attempted loss scale|"
+                   r"reducing loss scale to")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import AMP_WORDS, HALF_WORDS, LOSS_SCALE_SKIP, PRECISION_RULED_OUT
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
@@ -15,13 +15,6 @@ SCALING = (
        "Move the model and data to the GPU before training (`model.to('cuda')`); on the CPU train without a scaler "
        "(fp32, or bf16 autocast, which needs none: `GradScaler(enabled=False)`), or use torch >= 2.3 with "
        "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
-    _e("amp-api-deprecated", "scaler", "the device-specific AMP API is deprecated",
-       r"torch\.(cuda|cpu)\.amp\.(GradScaler|autocast|custom_fwd|custom_bwd)\(args\.\.\.\)`* is deprecated",
-       "`torch.cuda.amp.GradScaler` / `autocast` (and `torch.cpu.amp.*`, `custom_fwd` / `custom_bwd`) are the old, "
-       "device-specific names of the AMP API; torch 2.4 and later warn and will remove them. The run itself is not "
-       "affected yet.",
-       "Use the device-generic API: `torch.amp.GradScaler('cuda', ...)`, `torch.amp.autocast('cuda', "
-       "dtype=...)`, `@torch.amp.custom_fwd(device_type='cuda')`; in a library's code, upgrade the library."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
        r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler|"
        r"\bGrad ?Scaler\b[^\n]{0,80}\b(not compatible|incompatible|does ?n[o']t work|fails?)\b[^\n]{0,40}\b(bfloat16|bf16)\b",
@@ -97,8 +90,7 @@ OVERFLOW = (
        "starts): for NaN under fp16/AMP use bf16 or fp32 for the head and the loss (or turn AMP off to confirm); "
        "for logits use `BCEWithLogitsLoss` (autocast-safe), not `sigmoid` + `BCELoss`."),
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
-       r"OVERFLOW!? ?Skipping step|overflow,? +skipping step|Attempted loss scale|reducing loss scale to|"
-       r"overflow detected, setting loss scale to:? ?0?\.\d|"
+       LOSS_SCALE_SKIP + r"|overflow detected, setting loss scale to:? ?0?\.\d|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"
        r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
        r"\bmin_loss_scale\b(?!['\"]?\s*[:=])",
@@ -110,6 +102,16 @@ OVERFLOW = (
        "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
        "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step.",
        unless=r"out of memory|OutOfMemoryError"),
+    _e("scaled-loss-logged", "scaler", "a logged loss still multiplied by the fp16 loss scale",
+       r"\bloss\b[^.\n]{0,60}\b(is |was )?(not|never) (being )?unscaled\b|"
+       r"\bloss\b[^.\n]{0,40}\bstill (multiplied|scaled) by the (loss )?scal",
+       "fp16 loss scaling multiplies the loss by the scale (2**16 at the start) before backward, and a loss read "
+       "between that and the unscaling (callbacks in the wrong order, gradient accumulation that skips the step "
+       "that unscales, logging the scaled loss) shows values thousands of times too high while training itself "
+       "may be fine.",
+       "Log the loss before it is scaled (`loss.item()` before `scaler.scale(loss)`), or divide by the scale "
+       "(`scaler.get_scale()`); in a framework, put gradient accumulation after mixed precision in the callback "
+       "order (fastai: `after_backward`), or upgrade it.", context=f"{HALF_WORDS}|{AMP_WORDS}"),
     _e("fp16-underflow", "overflow", "small values underflow to zero in fp16",
        r"\bunderflow\w*|\b(round|rounds|rounded|rounding|flush|flushes|flushed)( up| down)? to (zero|0)\b",
        context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError",

@@ -243,6 +243,13 @@ NONFINITE_REPORTS = (
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+    _e("clip-fp16-weights", "overflow", "OpenAI CLIP loaded on CUDA has fp16 weights",
+       r"\A(?=.*\bclip\.load\()(?=.*(?<![A-Za-z])(nan|NaN|inf)(?![A-Za-z]))",
+       "`clip.load(...)` on a CUDA device returns the model with fp16 weights (it calls `convert_weights`), so "
+       "training it updates fp16 parameters directly: Adam's eps of 1e-8 is 0 in fp16 and small second moments "
+       "underflow, so the first steps divide by zero and the weights go NaN.",
+       "Call `model.float()` after `clip.load` before training (and train under `torch.autocast('cuda', "
+       "dtype=torch.float16)` with a GradScaler, or bf16, for speed); keep the fp16 weights for inference only."),
     _e("gtx16-fp16-nan", "overflow", "fp16 NaN / black output on a GTX 16xx card",
        r"\b(GTX ?)?16([56]0( ?(Super|Ti))?|[Xx]{2})\b",
        context=NONFINITE_SYMPTOM + r"|\bnot (working|learning)\b|does ?n[o']t (work|learn)\b",
