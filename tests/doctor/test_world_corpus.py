@@ -179,6 +179,12 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   committed before it was scored once (on a0432e3, after heldout21-33 were read): 37/52 right (71 %), 0 partly, 15
   unrecognised; 20/20 rejects rejected, 0 false diagnoses (the rank-order half 24/27 and 6/6, the runtimes 13/25
   and 14/14). Read for the rules afterwards: 50/52 and 20/20, with a floor.
+- heldout35 (w6100-w6137, w6200-w6234, two collectors: 18 more queries fixed in advance in rank order; multimodal
+  and vision-language models): committed before it was scored once (on a4baeed, after heldout21-34 were read): 43/50
+  right (86 %), 2 partly, 5 unrecognised; 17/21 rejects rejected, 4 false diagnoses (the rank-order half 23/27 and
+  7/10, the multimodal models 20/23 and 10/11). Read for the rules afterwards: the AMP API's deprecation warning is
+  left unrecognised with its own advice (kb/others.py), which took heldout27's three such faults the other way;
+  50/50 and 21/21, with a floor.
 """
 from __future__ import annotations
 
@@ -189,7 +195,8 @@ from . import world_corpus as wc
 HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
 # collections read since their one score that keep a floor instead of joining the seen texts: (right of faults,
 # false diagnoses at most); a training loss or gradient norm gone NaN with no precision in the text, an op missing
-# on MPS and fp16 loss scaling that skips a step at a high scale count as unrecognised there, whichever way they were
+# on MPS, fp16 loss scaling that skips a step at a high scale and the AMP API's deprecation warning count as
+# unrecognised there, whichever way they were
 # labelled (kb.NAN_ADVICE, kb/others.py)
 FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when scored once)
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
@@ -208,14 +215,15 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout24": (44, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
           "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
-          "heldout27": (46, 2),   # of 46 after its misses were read (37 when scored once)
+          "heldout27": (43, 2),   # of 46 after its misses were read (37 when scored once)
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
           "heldout31": (39, 1),   # of 50 after its misses were read (33 when scored once)
           "heldout32": (49, 1),   # of 49 after its misses were read (42 when scored once)
           "heldout33": (44, 2),   # of 46 after its misses were read (33 when scored once)
-          "heldout34": (50, 0)}   # of 52 after its misses were read (37 when scored once)
+          "heldout34": (50, 0),   # of 52 after its misses were read (37 when scored once)
+          "heldout35": (50, 0)}   # of 50 after its misses were read (43 when scored once)
 
 
 @pytest.fixture(scope="module")
