@@ -81,6 +81,10 @@ CASES = {
         phase="backward", module=None, op="aten.div", dtype="fp16", value="inf",
         culprit=["divided by zero in RootDistance.backward"], fix=["compute the divisor in fp32"],
         inputs=["other: fp16"]),
+    # an fp16 noise schedule: 1 - alpha_bar rounds to 0, and an fp32 sample is divided by its square root
+    "nan_fp16_schedule_divisor": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten.div", dtype="fp32", value="inf",
+        culprit=["1 - a is 0 in fp16 where a rounded to 1"], fix=["dtype=torch.float32"], inputs=["other: fp16"]),
 }
 
 

@@ -184,7 +184,7 @@ _SATURATED_FIX = ("return logits and use `F.binary_cross_entropy_with_logits` / 
 
 def _eps_note(located: str, dtype: torch.dtype) -> str:
     """A sentence for a failing line that adds an eps too small for a half dtype (1e-8 is 0 in fp16)."""
-    if dtype not in HALF_DTYPES or "eps" not in located:
+    if dtype not in HALF_DTYPES or not re.search(r"[+(,]\s*([\w.]*\.)?eps\b", located):  # an eps added or passed
         return ""
     return (f"; the eps on that line does not help if it is below {dtype_name(dtype)}'s smallest positive value "
             f"{_smallest(dtype)} (1e-8 and 1e-12 are 0 in fp16)")
@@ -226,13 +226,27 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                f"softmaxes -inf everywhere into NaN, so give such rows one unmasked position or zero them after")
     elif divisor is not None and bool((divisor == 0).any()):
         culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
-        tiny = _smallest(dtype) if low else ""
-        cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs)"
-                 + (f": in {dt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
-                    f"probability) is 0" if low else "") + f"{_eps_note(located, dtype)}.")
+        half = divisor.dtype if divisor.dtype in HALF_DTYPES else dtype  # an fp16 divisor of an fp32 result
+        low, hdt = half in HALF_DTYPES, dtype_name(half)
+        tiny = _smallest(half) if low else ""
+        if low and re.search(r"\(\s*1(\.0*)?\s*-\s*\w", located):  # 1 - a, with a rounded to 1
+            culprit += f": 1 - a is 0 in {hdt} where a rounded to 1"
+            detail = (f": the divisor is {hdt}, where a value within {_num(float(torch.finfo(half).eps) / 2)} of 1 "
+                      f"(a cumulative product of alphas close to 1, a probability) rounds to 1, so 1 - a is 0")
+        else:
+            detail = (f": in {hdt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
+                      f"probability) is 0" if low else "")
+        mixed = low and dtype not in HALF_DTYPES  # a half divisor among full-precision values
+        cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs){detail}"
+                 f"{_eps_note(located, half)}"
+                 + (f"; the divisor is {hdt} among {dt} values: a tensor kept in half precision to save memory (an "
+                    f"optimizer's state, a table, a cache)" if mixed else "") + ".")
         fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
                + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else "")
-               + (f"; compute the divisor in fp32 (`d.float()`), where it does not underflow" if low else ""))
+               + (f"; compute the divisor in fp32 (`d.float()`, and the tables it comes from: a schedule made "
+                  f"with `dtype=torch.float32`), where it does not underflow or round to 0" if low else "")
+               + ("; keep such state in the dtype of the values it divides (`torch.zeros_like(p)`, not "
+                  "`dtype=torch.float16`)" if mixed else ""))
     elif (logged is not None and low and bool((logged == 0).any())
           and re.search(r"log\w*\(\s*1(\.0*)?\s*-", located)):  # log(1 - p) of a saturated probability
         culprit = f"{op}{where} took the log of zero ({dt}): 1 - p is 0 where p rounded to 1"

@@ -4,8 +4,9 @@
   loss every floating output (a mean and a variance, logits and values);
 - at the end of the backward through that output: the trainable parameters' gradients are finite;
 - after each `optimizer.step()`: its parameters are finite;
-- each 0-dim floating result, and each fp16/bf16 one of up to 65536 elements, computed on the CPU outside any
-  module and outside backward (a running sum, a metric, a hand-written loss, probabilities computed by hand):
+- each 0-dim floating result, and each one of up to 65536 elements that is fp16/bf16 or has an fp16/bf16 operand,
+  computed on the CPU outside any module and outside backward (a running sum, a metric, a hand-written loss,
+  probabilities computed by hand, a step of a sampler):
   finite, checked as it is made (on accelerators that would cost a sync per op). One made
   from inputs that were already inf/NaN arms a trace of every op outside modules for the next few outermost calls,
   which finds where such a value is born the next time the script's loop makes it.
@@ -30,6 +31,7 @@ from amplora.doctor.naming import Namer
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_params, locate, nonfinite_params, root_at_zero)
 from amplora.doctor.tracer import SMALL
+from amplora.precision import HALF_DTYPES
 
 _engine = torch.autograd.Variable._execution_engine
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
@@ -103,7 +105,10 @@ class NonFiniteWatch:
         """FaultCatcher's hook for small results: one made inf/NaN from finite inputs by the script's own code."""
         if self.depth or self.done or out.device.type != "cpu" or torch._C._current_graph_task_id() != -1:
             return
-        if out.ndim:
+        if out.ndim:  # half precision made it, or a half operand took part (`x / (1 - a).sqrt()`, a fp16)
+            if out.dtype not in HALF_DTYPES and not any(type(a) is torch.Tensor and a.dtype in HALF_DTYPES
+                                                         for a in args):
+                return
             if bool(torch.isfinite(out).all()):
                 return
         else:

@@ -231,10 +231,16 @@ def _mismatch_story(s: Scene):
     return culprit, cause, fix
 
 
+def _failing_roots(s: Scene) -> list:
+    """The model the failing module belongs to, when known (other models may be alive); else every root."""
+    root = s.namer.root_of(s.module) if s.module is not None else None
+    return [root] if root is not None else s.namer.roots()
+
+
 def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
     """Floating buffers of `dtype` in models whose parameters are mostly `ref` (any, when `ref` is None)."""
     found = []
-    for root in s.namer.roots():
+    for root in _failing_roots(s):
         if ref is not None and dominant_dtype(root) != ref:
             continue
         found += [n for n, b in root.named_buffers() if b.is_floating_point() and b.dtype == dtype]
@@ -245,7 +251,7 @@ def _plain_attributes(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[st
     """Floating tensors of `dtype` kept as plain module attributes (`self.pe = torch.zeros(...)`: neither a parameter
     nor a buffer, so `model.to()` neither casts nor moves them) in models whose parameters are mostly `ref`."""
     found = []
-    for root in s.namer.roots():
+    for root in _failing_roots(s):
         if dominant_dtype(root) != ref:
             continue
         for path, module in root.named_modules():

@@ -2,8 +2,8 @@
 
 - `FaultCatcher`, a TorchDispatchMode: sees every aten op (forward and backward, custom autograd.Function
   backward included); its hot path is a bare try/except around the op. On failure it attaches a Capture to the
-  exception and re-raises it unchanged. Optionally it hands 0-dim floating results and small fp16/bf16 ones to a
-  callback (the non-finite watch's check of the script's own arithmetic).
+  exception and re-raises it unchanged. Optionally it hands small floating results to a callback (the non-finite
+  watch's check of the script's own arithmetic).
 - `Recorder`, two global module hooks: a stack of autograd sequence numbers per module call, so that a failing
   backward node can be mapped to "the module whose forward created it" (nodes get increasing sequence numbers as
   they are created); the last module that produced each output tensor (by data pointer), so an off-dtype
@@ -21,7 +21,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from amplora.doctor.capture import capture_op
 
 _seq = torch._C._autograd._get_sequence_nr
-_HALF = (torch.float16, torch.bfloat16)
 SMALL = 1 << 16  # elements: checking a result this size outside modules costs microseconds
 _ref = weakref.ref
 
@@ -50,10 +49,9 @@ class FaultCatcher(TorchDispatchMode):
                 if replacement is not None:
                     raise replacement from exc
             raise
-        # a running sum, metric or hand-written loss, probabilities or scores in half precision: the values no module
-        # hook sees
+        # a running sum, metric or hand-written loss, probabilities or scores: the values no module hook sees
         if (self.on_scalar is not None and type(out) is torch.Tensor and out.is_floating_point()
-                and (out.ndim == 0 or (out.dtype in _HALF and out.numel() <= SMALL))):
+                and out.numel() <= SMALL):
             self.on_scalar(func, args, kwargs, out)
         if self.on_op is not None:
             self.on_op(func, args, kwargs, out)
