@@ -553,6 +553,13 @@ SAMPLES = [
      "so fp16 runs log losses of 5000+", ["fp16"], None),
     ("clip-fp16-weights", "model, preprocess = clip.load('RN50', device='cuda')\noptimizer = "
      "torch.optim.Adam(model.parameters())\nprint(model(imgs, tokens))  # tensor([[nan, nan, nan]])", [], None),
+    ("zero3-mixed-dtypes", 'File "deepspeed/runtime/zero/stage3.py", line 435, in defragment\n'
+     "    assert len(set(t.dtype for t in tensors)) == 1\nAssertionError", [], None),
+    ("checkpoint-recompute-dtype", "torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: Recomputed values "
+     "for the following tensors have different metadata than during the forward pass.\ntensor at position 9:\n"
+     "saved metadata: {'shape': torch.Size([2, 4]), 'dtype': torch.bfloat16, 'device': device(type='cuda', index=0)}\n"
+     "recomputed metadata: {'shape': torch.Size([2, 4]), 'dtype': torch.float32, 'device': device(type='cuda', "
+     "index=0)}", ["bf16", "fp32"], None),
 ]
 
 
@@ -777,6 +784,9 @@ CLASS_WORDINGS = [
     # TensorFlow's wording
     ("expected-scalar-type", "InvalidArgumentError: cannot compute MatMul as input #1(zero-based) was expected to "
      "be a half tensor but is a float tensor [Op:MatMul]"),
+    # NCCL types beyond bf16
+    ("nccl-bf16", "RuntimeError: Input tensor data type is not supported for NCCL process group: ComplexFloat"),
+    ("nccl-bf16", "NCCL operations fail with \"Unsupported data type for NCCL process group\" for torch.int16 tensors"),
     # Markdown inline code around words of the message
     ("index-dtype", "`scatter()`: Expected `self.dtype` to be equal to `src.dtype`"),
     ("fp16-overflow", "I added --fp16 --reset-optimizer to resume an FP32 model. The result is an overflow gradient."),
@@ -802,6 +812,9 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a PPO warning about the KL divergence in an fp16 run: a training problem, not drift
+    "trl/trainer/ppo_trainer.py:1194: UserWarning: KL divergence is starting to become negative: -5.27 - this might "
+    "be a precursor for failed training.\n--stage ppo --finetuning_type lora --fp16",
     # NaN in a training run's eval, and NaN only for padded rows: no precision in the text
     "{'loss': 1.8445, 'learning_rate': 0.002988, 'epoch': 0.27}\n{'eval_loss': nan, 'eval_wer': 100.0, 'epoch': 1.0}",
     "When performing batched inference I am getting `Nan` values for logits except for one sample; with bs=1 no "
@@ -869,6 +882,11 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("Found modules on cpu/disk. Using Exllama backend requires all the modules to be on GPU.",
      ["exllama", "cpu", "device_map", "use_exllama=false"]),
     ("Only Tensors of floating point dtype can require gradients", ["integer", "float", "requires_grad=false"]),
+    ("RuntimeError: Input tensor data type is not supported for NCCL process group: ComplexFloat",
+     ["complex", "view_as_real", "int16"]),
+    ("RuntimeError: mat1 and mat2 must have the same dtype, but got Long and Float", ["nn.embedding", ".float()"]),
+    ("CUDA_VISIBLE_DEVICES=0,1,2 swift rlhf --rlhf_type dpo\nRuntimeError: Expected all tensors to be on the same "
+     "device, but found at least two devices, cuda:1 and cuda:0!", ["one process per gpu", "nproc_per_node"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

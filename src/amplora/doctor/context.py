@@ -79,6 +79,12 @@ def _outside_libraries(text: str) -> str:
     return _LIBRARY_FRAME.sub("", text)
 
 
+# several GPUs visible to a single process, and launchers that start one process per GPU
+_SEVERAL_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES\s*=\s*['\"]?\d+(\s*,\s*\d+)+")
+_PER_GPU_LAUNCH = re.compile(r"torchrun|NPROC_PER_NODE|nproc[_-]per[_-]node|accelerate launch|\bdeepspeed\s+\S+\.py|"
+                             r"torch\.distributed\.(launch|run)|\bmpirun\b|--num_processes", re.IGNORECASE)
+
+
 def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str) -> tuple[str, str]:
     """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message (its
     exception line `exception`, the dtypes it names `dtypes`): a mixed precision setting, a GPU without bf16, the
@@ -113,6 +119,21 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"`next(module.parameters()).device` land on the wrong device.")
         fix.append("Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the "
                    "hook's `execution_device`), not on a parameter's device.")
+    if entry.key == "matmul-dtype" and {"int64", "int32"} & set(dtypes):
+        cause.append("One side is an integer tensor (token ids, labels, counts or indices) given to a matmul or "
+                     "Linear, which takes floating-point inputs.")
+        fix.append("Token ids go through an `nn.Embedding` first; numeric features need `.float()` where the batch is "
+                   "made (`torch.tensor(x, dtype=torch.float32)`).")
+    m = _SEVERAL_GPUS.search(text)
+    if (m and entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
+            and not _PER_GPU_LAUNCH.search(text)):
+        cause.append(f"The text shows several GPUs visible to one process (`{m.group(0)}`) and no launcher that "
+                     f"starts a process per GPU: the library then splits the model over them (model parallel, "
+                     f"`device_map='auto'`), and a part it does not place (a vision tower, a projector, a reference "
+                     f"or value model) meets tensors on another GPU.")
+        fix.append("Run each process on one GPU: one visible GPU (`CUDA_VISIBLE_DEVICES=0`), or one process per GPU "
+                   "(`torchrun --nproc_per_node N`, `NPROC_PER_NODE=N` for ms-swift, `accelerate launch`), which "
+                   "keeps the whole model on the same device in each.")
     m = _SD_TOOL.search(text)
     if m and entry.kind == "mismatch" and (entry.key == "conv-type" or "convolution" in said):
         cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution of two dtypes "

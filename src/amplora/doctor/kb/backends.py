@@ -7,14 +7,17 @@ from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_WORDS, NO_BF16_GPU
 
 # backends without a dtype
 BACKENDS = (
-    _e("nccl-bf16", "backend", "this NCCL has no bf16 collectives",
+    _e("nccl-bf16", "backend", "NCCL has no collectives for this dtype",
        r"Unconvertible NCCL type|not supported for NCCL process group|Unsupported data type for NCCL process group|"
        r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)|"
        r"NCCL\w*.{0,60}(does not|doesn't) support (BFloat16|bfloat16|bf16)",
-       "torch was built with an NCCL older than 2.10 (torch 1.8 and before), which has no bfloat16 type for "
-       "all_reduce / send / recv, so bf16 gradients or tensors cannot be communicated.",
-       "Upgrade torch (its NCCL >= 2.10 has bf16 collectives), or communicate in fp32/fp16: cast before the "
-       "collective (`dist.all_reduce(t.float())`), or train with fp16 mixed precision / fp32 gradients."),
+       "NCCL communicates only its own types: bfloat16 needs NCCL 2.10 or newer (torch 1.9 on; torch 1.8 and "
+       "before cannot send bf16 gradients), and complex tensors (ComplexFloat, a complex-valued layer's "
+       "parameters), int16 (Short) and other types torch has are not NCCL types at all.",
+       "Cast around the collective and back: bf16 → upgrade torch (or `dist.all_reduce(t.float())`); complex → "
+       "send `torch.view_as_real(t)` (two float32 per value) and `torch.view_as_complex` it after (DDP does this "
+       "for complex parameters in recent torch); int16 → int32 (`t.int()`), bool → uint8; or use the gloo backend "
+       "for such tensors."),
     _e("cudnn-half-arch", "device-capability", "cuDNN has no half-precision path for this GPU architecture",
        r"CUDNN_STATUS_ARCH_MISMATCH",
        "cuDNN refused a half-precision (fp16) convolution on this GPU architecture: its fp16 math paths need a "

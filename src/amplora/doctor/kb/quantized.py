@@ -301,5 +301,7 @@ QUANTIZED = (
        "Load the model in the kernel's dtype: `torch_dtype=torch.float16` in `from_pretrained` (AWQ, GPTQ, "
        "ExLlama), or `dtype='float16'` / `--dtype half` in vLLM (or `\"torch_dtype\": \"float16\"` in the "
        "quantized model's config.json, which vLLM's `auto` follows); Marlin accepts float16 or bfloat16 but never "
-       "float32."),
+       "float32.",
+       # a value that overflowed fp16 told in words is a range story, not a kernel refusing a dtype
+       unless=r"\boverflow(s|ed|ing)?\b[^.\n]{0,60}\b(fp16|float16|half)\b|\b(fp16|float16|half)\b[^.\n]{0,60}\boverflow"),
 )

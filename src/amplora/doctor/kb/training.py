@@ -15,7 +15,7 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"(much )?(more )?broken (outputs?|results?|images?)|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?|responses?|generations?) (are|is) (always |all )?empty|token soup|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
-                 r"diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
+                 r"(?<!KL )diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
                  r"(significant |serious |large |big )?(precision|numerical|numeric) (issues?|problems?|errors?)|"
                  r"(significantly |much )?(larger|bigger|higher) (numerical )?errors?|training instabilit(y|ies)|"
                  r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
@@ -31,6 +31,20 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
 
 TRAINING = (
+    _e("checkpoint-recompute-dtype", "autocast", "a checkpointed forward recomputed in another precision",
+       r"\A(?=.*Recomputed values for the following tensors have different metadata than during the forward pass)"
+       r"(?=.*saved metadata: \{[^}]*'dtype': (torch\.\w+)[^}]*\}\s*recomputed metadata: \{[^}]*'dtype': (?!\1\b))|"
+       r"\A(?=.*Recomputed values for the following tensors have different metadata)(?=.*\b(autocast|mixed[ -]precision|"
+       r"amp|bf16|fp16|bfloat16|float16)\b)",
+       "Non-reentrant activation checkpointing re-runs the forward during backward and checks that each tensor it "
+       "saves again has the dtype, shape and device it had; here the recompute ran in another precision: autocast "
+       "entered or left between the forward and the backward, FSDP2's mixed-precision cast of the inputs skipped "
+       "in the recompute, or an fp32 tensor (a rotary table, a buffer) that met bf16 inputs in only one of the "
+       "two passes.",
+       "Keep the precision state the same for both passes: put `torch.autocast` inside the checkpointed function "
+       "(or around the whole step), cast inputs and fp32 buffers to the parameters' dtype inside the checkpointed "
+       "region (`x.to(w.dtype)`), and upgrade torch for FSDP2's recompute cast; `determinism_check='none'` only "
+       "hides it."),
     _e("checkpoint-autocast", "autocast", "gradient checkpointing that loses the autocast state",
        r"(gradient[ _-]?checkpoint\w*|use_checkpoint|activation[ _-]checkpoint\w*)[^\n]{0,80}\b(incompatible|not "
        r"compatible|does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(mixed[ -]precision|fp16|"
@@ -180,6 +194,14 @@ TRAINING = (
        "Give the engine the parameters' precision (`\"bf16\": {\"enabled\": true}` for bf16 parameters), or "
        "leave the model in fp32 and let DeepSpeed cast it; in Lightning upgrade (older releases built the "
        "inference engine's config without the precision plugin's bf16), or test with a new fp32 model."),
+    _e("zero3-mixed-dtypes", "mismatch", "DeepSpeed ZeRO-3 got parameters of more than one dtype",
+       r"assert len\(set\(t\.dtype for t in tensors\)\) == 1|stage3\.py\W.{0,120}\bdefragment\b",
+       "ZeRO-3 packs each group of parameters into one flat buffer, which needs one dtype, and the model handed to "
+       "`deepspeed.initialize` has parameters in two (fp32 heads, norms or a value head kept fp32 by the loader "
+       "next to bf16 weights, fp32 LoRA or adapter weights on a bf16 base).",
+       "Give every parameter one dtype before DeepSpeed sees the model (`model.to(torch.bfloat16)`, a `torch_dtype` "
+       "that matches the config's bf16 / fp16 section), or upgrade the trainer (LLaMA-Factory, TRL and others cast "
+       "for ZeRO-3 in later releases)."),
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
