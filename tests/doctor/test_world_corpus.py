@@ -185,6 +185,11 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   7/10, the multimodal models 20/23 and 10/11). Read for the rules afterwards: the AMP API's deprecation warning is
   left unrecognised with its own advice (kb/others.py), which took heldout27's three such faults the other way;
   50/50 and 21/21, with a floor.
+- heldout36 (w6300-w6331, w6400-w6419, two collectors: 18 more queries fixed in advance in rank order;
+  post-training and reinforcement learning): committed before it was scored once (on 058a770, after heldout21-35
+  were read): 25/38 right (66 %), 5 partly, 8 unrecognised; 12/14 rejects rejected, 2 false diagnoses (the
+  rank-order half 18/26 and 6/6, the post-training threads 7/12 and 6/8). Read for the rules afterwards: 34/38 and
+  13/14, with a floor.
 """
 from __future__ import annotations
 
@@ -223,7 +228,8 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout32": (49, 1),   # of 49 after its misses were read (42 when scored once)
           "heldout33": (44, 2),   # of 46 after its misses were read (33 when scored once)
           "heldout34": (50, 0),   # of 52 after its misses were read (37 when scored once)
-          "heldout35": (50, 0)}   # of 50 after its misses were read (43 when scored once)
+          "heldout35": (50, 0),   # of 50 after its misses were read (43 when scored once)
+          "heldout36": (34, 1)}   # of 38 after its misses were read (25 when scored once)
 
 
 @pytest.fixture(scope="module")
