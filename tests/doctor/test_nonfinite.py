@@ -37,7 +37,7 @@ CASES = {
     # a hand-written optimizer keeps its state in fp16 beside fp32 weights: no torch.optim hook sees the step, the
     # next forward finds the NaN weights, and the state is found by its shape and dtype
     "nan_fp16_hand_optimizer_state": dict(
-        phase="optimizer step (weights were already non-finite)", module="0", op="", dtype="fp32", value="NaN",
+        phase="optimizer step (weights were already non-finite)", module="0", op="", dtype="fp32", value="inf and NaN",
         culprit=["0.weight", "`HalfStateRMSprop.square_avg[0]`"], fix=["torch.zeros_like(p)", "HalfStateRMSprop"],
         inputs=["grad: none"]),
     # a hand-written KL takes log(0) of an fp16 teacher's underflowed probabilities: the loss is NaN, the gradients

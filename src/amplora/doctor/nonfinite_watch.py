@@ -6,10 +6,10 @@
 - after each `optimizer.step()`: its parameters are finite;
 - each 0-dim floating result, and each one of up to 65536 elements that is fp16/bf16 or has an fp16/bf16 operand,
   computed on the CPU outside any module and outside backward (a running sum, a metric, a hand-written loss,
-  probabilities computed by hand, a step of a sampler):
-  finite, checked as it is made (on accelerators that would cost a sync per op). One made
-  from inputs that were already inf/NaN arms a trace of every op outside modules for the next few outermost calls,
-  which finds where such a value is born the next time the script's loop makes it.
+  probabilities computed by hand, a step of a sampler): finite, checked as it is made (on accelerators that would
+  cost a sync per op). One made from inputs that were already inf/NaN arms a trace of every op outside modules for
+  the next few outermost calls, which finds where such a value is born the next time the script's loop makes it;
+- each such result of an op in a custom autograd.Function's backward.
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
 re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
@@ -22,8 +22,8 @@ import math
 import sys
 
 import torch
-from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.autograd.function import BackwardCFunction
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from amplora.doctor.capture import autocast_state, live_frames, scan_frames
@@ -34,6 +34,8 @@ from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
 _engine = torch.autograd.Variable._execution_engine
+# dtypes whose values `isfinite` reads (float8 has no kernel for it)
+_CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
@@ -101,9 +103,11 @@ class NonFiniteWatch:
     def done(self) -> bool:
         return self.first is not None or self.busy
 
+    @_never_raises
     def scalar(self, func, args, kwargs, out) -> None:
         """FaultCatcher's hook for small results: one made inf/NaN from finite inputs by the script's own code."""
-        if self.depth or self.done or out.device.type != "cpu" or torch._C._current_graph_task_id() != -1:
+        if (self.depth or self.done or out.device.type != "cpu" or out.dtype not in _CHECKED
+                or torch._C._current_graph_task_id() != -1):
             return
         if out.ndim:  # half precision made it, or a half operand took part (`x / (1 - a).sqrt()`, a fp16)
             if out.dtype not in HALF_DTYPES and not any(type(a) is torch.Tensor and a.dtype in HALF_DTYPES
@@ -164,8 +168,10 @@ class NonFiniteWatch:
             return
         outs = [t for t in (out if isinstance(out, (list, tuple)) else [out])
                 if isinstance(t, torch.Tensor) and t.is_floating_point()]
-        if (not outs or any(type(t) is not torch.Tensor or t.device.type != "cpu" or t.numel() > SMALL
-                            for t in outs) or all(bool(torch.isfinite(t).all()) for t in outs)):
+        if not outs or any(type(t) is not torch.Tensor or t.device.type != "cpu" or t.numel() > SMALL
+                           or t.dtype not in _CHECKED for t in outs):
+            return
+        if all(bool(torch.isfinite(t).all()) for t in outs):
             return
         tracer = NonFiniteTracer()
         tracer._check(func, args, kwargs or {}, out, caller=caller)
