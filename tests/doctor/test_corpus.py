@@ -136,6 +136,11 @@ def test_watch_diagnoses(spec):
     assert again.as_dict() == fault.as_dict()
 
 
+def test_where_shows_the_key_the_failing_line_subscripts_with():
+    fault, _ = run_program("state_dict_average_int")
+    assert fault.as_dict()["where"].endswith("(name = '1.num_batches_tracked')")
+
+
 def test_every_program_runs_as_a_subprocess_too():
     assert {spec.split()[0] for spec in CASES} == set(FAULTY_SPECS)
 

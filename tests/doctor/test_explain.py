@@ -885,6 +885,11 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("RuntimeError: Input tensor data type is not supported for NCCL process group: ComplexFloat",
      ["complex", "view_as_real", "int16"]),
     ("RuntimeError: mat1 and mat2 must have the same dtype, but got Long and Float", ["nn.embedding", ".float()"]),
+    ('  File "llava/model/llava_arch.py", line 76, in initialize_vision_modules\n    p.requires_grad = True\n'
+     "RuntimeError: only Tensors of floating point and complex dtype can require gradients\n--bits 8",
+     ["projector", "llm_int8_skip_modules"]),
+    ("apex==0.1\n  File \"diffusers/pipelines/cogvideo/pipeline_cogvideox.py\", line 240, in _get_t5_prompt_embeds\n"
+     "RuntimeError: expected scalar type Half but found Float", ["fusedrmsnorm", "pip uninstall apex"]),
     ("CUDA_VISIBLE_DEVICES=0,1,2 swift rlhf --rlhf_type dpo\nRuntimeError: Expected all tensors to be on the same "
      "device, but found at least two devices, cuda:1 and cuda:0!", ["one process per gpu", "nproc_per_node"]),
 ])

@@ -103,6 +103,13 @@ def _check(d: dict, case: dict) -> None:
     assert d["cause"].strip() and d["cause"].count(". ") == 0, "cause is one sentence"
 
 
+def test_an_eps_too_small_for_fp16_on_the_failing_line_is_named():
+    _, watcher = run_program("nan_fp16_custom_backward_loss")
+    assert "1e-8 and 1e-12 are 0 in fp16" in watcher.nonfinite.cause
+    _, watcher = run_program("nan_fp16_schedule_divisor")  # `eps = ...` names a variable, adds no eps
+    assert "eps on that line" not in watcher.nonfinite.cause
+
+
 def test_cases_cover_the_subprocess_list():
     assert set(CASES) == set(NONFINITE_SPECS)
 

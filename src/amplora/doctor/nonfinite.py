@@ -227,16 +227,16 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     elif divisor is not None and bool((divisor == 0).any()):
         culprit = f"{op} divided by zero{(' in ' + fn) if fn else where}"
         half = divisor.dtype if divisor.dtype in HALF_DTYPES else dtype  # an fp16 divisor of an fp32 result
-        low, hdt = half in HALF_DTYPES, dtype_name(half)
-        tiny = _smallest(half) if low else ""
-        if low and re.search(r"\(\s*1(\.0*)?\s*-\s*\w", located):  # 1 - a, with a rounded to 1
+        low_div, hdt = half in HALF_DTYPES, dtype_name(half)
+        tiny = _smallest(half) if low_div else ""
+        if low_div and re.search(r"\(\s*1(\.0*)?\s*-\s*\w", located):  # 1 - a, with a rounded to 1
             culprit += f": 1 - a is 0 in {hdt} where a rounded to 1"
             detail = (f": the divisor is {hdt}, where a value within {_num(float(torch.finfo(half).eps) / 2)} of 1 "
                       f"(a cumulative product of alphas close to 1, a probability) rounds to 1, so 1 - a is 0")
         else:
             detail = (f": in {hdt} a divisor below {tiny} (a product of many factors under 1, a small variance or "
-                      f"probability) is 0" if low else "")
-        mixed = low and dtype not in HALF_DTYPES  # a half divisor among full-precision values
+                      f"probability) is 0" if low_div else "")
+        mixed = low_div and not low  # a half divisor among full-precision values
         cause = (f"{fn or op} divided finite values by a zero ({value_word(b.value)} from finite inputs){detail}"
                  f"{_eps_note(located, half)}"
                  + (f"; the divisor is {hdt} among {dt} values: a tensor kept in half precision to save memory (an "
@@ -244,7 +244,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         fix = ("guard the division (`x / (d + eps)` or `d.clamp_min(eps)`)"
                + (f" in {fn}, and check it with `torch.autograd.gradcheck`" if fn else "")
                + (f"; compute the divisor in fp32 (`d.float()`, and the tables it comes from: a schedule made "
-                  f"with `dtype=torch.float32`), where it does not underflow or round to 0" if low else "")
+                  f"with `dtype=torch.float32`), where it does not underflow or round to 0" if low_div else "")
                + ("; keep such state in the dtype of the values it divides (`torch.zeros_like(p)`, not "
                   "`dtype=torch.float16`)" if mixed else ""))
     elif (logged is not None and low and bool((logged == 0).any())
@@ -462,6 +462,19 @@ def _loss_of(out):
     return None
 
 
+def explain_located(birth: Birth, phase: str, roots: list, recorder: Recorder, function: str = "") -> NonFinite:
+    """`explain_birth` with its module named: in backward the module whose forward created the failing node, else
+    the innermost module running; `function` names a custom autograd.Function the frames did not show."""
+    module = None
+    if phase == "backward" and birth.node_seq >= 0:
+        module = recorder.module_for_node(birth.node_seq)
+    elif birth.facts.modules:
+        module = birth.facts.modules[0]
+    path = Namer(list(roots) + list(reversed(recorder.roots))).module_path(module) if module is not None else None
+    return explain_birth(birth, phase, path,
+                         (birth.facts.backward_function or function) if phase == "backward" else "")
+
+
 def locate(model, fn, *, grad_output=None, recorder: Recorder | None = None, roots=None) -> NonFinite | None:
     """Re-run `fn()` (a forward that returns a loss, a model output or a tensor) op by op and name where inf/NaN
     first appeared: non-finite weights first (then the last optimizer step made them), else the forward, else
@@ -490,16 +503,7 @@ def locate(model, fn, *, grad_output=None, recorder: Recorder | None = None, roo
                 with tracer:
                     torch.autograd.grad(loss, params, g, allow_unused=True)
                 birth, phase = tracer.birth, "backward"
-        if birth is None:
-            return None
-        namer = Namer(roots + list(reversed(recorder.roots)))
-        module = None
-        if phase == "backward" and birth.node_seq >= 0:
-            module = recorder.module_for_node(birth.node_seq)
-        elif birth.facts.modules:
-            module = birth.facts.modules[0]
-        path = namer.module_path(module) if module is not None else None
-        return explain_birth(birth, phase, path, birth.facts.backward_function if phase == "backward" else "")
+        return explain_located(birth, phase, roots, recorder) if birth is not None else None
     finally:
         if own:
             recorder.remove()

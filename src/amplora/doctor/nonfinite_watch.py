@@ -27,9 +27,9 @@ from torch.nn.modules.module import register_module_forward_hook, register_modul
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from amplora.doctor.capture import autocast_state, live_frames, scan_frames
-from amplora.doctor.naming import Namer
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
-                                      explain_birth, explain_params, locate, nonfinite_params, root_at_zero)
+                                      explain_birth, explain_located, explain_params, locate, nonfinite_params,
+                                      root_at_zero)
 from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
@@ -175,14 +175,10 @@ class NonFiniteWatch:
             return
         tracer = NonFiniteTracer()
         tracer._check(func, args, kwargs or {}, out, caller=caller)
-        birth = tracer.first
-        if birth is None:
-            return
-        module = self.recorder.module_for_node(node._sequence_nr())
-        roots = ([self.model] if self.model is not None else []) + list(reversed(self.recorder.roots))
-        path = Namer(roots).module_path(module) if module is not None and roots else None
-        self.first = explain_birth(birth, "backward", path,
-                                   birth.facts.backward_function or type(node).__name__.removesuffix("Backward"))
+        if tracer.first is not None:
+            roots = [self.model] if self.model is not None else []
+            self.first = explain_located(tracer.first, "backward", roots, self.recorder,
+                                         type(node).__name__.removesuffix("Backward"))
 
     def _pre(self, module, args):
         if self.depth == 0 and self._armed:
@@ -211,7 +207,7 @@ class NonFiniteWatch:
         call = (module, args, kwargs, self.rng, self.autocast)
         outputs = _outputs(out)
         if not bool(torch.isfinite(loss.detach()).all()) or (
-                _loss_of(out) is not getattr(out, "loss", None) and len(outputs) > 1 and not all_finite(outputs)):
+                loss is not getattr(out, "loss", None) and len(outputs) > 1 and not all_finite(outputs)):
             self._locate(call)
         else:
             # every output a loss may be computed from (a tuple's mean and scale, a dict's logits) reports the

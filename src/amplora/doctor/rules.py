@@ -8,6 +8,7 @@ from collections import Counter
 import torch
 
 from amplora.doctor import offload
+from amplora.doctor.paste import extract_dtypes
 from amplora.doctor.scene import Scene
 from amplora.doctor.naming import (adapted_layer, dominant_dtype, float_params, leaf_params, owner_path,
                                    param_dtypes)
@@ -231,18 +232,17 @@ def _mismatch_story(s: Scene):
     return culprit, cause, fix
 
 
-def _failing_roots(s: Scene) -> list:
-    """The model the failing module belongs to, when known (other models may be alive); else every root."""
+def _models(s: Scene, ref: torch.dtype | None) -> list:
+    """The failing module's model, when known (other models may be alive), else every model the doctor saw; only
+    those whose parameters are mostly `ref` (any, when `ref` is None)."""
     root = s.namer.root_of(s.module) if s.module is not None else None
-    return [root] if root is not None else s.namer.roots()
+    return [r for r in ([root] if root is not None else s.namer.roots()) if ref is None or dominant_dtype(r) == ref]
 
 
-def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[str]:
+def _odd_buffers(s: Scene, dtype: torch.dtype, ref: torch.dtype | None) -> list[str]:
     """Floating buffers of `dtype` in models whose parameters are mostly `ref` (any, when `ref` is None)."""
     found = []
-    for root in _failing_roots(s):
-        if ref is not None and dominant_dtype(root) != ref:
-            continue
+    for root in _models(s, ref):
         found += [n for n, b in root.named_buffers() if b.is_floating_point() and b.dtype == dtype]
     return found[:3]
 
@@ -251,9 +251,7 @@ def _plain_attributes(s: Scene, dtype: torch.dtype, ref: torch.dtype) -> list[st
     """Floating tensors of `dtype` kept as plain module attributes (`self.pe = torch.zeros(...)`: neither a parameter
     nor a buffer, so `model.to()` neither casts nor moves them) in models whose parameters are mostly `ref`."""
     found = []
-    for root in _failing_roots(s):
-        if dominant_dtype(root) != ref:
-            continue
+    for root in _models(s, ref):
         for path, module in root.named_modules():
             found += [f"{path}.{attr}" if path else attr for attr, v in vars(module).items()
                       if not attr.startswith("_") and type(v) is torch.Tensor and v.is_floating_point()
@@ -347,14 +345,11 @@ def _out_buffer(s: Scene):
     out_dt = dtype_name(out_t.dtype)
     told = re.search(r"result type (\w+) can't be cast to the desired output type (\w+)", s.message)
     if told and not res:  # no floating tensor among the operands: a Python float made the result float
-        res_dt = told.group(1).lower().replace("float", "fp32").replace("double", "fp64").replace("half", "fp16")
-        res_dtype = torch.float32
+        res_dt = (extract_dtypes(told.group(1)) or ["fp32"])[0]
     fn = s.facts.backward_function
     writer = f"custom autograd.Function {fn}.backward (created in {_where(s)}'s forward)" if fn else _where(s)
     how = "an in-place op" if inplace else "out="
     culprit = f"{writer} writes a {res_dt} result into a {out_dt} buffer via {how} ({op})"
-    cause = (f"{op} computes in {res_dt} but its {how} target is {out_dt}, and autocast never casts out= or in-place "
-             f"targets.")
     if told and not res:
         cause = (f"{op} multiplies or adds a Python float (a weight, an average's 1/n) into an {out_dt} tensor in "
                  f"place, so the result is {res_dt} and cannot be stored back; integer entries such as BatchNorm's "
@@ -363,6 +358,8 @@ def _out_buffer(s: Scene):
                "v.is_floating_point(): continue`), or compute out of place in float and cast back "
                "(`(v.float() * w).to(v.dtype)`).")
         return culprit, cause, fix
+    cause = (f"{op} computes in {res_dt} but its {how} target is {out_dt}, and autocast never casts out= or in-place "
+             f"targets.")
     fix = (f"Allocate the buffer in the result's dtype (`torch.empty_like(x, dtype={_torch_dtype(res_dtype)})`) "
            f"and return `grad.to(x.dtype)`, or compute out of place and `buf.copy_(result)`.")
     return culprit, cause, fix
