@@ -141,6 +141,9 @@ SAMPLES = [
      ["fp32", "fp16"], "index_add_"),
     ("expected-scalar-type", "RuntimeError: expected scalar type Float but found Half", ["fp32", "fp16"], None),
     ("expected-scalar-type", "RuntimeError: expected scalar type BFloat16 but found Float", ["bf16", "fp32"], None),
+    # cuDNN's RNN wording
+    ("expected-scalar-type", "RuntimeError: input must have the type torch.cuda.HalfTensor, got type "
+     "torch.cuda.FloatTensor", ["fp16", "fp32"], None),
     ("found-dtype-backward", "RuntimeError: Found dtype Float but expected Half", ["fp32", "fp16"], None),
     ("half-constant-overflow", "RuntimeError: value cannot be converted to type c10::Half without overflow",
      ["fp16"], None),

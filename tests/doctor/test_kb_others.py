@@ -10,6 +10,10 @@ OTHERS = [
     ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented for the MPS "
      "device. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`",
      "PYTORCH_ENABLE_MPS_FALLBACK=1"),
+    ("RuntimeError: Conv3D is not supported on MPS", "PYTORCH_ENABLE_MPS_FALLBACK=1"),
+    # the fallback at work: a warning, the op ran on the CPU
+    ("UserWarning: The operator 'aten::upsample_bicubic2d.out' is not currently supported on the MPS backend and "
+     "will fall back to run on the CPU. This may have performance implications.", "correct but slower"),
     ("  File \"transformers/models/llama/modeling_llama.py\", line 141, in forward\n"
      "    with torch.autocast(device_type=device_type, enabled=False):\n"
      "RuntimeError: User specified an unsupported autocast device_type 'mps'", "Upgrade torch"),
@@ -43,6 +47,10 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
     ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 8192.0\nDLoss:nan Reg:nan",
      "loss-scale-skips"),
     ("overflow detected, setting loss scale to: 0.0625", "loss-scale-skips"),
+    # the fallback warning above a dtype error does not answer for it
+    ("UserWarning: The operator 'aten::upsample_bicubic2d.out' is not currently supported on the MPS backend and "
+     "will fall back to run on the CPU.\nTypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework "
+     "doesn't support float64. Please use float32 instead.", "mps-float64"),
     # a device type autocast never takes is the user's call to fix
     ("RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type"),
 ])

@@ -186,7 +186,7 @@ FALLBACKS = (
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
        r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor|"
-       r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,? but got torch\.(cuda\.)?\w+Tensor|"
+       r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,?( but)? got( type)? torch\.(cuda\.)?\w+Tensor|"
        r"can'?t assign a torch\.(cuda\.)?\w+Tensor to a torch\.(cuda\.)?\w+Tensor|"
        r"was expected to be an? \w+ tensor but is an? \w+ tensor",  # legacy torch names; TensorFlow's wording
        "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "

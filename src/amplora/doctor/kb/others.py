@@ -24,10 +24,16 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault: the ranks ran a collective on tensors of different shapes with the same dtype, a "
      "data or control-flow difference between ranks (an uneven last batch, a rank that skipped a step or a "
      "layer). Make every rank run the same collectives (`drop_last=True`, the same number of steps)."),
-    (r"operator '[\w:.]+' is not current(ly)? implemented for the MPS device",
+    (r"operator '[\w:.]+' is not current(ly)? implemented for the MPS device|\bConv3D is not supported on MPS",
      "Not a precision or dtype fault: PyTorch's Apple MPS backend has no kernel for this op in this release. Set "
      "`PYTORCH_ENABLE_MPS_FALLBACK=1` in the environment (before Python starts) to run that op on the CPU, "
      "upgrade torch (MPS gains ops each release), or run on the CPU."),
+    # the fallback above at work: the op ran on the CPU, the run goes on
+    (r"\A(?!.*\w*(Error|Exception)\b)(?=.*is not currently supported on the MPS backend and will fall back to run "
+     r"on the CPU)",
+     "Not a fault: PyTorch's Apple MPS backend has no kernel for this op, and because `PYTORCH_ENABLE_MPS_FALLBACK=1` "
+     "is set it runs on the CPU instead, correct but slower (each call copies its tensors between the devices). "
+     "Nothing needs fixing; if the op is in a hot loop, a newer torch may have its MPS kernel."),
     # a quantized model that does not fit in GPU memory: device_map offloaded part of it
     (r"Some modules are dispatched on the CPU or the disk|dispatch the model on the CPU or the disk while keeping|"
      r"can'?t train a model that has been loaded in (8|4)-bit precision with CPU or disk offload",

@@ -26,7 +26,8 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
-                     r"(outputs?|results?|images?) (is |are )?(all )?(black|zeros|blank))(?![A-Za-z0-9_])|!{6,}|"
+                     r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
+                     r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
                      r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。.]{0,6}黑|感叹号|感嘆符|exclamation marks|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
 
