@@ -563,6 +563,17 @@ SAMPLES = [
      "saved metadata: {'shape': torch.Size([2, 4]), 'dtype': torch.bfloat16, 'device': device(type='cuda', index=0)}\n"
      "recomputed metadata: {'shape': torch.Size([2, 4]), 'dtype': torch.float32, 'device': device(type='cuda', "
      "index=0)}", ["bf16", "fp32"], None),
+    ("fp16-spacing", "A running sum kept in float16 stops at 2048.0 and never grows after that", ["fp16"], None),
+    ("triton-math-half", "my kernel calls tl.log on a bfloat16 block and compilation aborts", ["bf16"], None),
+    ("fp8-matmul-bias-fp32", "RuntimeError: Bias is not supported when out_dtype is set to Float32", ["fp32"], None),
+    ("listed-dtypes-no-half", "ValueError: array type float16 is unsupported in linalg", ["fp16"], None),
+    ("numpy-float-is-double", "x = np.asarray(rows, dtype=np.float_) and the served tensor reports float64",
+     ["fp64"], None),
+    ("raw-weights-dtype-size", "[WARNING] file model.wte.bin only has 1024, but request 2048 (weights saved as "
+     "fp16)", ["fp16"], None),
+    ("bf16-weights-plain-optimizer", "ValueError: Your configuration is requesting an incompatible dtype and "
+     "optimizer combination.", [], None),
+    ("cache-dtype-words", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
 ]
 
 
@@ -803,6 +814,15 @@ CLASS_WORDINGS = [
      "trainer_kwargs[\"precision\"] = 16"),
     ("coreml-fp16-precision", "coremltools 7.0b1 and later produce NaN for results in some models; 6.3.0 works "
      "fine for the same conversion code."),
+    # constants, kernels and ops told in other words
+    ("half-constant-overflow", "With AMP the mask value 1e9 cannot be represented in float16 and the fill fails"),
+    ("expected-scalar-type", "RuntimeError: expected scalar Half type but got Float"),
+    ("cpu-half-kernel", "AttributeError: 'torch.HalfTensor' object has no attribute 'normal_'"),
+    ("half-slow-report", "Mixed precision slows my training by 30% on this laptop"),
+    ("int-input", "Error: The dtypes of the first (float32) and second (int32) input must match"),
+    ("device-mismatch", "14:02:11 ERROR Processing: step=base ... Expected all tensors to be on the same"),
+    ("fp16-nonfinite-report", "with --half the validation step dies on\n    assert not torch.isnan(logits).any()"),
+    ("vae-nan-image", "SDXL gives a black image on my Mac since the update"),
 ]
 
 
@@ -815,6 +835,13 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a black Flux image with no sign of half precision or NaN: sampler settings or a missing VAE as likely
+    "Flux gives me a black picture with every sampler I pick",
+    # an fp8 matmul refused for a misaligned operand: memory layout, not precision
+    "_scaled_mm fails on a view whose storage offset breaks the byte boundary: CUBLAS_STATUS_NOT_SUPPORTED when "
+    "calling cublasLtMatmul",
+    # a DataLoader or metric that sums to 2048 with no half precision in sight
+    "The sum of the batch sizes is 2048 and the last batch is dropped",
     # a PPO warning about the KL divergence in an fp16 run: a training problem, not drift
     "trl/trainer/ppo_trainer.py:1194: UserWarning: KL divergence is starting to become negative: -5.27 - this might "
     "be a precursor for failed training.\n--stage ppo --finetuning_type lora --fp16",

@@ -7,6 +7,8 @@ from amplora.doctor.kb import GENERAL_ADVICE
 OTHERS = [
     ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
+    ("ERROR : Arch conditional MMA instruction used without targeting appropriate compute capability. Aborting.",
+     "TORCH_CUDA_ARCH_LIST"),
     ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented for the MPS "
      "device. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`",
      "PYTORCH_ENABLE_MPS_FALLBACK=1"),

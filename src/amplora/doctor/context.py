@@ -46,7 +46,8 @@ _HARDWARE = [
      "On an Ascend NPU cast to a dtype the operator lists (float32 for float64, fp16 where bf16 is refused)."),
 ]
 # CPU offload (accelerate hooks, diffusers' model / sequential offload, a tool's flag): weights report the CPU
-_OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|cpu_offload\w*|"
+_OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|\w*cpu_offload\w*|"
+                      r"offload_mode\w*|--(med|low|no)vram|(med|low)vram|"
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
@@ -118,7 +119,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"accelerator only for its forward, so its parameters report the CPU, and inputs placed with "
                      f"`next(module.parameters()).device` land on the wrong device.")
         fix.append("Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the "
-                   "hook's `execution_device`), not on a parameter's device.")
+                   "hook's `execution_device`), not on a parameter's device; a module the offload hooks miss (an "
+                   "extension's, a second model's) stays on the CPU: run without that offload mode or update the "
+                   "tool or extension.")
     if entry.key == "matmul-dtype" and {"int64", "int32"} & set(dtypes):
         cause.append("One side is an integer tensor (token ids, labels, counts or indices) given to a matmul or "
                      "Linear, which takes floating-point inputs.")

@@ -3,7 +3,7 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS
+from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS
 
 # backends without a dtype
 BACKENDS = (
@@ -73,6 +73,16 @@ BACKENDS = (
 
 # attention and compiled kernels (xFormers, Triton) without a dtype
 KERNELS = (
+    _e("triton-math-half", "backend", "a Triton math function given a bf16/fp16 operand",
+       r"\btl\.(exp2?|log2?|sqrt|rsqrt|sin|cos|sigmoid|erf|tanh)\b[^\n]{0,120}\b(bf16|bfloat16|fp16|float16)\b|"
+       r"\b(bf16|bfloat16|fp16|float16)\b[^\n]{0,120}\btl\.(exp2?|log2?|sqrt|rsqrt|sin|cos|sigmoid|erf|tanh)\b|"
+       r"Failed to translate TritonGPU to LLVM IR|cannot be converted to LLVM IR",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16)(?![A-Za-z0-9_])",
+       cause="Triton lowers its math functions (`tl.exp`, `tl.log`, `tl.sqrt`, `tl.sigmoid`...) for fp32/fp64 "
+       "only: a bf16/fp16 operand loaded straight from a half-precision tensor fails to compile (an LLVM "
+       "translation error in older releases, a dtype error in newer ones).",
+       fix="Upcast inside the kernel: `x = tl.load(ptr).to(tl.float32)`, apply the math there, and cast the result "
+       "back with `.to(out_ptr.dtype.element_ty)` when storing."),
     _e("ext-built-without-half", "backend", "a CUDA extension built without half precision",
        r"(not|n't) (been )?(compiled|built) with (half|fp16|half[- ]precision)( precision)? support|"
        r"(compiled|built) without (half|fp16|half[- ]precision)( precision)? support",
@@ -338,9 +348,9 @@ DIFFUSION = (
     _e("vae-nan-image", "overflow", "a NaN (black) image from a half-precision VAE",
        r"invalid value encountered in cast.{0,300}(images?\b|uint8|\* ?255)|"
        r"(images?\b|uint8|\* ?255).{0,600}invalid value encountered in cast|"
-       r"black (output |result )?(images?|pictures?|outputs?)\b|"
+       r"\A(?=.*(black (output |result )?(images?|pictures?|outputs?)\b|"
        r"\b(images?|outputs?|pictures?|results?) (is |are |was |were |turns? |turned |comes out |came out )?"
-       r"(all |completely |totally |just |only )?black\b",
+       r"(all |completely |totally |just |only )?black\b))(?=.*(" + HALF_EVIDENCE + r"|\bnan\b|upcast|no[-_]half|\bSD ?XL))",  # the SDXL VAE overflows fp16
        context=r"\bVAE\b|SD ?XL|stable[ _-]?diffusion|diffusers|ComfyUI|img2img|txt2img|\bunet\b|image_processor|"
                r"\bFlux\b|\bSD ?(1\.5|2\.1|3)\b",
        unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError",

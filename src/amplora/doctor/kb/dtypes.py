@@ -36,6 +36,16 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    _e("listed-dtypes-no-half", "cpu-kernel", "a library that takes only listed dtypes got fp16/bf16",
+       r"did not recognize array type|array type (float16|half) is (unsupported|not supported)|"
+       r"\b(must|should) be one of \[?[\w ,.'\"]{3,120}\]?,? (not|but got|got) [`'\"]?(\w+\.)?(float16|half|bfloat16)\b",
+       context=r"(?<![A-Za-z0-9_])(fp16|float[ -]?16|half|bf16|bfloat16)(?![A-Za-z0-9_])",
+       cause="A library that accepts only the dtypes it lists got float16 (or bfloat16) data: faiss's bindings "
+       "and SciPy's linear algebra take float32/float64 arrays only, audio and signal code float32/float64 (or "
+       "int16/int32 PCM); half precision is not among them, and a library's own fp16 storage options (faiss's "
+       "`useFloat16`, `IndexScalarQuantizer`) still take float32 input.",
+       fix="Cast to float32 where the data enters the library (`a.astype(np.float32)`, `t.float().cpu().numpy()`), "
+       "and keep half precision inside the model that produced it."),
     _e("bool-arithmetic", "mismatch", "arithmetic on a bool mask",
        r"Subtraction, the `?-`? operator, with (a bool tensor|two bool tensors) is not supported|"
        r"Negation, the `?-`? operator, on a bool tensor is not supported",
@@ -158,7 +168,9 @@ KERNELS = (
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type|"
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
-       r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)",
+       r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)|"
+       r"dtypes of the first \((u?int\d*|bool)\) and second \(float\d*\) input must match|"
+       r"dtypes of the first \(float\d*\) and second \((u?int\d*|bool)\) input must match",
        "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
        "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
        "Convert the input to the model's float dtype: `x = x.float()` (uint8 images: `x.float() / 255`), or "
@@ -253,6 +265,13 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("numpy-float-is-double", "mismatch", "NumPy's `float` dtype is float64",
+       r"(astype|dtype\s*=)\s*\(?\s*(np|numpy)\.float_?(?![\w])|astype\(\s*float\s*\)|dtype\s*=\s*float(?![\w.])",
+       context=r"float64|\bdouble\b|\bDOUBLE\b|torch\.DoubleTensor",
+       cause="`np.float` (an alias removed in NumPy 1.24), `np.float_` and Python's `float` as a NumPy dtype all "
+       "mean float64 (double), not float32: the array, and every tensor or serving-side tensor made from it, is "
+       "double.",
+       fix="Ask for float32 by name: `a.astype(np.float32)` / `dtype=np.float32` (or `torch.from_numpy(a).float()`)."),
     _e("dynamic-casting-assert", "mismatch", "a kernel asserted on an input dtype it does not cast",
        r"needs_dynamic_casting<func_t>::check\(iter\)",
        "An elementwise kernel (its TensorIterator loop) got an input or output whose dtype differs from the ones "

@@ -86,7 +86,8 @@ FALLBACKS = (
        "inside a library's own code, upgrade that library first (such mismatches are often fixed in a later "
        "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
-       r"Expected all tensors to be on the same device|is not on the expected device|"
+       r"Expected all tensors to be on the same device|Expected all tensors to be on the same\s*\Z|"
+       r"is not on the expected device|"
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
        r"arguments are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
        r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
@@ -114,7 +115,7 @@ FALLBACKS = (
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
        "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU or a module was placed by hand.",
-       "Move the model and every input to one device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
+       "Move the model and every input to the same device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
        "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
@@ -143,7 +144,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
-       r"not supported on CPUType for (Half|BFloat16)\b|"
+       r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\A(?=.*\bcpu\b).*?" + _HALF_NOT_IMPLEMENTED_IN_WORDS + "|"
@@ -184,6 +185,7 @@ FALLBACKS = (
        "off; for an integer op pass integer tensors (`.long()`)."),
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
+       r"\bexpect(ed)? scalar (\w+) type,? but (input|got|found) (\w+)|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
        r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor|"
        r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,?( but)? got( type)? torch\.(cuda\.)?\w+Tensor|"
@@ -282,6 +284,17 @@ _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,
 
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
 LAST_RESORT = (
+    _e("cache-dtype-words", "mismatch", "a KV cache in another dtype than the states written into it",
+       r"\A(?=.*\b(dtype|data ?type)s? (mismatch|error|issue)s?\b)(?=.*\b(static[ _]?cache|StaticCache|"
+       r"kv[ _-]?cache|key[ /_-]?value cache|past_key_values|cache_implementation)\b)",
+       unless=_NOT_A_DTYPE_FAULT,
+       cause="A preallocated KV cache (a static cache, an fp8 or quantized cache) is created in one dtype (the "
+       "model's `torch_dtype`, or a cache dtype of its own) while the key/value states written into it come in "
+       "another (a rotary path that upcasts keys to fp32, an fp32 layer in a bf16 model), and the cache update "
+       "(`index_copy_`, slice assignment) does not cast.",
+       fix="Cast the states to the cache's dtype before writing them (`k.to(cache.dtype)`), or create the cache "
+       "in the dtype the model computes in; with transformers, upgrade (later releases cast in the cache "
+       "update) or fall back to the dynamic cache (no `cache_implementation=\"static\"`)."),
     _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
        r"\A(?=.*\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b)"
        r"(?=.*\b(in|is|are|be|being|as)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"

@@ -24,8 +24,17 @@ _FP8_FAST_TOOL = (r"--fast\b|_fast\b|fast ?mode|fastmode|fp8_matrix_mult|fp8 mat
                   r"diffusers|custom_nodes")
 
 LOWBIT = (
+    _e("fp8-matmul-bias-fp32", "backend", "an fp8 matmul with a bias and a float32 output",
+       r"Bias is not supported when out_dtype is set to Float32",
+       cause="An fp8 matmul (`torch._scaled_mm`: fp8 weights such as float8_e4m3fn in ComfyUI's fp8 'fast' "
+       "modes or a patched fp8 linear) was asked for a float32 output together with a bias, a combination "
+       "cuBLASLt does not take: the layer's compute dtype is fp32 because the model or its inputs are fp32.",
+       fix="Run the model's compute in bf16 or fp16 (the weight/compute dtype option of the loader, "
+       "`out_dtype=torch.bfloat16` for `_scaled_mm`), or load the weights in bf16/fp16 instead of the fp8 fast "
+       "mode; adding the bias after an fp32 `_scaled_mm` without `bias=` also works."),
     _e("scaled-mm-cublas", "backend", "cuBLASLt refused an fp8 matmul's configuration",
-       r"\A(?=.*(_scaled_mm|fp8|float8))(?=.*CUBLAS_STATUS_(INVALID_VALUE|NOT_SUPPORTED))",
+       r"\A(?=.*(_scaled_mm|fp8|float8))(?=.*CUBLAS_STATUS_(INVALID_VALUE|NOT_SUPPORTED))(?!.*\b(byte "
+       r"bound\w*|misalign\w*|align(ed|ment)|storage offset)\b)",
        "An fp8 matmul (`torch._scaled_mm`) reached cuBLASLt in a configuration it does not take: an fp8 output "
        "(the default when `out_dtype` is not given), block-wise scales, dimensions not multiples of 16, or a "
        "layout other than row-major `a` and column-major `b`.",

@@ -15,7 +15,8 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault: FlashAttention needs a newer GPU (Ampere, compute capability 8.0, or later) whatever "
      "the dtype. On this GPU load the model with `attn_implementation=\"sdpa\"` (or `\"eager\"`) and drop "
      "`use_flash_attention_2`."),
-    (r"no kernel image is available for execution on the device",
+    (r"no kernel image is available for execution on the device|"
+     r"Arch conditional MMA instruction used without targeting appropriate compute capability",
      "Not a precision fault: this torch, or an extension it calls (bitsandbytes, flash-attn, xformers, a custom "
      "kernel), was built without kernels for this GPU's architecture. Install a build whose `torch.cuda."
      "get_arch_list()` holds the GPU's sm_XX, or rebuild the extension with `TORCH_CUDA_ARCH_LIST` set to it."),

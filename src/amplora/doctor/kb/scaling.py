@@ -51,6 +51,19 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("fp16-spacing", "overflow", "an fp16 running sum or count that stops growing at 2048",
+       r"\b(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|counter|sum)\b.{0,400}"
+       r"(?<![\d.])(2048(\.0+)?|2\.048e\+0?3)(?![\d.])",
+       context=HALF_WORDS,
+       unless=r"\b(nan|inf)\b|out of memory|max_(length|position|seq\w*)|context (length|window)|"
+              r"\b(seq(uence)?|tokens?|block)[_ ]?(len|length|size)\b",
+       cause="fp16 keeps 11 significant bits, so above 2048 it holds only even numbers (above 4096 only multiples "
+       "of 4, and so on): a running sum, cumulative sum or counter kept in fp16 stops growing once each addition is "
+       "smaller than half that spacing, and integers stored as fp16 (ids, positions, counts) above 2048 round to "
+       "a neighbour.",
+       fix="Accumulate in fp32 (`torch.cumsum(x, dim, dtype=torch.float32)`, `np.cumsum(a, dtype=np.float32)`, "
+       "`x.float().sum()`), keep ids, positions and counters in an integer dtype (int32/int64), and cast to fp16 "
+       "only the result."),
     _e("nan-boxes-half", "overflow", "box predictions gone NaN/inf under half precision",
        r"boxes1\[:, 2:\] >= boxes1\[:, :2\]|boxes2\[:, 2:\] >= boxes2\[:, :2\]",
        context=r"(?<![A-Za-z0-9_])(fp16|float16|half|amp|AMP|--use[-_]amp|use_amp|--amp|--fp16|autocast|GradScaler|"
@@ -63,7 +76,9 @@ OVERFLOW = (
        "inputs), or train with bf16 or without AMP; a lower learning rate or gradient clipping helps if it still "
        "diverges."),
     _e("half-constant-overflow", "overflow", "a number outside the half-precision tensor's range",
-       r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow",
+       r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
+       r"-?\d(\.\d+)?e\+?\d+\W{0,2} (can'?t|cannot|could ?n[o']t) be (converted|represented) (to|in|as) "
+       r"(half|fp16|float16|bf16|bfloat16)\b",
        "A Python number written into or combined with a half-precision tensor (a mask fill value such as -1e9 or "
        "`torch.finfo(torch.float32).min`, a scale, a clamp bound) lies outside that dtype's range (fp16 tops out "
        "at 65504; bf16 only past 3.4e38, e.g. a float64 limit), so it cannot be converted: the constant was "

@@ -28,6 +28,7 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
+                     r"\bassert\b[^\n]{0,80}\bisnan\(|"
                      r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。.]{0,6}黑|感叹号|感嘆符|exclamation marks|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
 
@@ -248,6 +249,14 @@ NONFINITE_REPORTS = (
        fix="Run the affected layer (or the model) in fp32 on that device, or that op on the CPU, until it is "
        "fixed; update the driver and torch (or the backend's extension); and report a minimal repro (one "
        "`nn.Linear` in fp16 against fp32) to the backend (torch-xpu-ops, PyTorch MPS, ROCm)."),
+    _e("bf16-weights-plain-optimizer", "overflow", "pure-bf16 weights with an optimizer that is not bf16-aware",
+       r"incompatible dtype and optimizer combination",
+       cause="The base weights are held in bf16 (not only computed in it), and the chosen optimizer keeps its "
+       "update and state in the weights' dtype: in bf16, with 8 bits of mantissa, updates smaller than a weight's "
+       "rounding step are lost, so the tool refuses the combination.",
+       fix="Keep the trained weights in fp32 (SimpleTuner: `--base_model_default_dtype=fp32`, at the cost of "
+       "memory) with bf16 mixed precision, or use a bf16-aware optimizer that rounds stochastically or keeps "
+       "fp32 state (`--adam_bfloat16`, `adamw_bf16`, optimi's Kahan summation)."),
     _e("bf16-rounding-report", "overflow", "bf16 training or inference is worse than fp32 (rounding)",
        DRIFT_SYMPTOM, context=BF16_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory|" + HALF_WORDS,
        cause="bf16 keeps only 8 bits of mantissa (about 3 decimal digits): weights and optimizer updates stored in "
@@ -306,7 +315,7 @@ NONFINITE_REPORTS = (
        unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)[^.\n]{0,100}"
-       r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|same speed)\b|"
+       r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed)\b|"
        r"\b(slower|no speed-?up|not faster)\b[^.\n]{0,80}(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]"
        r"precision)",
        unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b",
