@@ -190,6 +190,15 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   were read): 25/38 right (66 %), 5 partly, 8 unrecognised; 12/14 rejects rejected, 2 false diagnoses (the
   rank-order half 18/26 and 6/6, the post-training threads 7/12 and 6/8). Read for the rules afterwards: 34/38 and
   13/14, with a floor.
+- heldout37 (w6500-w6532, w6600-w6637, two collectors: 18 more queries fixed in advance in rank order; image and
+  video generation): committed before it was scored once (on 5e94254, after heldout21-36 were read): 42/55 right
+  (76 %), 3 partly, 10 unrecognised; 12/16 rejects rejected, 4 false diagnoses (the rank-order half 22/31 and 0/2,
+  the image and video tools 20/24 and 12/14). Read for the rules afterwards: 54/55 and 13/16, with a floor.
+- heldout38 (w6700-w6727, w6800-w6838, two collectors: 18 more queries fixed in advance in rank order; speech and
+  audio): committed before it was scored once (on 5e94254, with heldout37): 35/46 right (76 %), 1 partly, 10
+  unrecognised; 17/20 rejects rejected, 3 false diagnoses (the rank-order half 10/20 and 5/7, the speech and audio
+  threads 25/26 and 12/13); w6715, the thread of w6504 taken at the same time by heldout37's collector, was dropped
+  after that score. Read for the rules afterwards: 44/46 and 19/20, with a floor.
 """
 from __future__ import annotations
 
@@ -217,19 +226,21 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout21": (33, 0),   # of 36 after its misses were read (30 when scored once)
           "heldout22": (51, 3),   # of 57 after its misses were read (36 when scored once)
           "heldout23": (58, 1),   # of 60 after its misses were read (54 when scored once)
-          "heldout24": (44, 1),   # of 49 after its misses were read (36 when scored once)
+          "heldout24": (45, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
           "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
           "heldout27": (43, 2),   # of 46 after its misses were read (37 when scored once)
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
-          "heldout31": (39, 1),   # of 50 after its misses were read (33 when scored once)
+          "heldout31": (40, 1),   # of 50 after its misses were read (33 when scored once)
           "heldout32": (49, 1),   # of 49 after its misses were read (42 when scored once)
           "heldout33": (44, 2),   # of 46 after its misses were read (33 when scored once)
           "heldout34": (50, 0),   # of 52 after its misses were read (37 when scored once)
           "heldout35": (50, 0),   # of 50 after its misses were read (43 when scored once)
-          "heldout36": (34, 1)}   # of 38 after its misses were read (25 when scored once)
+          "heldout36": (34, 1),   # of 38 after its misses were read (25 when scored once)
+          "heldout37": (54, 3),   # of 55 after its misses were read (42 when scored once)
+          "heldout38": (44, 1)}   # of 46 after its misses were read (35 when scored once)
 
 
 @pytest.fixture(scope="module")
