@@ -85,6 +85,10 @@ CASES = {
     "nan_fp16_schedule_divisor": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.div", dtype="fp32", value="inf",
         culprit=["1 - a is 0 in fp16 where a rounded to 1"], fix=["dtype=torch.float32"], inputs=["other: fp16"]),
+    # a fake-quant scale buffer refreshed in place in each forward: its clamp(min=1e-8) is 0 in fp16, so 0 / 0
+    "nan_fp16_scale_buffer": dict(
+        phase="forward", module="1", op="aten.div", dtype="fp32", value="NaN",
+        culprit=["divided by zero"], fix=["compute the divisor in fp32"], inputs=["other: fp16"]),
 }
 
 
@@ -132,6 +136,13 @@ def test_doctor_run_exits_7(name, doctor_runs):
     _check(data["nonfinite"], CASES[name])
     assert "non-finite values" in proc.stderr and "first appeared in " + CASES[name]["phase"] in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_re_run_leaves_the_runs_buffers_alone(doctor_runs):
+    """The re-run that finds the origin reads copies of the buffers: the forward's in-place refresh of the scale does
+    not bump the version the step's backward saved, and BatchNorm counts only the script's own batches."""
+    proc, _ = doctor_runs["nan_fp16_scale_buffer"].result()
+    assert "batchnorm saw 3 batches" in proc.stdout, proc.stderr[-3000:]
 
 
 def test_allow_nonfinite_keeps_the_scripts_exit_code():

@@ -269,9 +269,13 @@ class NonFiniteWatch:
                     regions.enter_context(torch.autocast(device, dtype=dtype))
                 if rng is not None:
                     torch.set_rng_state(rng)
+                # the re-run reads copies of the buffers: a forward that updates them in place (BatchNorm's
+                # running statistics, a quantization scale, a cache) must not change the run's state, nor bump the
+                # version of a buffer the step's backward has saved
+                buffers = {name: b.clone() for name, b in module.named_buffers()}
                 self.first = locate(self.model if self.model is not None else module,
-                                    lambda: module(*args, **(kwargs or {})), grad_output=grad,
-                                    recorder=self.recorder, roots=[module])
+                                    lambda: torch.func.functional_call(module, buffers, args, kwargs or {}),
+                                    grad_output=grad, recorder=self.recorder, roots=[module])
         except Exception:  # the doctor must never break the user's run
             self.first = None
         finally:
