@@ -574,6 +574,7 @@ SAMPLES = [
     ("bf16-weights-plain-optimizer", "ValueError: Your configuration is requesting an incompatible dtype and "
      "optimizer combination.", [], None),
     ("cache-dtype-words", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
+    ("fsdp-integer-params", "ValueError: Cannot flatten integer dtype tensors", [], None),
 ]
 
 
@@ -823,6 +824,7 @@ CLASS_WORDINGS = [
     ("device-mismatch", "14:02:11 ERROR Processing: step=base ... Expected all tensors to be on the same"),
     ("fp16-nonfinite-report", "with --half the validation step dies on\n    assert not torch.isnan(logits).any()"),
     ("vae-nan-image", "SDXL gives a black image on my Mac since the update"),
+    ("packed-quant-weight", "TypeError: unsupported operand type(s) for @: 'Tensor' and 'Params4bit'"),
 ]
 
 

@@ -229,7 +229,8 @@ QUANTIZED = (
        r"\"(addmm|mm|bmm|matmul|baddbmm|addmv|linear)\w*\" not implemented for '(Byte|Char)'|"
        r"weight type \((c10::)?(signed char|unsigned char|Char|Byte|torch\.\w*(Byte|Char)Tensor)\)|"
        rf"not implemented for '(Byte|Char)'.{{0,200}}({QUANT_CONTEXT})|({QUANT_CONTEXT}).{{0,400}}"
-       rf"not implemented for '(Byte|Char)'",
+       rf"not implemented for '(Byte|Char)'|unsupported operand type\(s\) for [^:\n]{{1,4}}: [^\n]{{0,20}}"
+       r"'(Params4bit|Int8Params|QTensor|AffineQuantizedTensor)'",
        "A quantized layer's packed integer weight (bitsandbytes packs 4-/8-bit weights into uint8/int8 storage) "
        "reached a float matmul as if it were a plain weight: the model was cast or moved around its quantization "
        "backend (`model.half()`, `.to(dtype)`), custom code used `layer.weight` directly, or a quantized "

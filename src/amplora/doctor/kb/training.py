@@ -204,6 +204,16 @@ TRAINING = (
        "Give every parameter one dtype before DeepSpeed sees the model (`model.to(torch.bfloat16)`, a `torch_dtype` "
        "that matches the config's bf16 / fp16 section), or upgrade the trainer (LLaMA-Factory, TRL and others cast "
        "for ZeRO-3 in later releases)."),
+    _e("fsdp-integer-params", "quantized", "FSDP asked to flatten a quantized model's integer weights",
+       r"Cannot flatten integer dtype tensors|(FSDP|FlatParameter|flatten).{0,200}\b(u?int8|Byte|Char)\b.{0,80}"
+       r"(not supported|integer)",
+       cause="FSDP (v1) flattens parameters into floating-point buffers it can shard and all-gather, and the "
+       "model holds integer parameters: a bitsandbytes 4-bit or 8-bit base stores its packed weights as uint8 "
+       "(int8), which FSDP cannot flatten.",
+       fix="For QLoRA under FSDP store the packed weights in the model's float dtype: "
+       "`BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_storage=torch.bfloat16, "
+       "bnb_4bit_compute_dtype=torch.bfloat16)` with `torch_dtype=torch.bfloat16`; 8-bit bases do not work with "
+       "FSDP, so use 4-bit or DeepSpeed ZeRO-3 with an unquantized base."),
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
