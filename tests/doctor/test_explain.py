@@ -575,6 +575,17 @@ SAMPLES = [
      "optimizer combination.", [], None),
     ("cache-dtype-words", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
     ("fsdp-integer-params", "ValueError: Cannot flatten integer dtype tensors", [], None),
+    ("gloo-bf16", "DDP on Windows (gloo backend) with a bf16 model\nRuntimeError: Invalid scalar type", ["bf16"], None),
+    ("static-loss-scale", "fp16 run with --loss-scale 128: the loss shows sharp rises and the run stopped", ["fp16"],
+     None),
+    ("fp16-sum-overflow", "torch.sum over a float16 activation map gives inf although every value is small", ["fp16"],
+     None),
+    ("fp16-full-params", "assert args.dtype != \"fp16\", \"full training needs bf16 or fp32\"", ["fp16"], None),
+    ("bf16-old-gpu-report", "Two T4 cards, bf16: true in the config, and after a few steps the loss is 0.0",
+     ["bf16"], None),
+    ("precision-not-applied", "With tensor parallel the matmuls run in fp32 instead of bf16", ["fp32"], None),
+    ("jax-branch-dtypes", "TypeError: true_fun and false_fun output must have identical types, got\n"
+     "'DIFFERENT ShapedArray(float32[64]) vs. ShapedArray(bfloat16[64])'", [], None),
 ]
 
 
@@ -825,6 +836,14 @@ CLASS_WORDINGS = [
     ("fp16-nonfinite-report", "with --half the validation step dies on\n    assert not torch.isnan(logits).any()"),
     ("vae-nan-image", "SDXL gives a black image on my Mac since the update"),
     ("packed-quant-weight", "TypeError: unsupported operand type(s) for @: 'Tensor' and 'Params4bit'"),
+    ("int-input", "BitsAndBytesConfig(load_in_4bit=True)\nRuntimeError: Input type (torch.cuda.ByteTensor) and weight"),
+    ("fp16-needs-gpu", "Pipelines loaded with `torch_dtype=torch.float16` cannot run with `cpu` device."),
+    ("device-mismatch", "hypertile: I get `found at least two devices, cuda:0 and cpu!` on the first image"),
+    ("meta-device", "Error: weight is on the meta device"),
+    ("bnb-model-cast", "qint4 failed: QBitsTensor cannot be changed"),
+    ("mismatch-in-words", "fp16/bf16 dtype mismatch after the upgrade"),
+    ("half-fails-full-works", "generate in fp16 gives a different answer; in fp32 the fine-tuned model is correct"),
+    ("bf16-rounding-report", "Loading with torch_dtype=torch.bfloat16 performs worse than the fp32 load"),
 ]
 
 
@@ -1312,6 +1331,33 @@ def test_the_paste_around_the_message_adds_what_the_kb_cannot_know():
     npu = explain("RuntimeError: self scalar_type:UInt64is not surpported.\nAclNN_Parameter_Error(EZ1001): Tensor "
                   "self not implemented for DT_UINT64, should be in dtype support list [DT_FLOAT,DT_INT64,]")
     assert npu.key == "ascend-npu-dtype" and "uint64" in npu.cause + npu.fix
+
+
+def test_the_setup_a_paste_shows_adds_its_own_cause():
+    zero3 = explain("deepspeed --num_gpus 2 train.py --deepspeed ds_zero3.json\nRuntimeError: indices should be either "
+                    "on cpu or on the same device as the indexed tensor (cpu)")
+    assert "ZeRO-3" in zero3.cause and "ZeRO-2" in zero3.fix
+    dp = explain("net = nn.DataParallel(model)\nRuntimeError: Expected tensor for argument #1 'input' to have the same "
+                 "device as tensor for argument #2 'weight'; but device 1 does not equal 0")
+    assert "DataParallel" in dp.cause and "DistributedDataParallel" in dp.fix
+    cn = explain("[Issue]: ControlNet: mat1 and mat2 must have the same dtype")
+    assert "ControlNet" in cn.cause and "pipeline's dtype" in cn.fix
+    dc = explain("FSDP2 with a dataclass input\nRuntimeError: mat1 and mat2 must have the same dtype, but got Float and "
+                 "BFloat16")
+    assert dc.key == "matmul-dtype" and "dataclass" in dc.cause  # a matmul, not FSDP's flattening
+    bare = explain("RuntimeError: mat1 and mat2 must have the same dtype")
+    assert "float64 (Double)" in bare.cause  # no dtypes named: NumPy's float64 is as likely as half precision
+    named = explain("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
+    assert "float64 (Double)" not in named.cause
+
+
+def test_an_error_told_below_a_warning_answers_instead_of_the_warning():
+    text = ("UserWarning: MatMul8bitLt: inputs will be cast from torch.float32 to float16 during quantization\n"
+            "  warnings.warn(f\"MatMul8bitLt: inputs will be cast\")\n"
+            "Unable to complete the finetuning due to error Expected all tensors to be on the same device, but found "
+            "at least two devices, cuda:0 and cpu!")
+    assert explain(text).key == "device-mismatch"
+    assert explain(text.rsplit("\n", 1)[0]).key == "bnb-int8-cast"  # the warning alone keeps its story
 
 
 def test_a_kernel_only_the_cpu_has_is_a_cpu_run_even_with_cuda_calls_around():

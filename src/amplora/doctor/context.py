@@ -49,6 +49,10 @@ _HARDWARE = [
 _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|\w*cpu_offload\w*|"
                       r"offload_mode\w*|--(med|low|no)vram|(med|low)vram|"
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
+_ZERO3 = re.compile(r"zero[-_ ]?3|zero_stage\W{0,3}3|\bstage\W{0,3}3\b|zero3_offload", re.IGNORECASE)
+# parts of an image pipeline loaded on their own, each in the dtype it was loaded in
+_COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion (module|adapter)|AnimateDiff|InstantID|"
+                        r"PuLID)\b", re.IGNORECASE)
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
                       r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|AutoencoderKL|"
@@ -137,6 +141,38 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Run each process on one GPU: one visible GPU (`CUDA_VISIBLE_DEVICES=0`), or one process per GPU "
                    "(`torchrun --nproc_per_node N`, `NPROC_PER_NODE=N` for ms-swift, `accelerate launch`), which "
                    "keeps the whole model on the same device in each.")
+    if entry.kind == "device" and _ZERO3.search(text):
+        cause.append("The text shows DeepSpeed ZeRO-3: it partitions the parameters but leaves buffers (rotary "
+                     "cos/sin caches, position tables) where the model built them, on the CPU, and with optimizer "
+                     "offload keeps the fp32 gradient partitions on the CPU, so a GPU index or scale meets them.")
+        fix.append("Upgrade transformers and DeepSpeed (rotary embeddings build their caches on the inputs' device, "
+                   "and ZeRO-3 offload device bugs were fixed in later releases), or train with ZeRO-2.")
+    if entry.kind == "device" and re.search(r"\bDataParallel\(|nn\.DataParallel\b", text):
+        cause.append("The text shows nn.DataParallel: it copies the module to each GPU for every forward and scatters "
+                     "the inputs, so a tensor the replicas do not own (a plain attribute, or a model cast or wrapped "
+                     "after DataParallel, such as apex amp's O2 applied after wrapping) stays on GPU 0 while a replica "
+                     "runs on another.")
+        fix.append("Cast or initialize the model (apex `amp.initialize`) before wrapping it in DataParallel, keep "
+                   "module tensors as registered buffers, or better use DistributedDataParallel (one process per GPU) "
+                   "with torch.amp.")
+    m = _COMPONENT.search(text)
+    if m and entry.kind == "mismatch" and m.group(0).lower() not in said:
+        cause.append(f"The text names {m.group(0)}: a component loaded apart from the main model keeps the dtype it "
+                     f"was loaded in (fp32 unless given one), so the pipeline's activations meet its weights in "
+                     f"another dtype, or its outputs meet the main model's.")
+        fix.append(f"Load {m.group(0)} in the pipeline's dtype (`torch_dtype=torch.float16`, `.to(pipe.dtype)`), or "
+                   f"update the tool that loads it.")
+    if entry.kind == "mismatch" and re.search(r"\bFSDP2?\b|fully_shard", text) and re.search(r"\bdataclass", text,
+                                                                                             re.IGNORECASE):
+        cause.append("The text shows FSDP with a dataclass input: FSDP's mixed-precision hook casts the tensors it "
+                     "finds in the forward's arguments (tensors, lists, tuples, dicts), and FSDP2 does not look inside "
+                     "a dataclass, so its fields stay fp32 beside bf16 weights.")
+        fix.append("Cast those fields yourself (`inp.x.to(torch.bfloat16)`) or pass plain tensors or a dict.")
+    if entry.key == "matmul-dtype" and not dtypes:
+        cause.append("The message names no dtypes (torch before 2.1 did not print them): a float64 (Double) input "
+                     "from NumPy or pandas meeting float32 weights is as likely as a half-precision one.")
+        fix.append("For NumPy or pandas data convert where the batch is made (`x.astype(np.float32)`, "
+                   "`torch.from_numpy(x).float()`).")
     m = _SD_TOOL.search(text)
     if m and entry.kind == "mismatch" and (entry.key == "conv-type" or "convolution" in said):
         cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution of two dtypes "
@@ -357,7 +393,8 @@ def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> N
                   r"visual_encoder|vit)\b|(?<![a-z])vl(?![a-z])", text, re.IGNORECASE)
     byte_input = (entry.key == "int-input" and _BNB_LOAD.search(text)
                   and re.search(r"ByteTensor|\buint8\b|\bByte\b", text))
-    if entry.key in ("packed-quant-weight", "int-input") and (m or byte_input) and "skip_modules" not in said:
+    if (entry.key == "packed-quant-weight" or (entry.key == "int-input" and (m or byte_input))) \
+            and "skip_modules" not in said:
         shown = f"The text shows `{m.group(0)}` (a vision tower, resampler or attention module): a" if m else "A"
         cause.append(f"{shown} module that casts its input to its weights' dtype (a vision tower's "
                      f"`x.to(self.dtype)`, `next(self.parameters()).dtype`) picks up quantized layers' packed storage "

@@ -143,14 +143,35 @@ def lookup(text: str, error_line: str = "", exception: bool = False) -> Entry | 
         return None
     other = (bool(error_line) and bool(generic.OTHER_FAULT.search(error_line))
              and not generic.OTHER_FAULT_CAUSED_BY_OURS.search(text))
+    entry = _first_hit(text, BY_EXCEPTION if exception else ENTRIES, error_line if exception else "")
+    if entry is not None and not exception and _on_a_warning_line(entry, text):
+        # a warning above an error told without its exception name ("... due to error Expected all tensors..."):
+        # the error answers, if an entry explains it on a line that reports an error
+        rest = _WARNING_LINES.sub("", text)
+        later = _first_hit(rest, ENTRIES, "")
+        m = later.match.search(rest) if later is not None else None
+        if m is not None and re.search(r"error|exception|failed", lines_around(rest, m.start(), m.end()), re.I):
+            entry = later
+    return entry if entry is None or not other or entry.match.search(plain(error_line)) else None
+
+
+def _first_hit(text: str, entries, error_line: str) -> Entry | None:
     unwrapped = _unwrapped(text)
-    for entry in (BY_EXCEPTION if exception else ENTRIES):
+    for entry in entries:
         # line-bound patterns ([^\n], (?m)) read only the text as pasted
         if entry.hits(text) or (not entry.line_bound and entry.hits(unwrapped)):
-            if exception and error_line and _only_a_warning(entry, text, plain(error_line)):
+            if error_line and _only_a_warning(entry, text, plain(error_line)):
                 continue  # a warning logged above another exception does not answer for it
-            return entry if not other or entry.match.search(plain(error_line)) else None
+            return entry
     return None
+
+
+_WARNING_LINES = re.compile(r"(?m)^.*(\w*Warning\b|warnings\.warn\().*$")
+
+
+def _on_a_warning_line(entry: Entry, text: str) -> bool:
+    m = entry.match.search(text)
+    return m is not None and bool(_WARNING_LINES.search(lines_around(text, m.start(), m.end())))
 
 
 _FALLBACK_BESIDE_FAILURE = re.compile(patterns.FALLBACK_BESIDE_FAILURE, re.IGNORECASE | re.DOTALL)

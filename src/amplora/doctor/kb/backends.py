@@ -7,6 +7,15 @@ from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WOR
 
 # backends without a dtype
 BACKENDS = (
+    _e("gloo-bf16", "backend", "gloo has no collectives for bf16",
+       r"Invalid scalar type",
+       context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics",
+       cause="The gloo backend (the default on Windows, and for CPU tensors) cannot broadcast, all-reduce or "
+       "all-gather bfloat16 tensors: DDP broadcasting a bf16 model's parameters and buffers at setup, or a metric "
+       "library gathering bf16 states, fails with 'Invalid scalar type'.",
+       fix="Use NCCL on Linux GPUs; under gloo keep what is communicated fp32: load the model in fp32 and train "
+       "with bf16 mixed precision (`precision='bf16-mixed'`, not `'bf16-true'`; autocast), cast metric states to "
+       "float before syncing, or train on a single device without DDP."),
     _e("nccl-bf16", "backend", "NCCL has no collectives for this dtype",
        r"Unconvertible NCCL type|not supported for NCCL process group|Unsupported data type for NCCL process group|"
        r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)|"
@@ -195,7 +204,7 @@ CAPABILITY = (
        r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA|"
        r"requires a device in \[[^\]]*\] \(not .?cpu)|"
        r"\b(fp16|float16|half)( precision)?( on (the )?(CPU|MPS))? (is )?not supported( on (the )?(CPU|MPS))?|"
-       r"loaded with .?dtype=torch\.float16.? cannot run with .?cpu.? device|"
+       r"loaded with .?(torch_)?dtype=torch\.float16.? cannot run with .?cpu.? device|"
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
        r"\b(FP16|half|float16)\b[\w =-]{0,40}\b(only (supported|compatible|available) (on|with)|"
        r"(supported|available) only (on|when \w+ on)) (a |the )?GPU|\b(fp16|float16)\b is for GPU only\b",

@@ -101,6 +101,7 @@ DEVICES = (
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
+       r"\b(weight|bias|param\w*|tensor) is on the meta device\b|"
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
        r"should be materialized from meta device before training|still on meta device|"
        r"\b(weights?|param\w*|tensors?|layers?)\s+(remain|stay|are left|were left|left|still)\w*\s+on\s+(the\s+)?"

@@ -166,7 +166,7 @@ KERNELS = (
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
-       r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias) type|"
+       r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias)( type|\s*\Z)|"
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
        r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)|"
        r"dtypes of the first \((u?int\d*|bool)\) and second \(float\d*\) input must match|"
@@ -265,6 +265,17 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("jax-branch-dtypes", "mismatch", "JAX control flow whose branches or carry hold two dtypes",
+       r"DIFFERENT ShapedArray\((?P<a>bfloat16|float16|float32|float64)\[[^\]]*\]\) vs\.? ShapedArray\("
+       r"(?!(?P=a)\[)(bfloat16|float16|float32|float64)\[|"
+       r"(true_fun|false_fun|body_fun|branch\w*)[^\n]{0,120}(must have (identical|the same) types|type mismatch)",
+       cause="A JAX control-flow primitive (`lax.cond`, `lax.scan`, `while_loop`, as optax.MultiSteps' gradient "
+       "accumulation uses) needs both branches, or the loop carry, to keep one dtype per leaf, and here one side is "
+       "bfloat16 (the model's parameters or updates) and the other float32 (an accumulator or optimizer state "
+       "created in fp32).",
+       fix="Give the state the parameters' dtype or cast the updates (`jax.tree.map(lambda u, p: u.astype(p.dtype), "
+       "updates, params)`), keep the parameters in float32 with bf16 computation, or upgrade optax (later releases "
+       "cast MultiSteps' accumulators)."),
     _e("numpy-float-is-double", "mismatch", "NumPy's `float` dtype is float64",
        r"(astype|dtype\s*=)\s*\(?\s*(np|numpy)\.float_?(?![\w])|astype\(\s*float\s*\)|dtype\s*=\s*float(?![\w.])",
        context=r"float64|\bdouble\b|\bDOUBLE\b|torch\.DoubleTensor",

@@ -87,6 +87,7 @@ FALLBACKS = (
        "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|Expected all tensors to be on the same\s*\Z|"
+       r"found at least two devices,? [\w:]+ and [\w:]+|"
        r"is not on the expected device|"
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
        r"arguments are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
@@ -117,7 +118,9 @@ FALLBACKS = (
        "on the wrong GPU or a module was placed by hand.",
        "Move the model and every input to the same device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
-       "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`."),
+       "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`; "
+       "when the op runs inside a library's own patch, kernel or optimizer, upgrade that library (such device bugs "
+       "are often fixed in a later release) or go back to the release that worked."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
        r"returned an invalid gradient at index \d+ - expected (type|dtype)",
        "A backward function (a custom `torch.autograd.Function`, a fused/LoRA kernel's backward or a gradient hook) "
@@ -298,7 +301,10 @@ LAST_RESORT = (
     _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
        r"\A(?=.*\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b)"
        r"(?=.*\b(in|is|are|be|being|as)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"
-       r"[^.\n]{0,80}\b(in|is|are|be|being|as)\s+[`'\"]?(?!(?P=a)\b)" + _HALF_OR_FULL + r"\b)",
+       r"[^.\n]{0,80}\b(in|is|are|be|being|as)\s+[`'\"]?(?!(?P=a)\b)" + _HALF_OR_FULL + r"\b)|"
+       # a title that pairs two dtypes with the word: "bf16/float RuntimeError - dtype incompatibility"
+       r"\b(?P<b>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(/|vs\.?|and)\s*(?!(?P=b)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)\b"
+       r"[^\n]{0,40}\b(dtype|data ?type|precision)s? (mismatch|incompatib\w*|clash|conflict)",
        "As the text says, two parts of the run hold different dtypes (one part's outputs in one, the next part's "
        "weights in another), and their tensors meet in one op: nothing casts between them when the model is "
        "neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, autocast) nor loaded in one dtype.",
@@ -306,8 +312,8 @@ LAST_RESORT = (
        "step under `torch.autocast` / a mixed-precision policy that casts for you.",
        unless=_NOT_A_DTYPE_FAULT),
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
-       r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,20}\b(works?|worked|"
-       r"is fine|runs? fine|runs? well)\b)",
+       r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
+       r"is fine|runs? fine|runs? well|(is|are|was|were) (correct|right))\b)",
        "The same model or call works in fp32 and fails in fp16: the component that fails (a loader, an adapter, "
        "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
        "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "

@@ -128,7 +128,8 @@ QUANTIZED = (
        r"\.to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
        r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is (not supported|unsupported)|"
        r"\.(half|float)\(\).? is not supported for quantized model|"
-       r"loaded in (.?bitsandbytes.? )?(4|8)bit and conversion to \S+ is not (yet )?supported",
+       r"loaded in (.?bitsandbytes.? )?(4|8)bit and conversion to \S+ is not (yet )?supported|"
+       r"\bQ\w*Tensor\b[^\n]{0,30}\bcannot be changed\b",
        "A 4-bit/8-bit bitsandbytes (or GPTQ) model was cast or moved after `from_pretrained` (`.half()`, "
        "`.to(torch.bfloat16)`, `.cuda()`, or a trainer / pipeline that moves the model), but its packed weights "
        "cannot change dtype and `device_map` already placed it.",

@@ -51,6 +51,17 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("fp16-sum-overflow", "overflow", "an fp16 sum or mean overflows",
+       r"\b(mean|means|sum|sums|averag\w*|accumulat\w*|cumsum|reduc\w*|total)\b[^\n]{0,200}"
+       r"\b(inf|infinity|infinite|overflow\w*)\b|"
+       r"\b(inf|infinity|infinite|overflow\w*)\b[^\n]{0,200}\b(mean|sum|averag\w*|accumulat\w*|reduc\w*)\b",
+       context=HALF_WORDS,
+       unless=r"\bloss\b|grad|\bnan\b|out of memory|attention|softmax|logits?",
+       cause="A sum or mean computed in fp16 accumulates in fp16 (NumPy's float16 reductions, a half tensor's "
+       "running total): once the partial sum passes 65504, fp16's largest value, it overflows to inf, even where "
+       "the mean itself would fit.",
+       fix="Reduce in a wider dtype and cast back if needed: `np.mean(a, dtype=np.float32)`, "
+       "`t.sum(dtype=torch.float32)`, `t.float().mean()`."),
     _e("fp16-spacing", "overflow", "an fp16 running sum or count that stops growing at 2048",
        r"\b(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|counter|sum)\b.{0,400}"
        r"(?<![\d.])(2048(\.0+)?|2\.048e\+0?3)(?![\d.])",
@@ -104,6 +115,17 @@ OVERFLOW = (
        "Check the predictions first (`torch.isfinite(pred).all()`, `amplora doctor run` names the op where NaN "
        "starts): for NaN under fp16/AMP use bf16 or fp32 for the head and the loss (or turn AMP off to confirm); "
        "for logits use `BCEWithLogitsLoss` (autocast-safe), not `sigmoid` + `BCELoss`."),
+    _e("static-loss-scale", "overflow", "fp16 training with a fixed loss scale",
+       r"\A(?=.*\b(loss[-_ ]scal(e|ing)|static[-_ ]loss[-_ ]scale)\b)(?=.*\b(fp16|float16|half)\b)"
+       r"(?=.*\b(not? (converg\w*|learn\w*|train\w*)|did ?n[o']t converge|diverg\w*|spikes?|sharp (rises?|increases?)|"
+       r"unstable|instabilit\w*|stopped|what('s| is) the (suggested|recommended|best))\b)",
+       unless=r"OVERFLOW!|Skipping step|reducing loss scale|out of memory",
+       cause="fp16 training with a loss scale that does not adapt: too high and the scaled gradients overflow "
+       "fp16 (inf, a spike or a skipped or corrupted update), too low and small gradients underflow to 0; the "
+       "right value changes during training, so a fixed one leaves the run unstable.",
+       fix="Use dynamic loss scaling (`torch.amp.GradScaler`, DeepSpeed `\"loss_scale\": 0`, fairseq's default, "
+       "the framework's dynamic loss-scale optimizer), or train in bf16 where the GPU has it, which needs no loss "
+       "scale."),
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
        LOSS_SCALE_SKIP + r"|overflow detected, setting loss scale to:? ?0?\.\d|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"

@@ -9,7 +9,9 @@ from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HA
 
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
-                 r"plateau\w*)|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
+                 r"plateau\w*)|loss stays (effectively |roughly |nearly )?(constant|flat|the same)|performs? worse|"
+                 r"fail(s|ed)? to (train|learn|converge)|(results?|outputs?|answers?) (got|get|gets|becomes?|became) "
+                 r"(totally |completely |all )?wrong|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
                  r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|junk|nonsense|meaningless|scrambled|garbled|distorted|"
                  r"(much )?(more )?broken (outputs?|results?|images?)|"
@@ -30,7 +32,8 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
                      r"\bassert\b[^\n]{0,80}\bisnan\(|"
                      r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。.]{0,6}黑|感叹号|感嘆符|exclamation marks|"
-                     r"\b(train(ing)?_?)?loss['\"]?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*0(\.0+)?(?![\d.])")
+                     r"\b(train(ing)?_?)?loss['\"]?\s*(就|都|会|又|还)?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*"
+                     r"0(\.0+)?(?![\d.])")
 
 TRAINING = (
     _e("checkpoint-recompute-dtype", "autocast", "a checkpointed forward recomputed in another precision",
@@ -225,7 +228,8 @@ TRAINING = (
        "Load the model in fp32 and let FSDP cast (`MixedPrecision(param_dtype=torch.bfloat16, "
        "reduce_dtype=torch.float32)`, or `mixed_precision: bf16` in the accelerate config), or give all "
        "parameters one dtype before wrapping (`model.to(torch.bfloat16)`); FSDP2 (`fully_shard`) shards each "
-       "parameter separately and takes mixed dtypes."),
+       "parameter separately and takes mixed dtypes.",
+       unless=r"mat1 and mat2|self and mat2|m1 and m2"),
 )
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
@@ -259,6 +263,39 @@ NONFINITE_REPORTS = (
        fix="Run the affected layer (or the model) in fp32 on that device, or that op on the CPU, until it is "
        "fixed; update the driver and torch (or the backend's extension); and report a minimal repro (one "
        "`nn.Linear` in fp16 against fp32) to the backend (torch-xpu-ops, PyTorch MPS, ROCm)."),
+    _e("fp16-full-params", "overflow", "full fine-tuning with the weights in fp16 refused",
+       r"(full|全参|全量)[^\n]{0,60}\b(fp16|float16)\b[^\n]{0,60}(not supported|unsupported|不支持|refus\w*)|"
+       r"\b(fp16|float16)\b[^\n]{0,60}(not supported|unsupported|不支持)[^\n]{0,60}(full|全参|全量)|"
+       r"assert[^\n]{0,40}dtype\s*!=\s*['\"](fp16|float16)['\"]",
+       cause="Full fine-tuning with the weights themselves in fp16 (no fp32 master copy) loses updates smaller "
+       "than fp16's rounding step and overflows to inf/NaN, and GradScaler refuses fp16 gradients, so the loss does "
+       "not converge; frameworks refuse pure fp16 for full training for that reason.",
+       fix="Load the model in fp32 and train with fp16 mixed precision (AMP keeps fp32 master weights), or in bf16 "
+       "on Ampere or newer GPUs; on a V100 or T4 full fine-tuning runs in fp32 or fp16 AMP, and LoRA on an fp16 base "
+       "is fine."),
+    # bf16 asked of a GPU that lacks it, reported as a training that degenerates
+    _e("bf16-old-gpu-report", "device-capability", "bf16 training on a GPU without native bf16 degenerates",
+       r"\A(?=.*(?<![A-Za-z0-9])" + NO_BF16_GPU + r"(?![A-Za-z0-9]))(?=.*" + BF16_WORDS + ")",
+       context=NONFINITE_SYMPTOM + "|" + DRIFT_SYMPTOM,
+       unless=r"out of memory|OutOfMemoryError|" + HALF_WORDS,
+       cause="The run trains in bf16 on a GPU without native bf16 (V100, T4, P100, RTX 20xx: compute capability "
+       "below 8.0): torch emulates bf16 there (so capability checks may pass), slowly and with kernels that fall "
+       "back, and the training degenerates (a loss that drops to 0 or NaN) or crawls.",
+       fix="On that GPU train in fp16 with loss scaling (`fp16=True, bf16=False`, a GradScaler) or in fp32; keep "
+       "bf16 for Ampere or newer GPUs (A100, RTX 30xx/40xx, H100)."),
+    # mixed precision that never reached the computation
+    _e("precision-not-applied", "autocast", "mixed precision set but the computation runs in fp32",
+       r"(mixed[- ]precision|\bbf16\b|\bfp16\b|autocast)[^.\n]{0,40}\b(wo?n'?t|does ?n[o']t|did ?n[o']t|not|never) "
+       r"(work|apply|applied|take effect|enabled?|used)\b[^.\n]{0,40}\b(DDP|FSDP|DeepSpeed|tensor parallel|pipeline)|"
+       r"\b(computation|compute|forward|matmuls?|training)\b[^.\n]{0,30}\b(done|ran|runs?|is|was|were|happens?) in "
+       r"(fp32|float32|FP32)\b[^.\n]{0,40}\b(expected|instead of|rather than)\b[^.\n]{0,20}\b(bf16|bfloat16|fp16|half)",
+       cause="The mixed-precision setting did not reach the computation: frameworks apply it through one mechanism "
+       "(FSDP's MixedPrecision / MixedPrecisionPolicy casting the parameters, an autocast region around the forward, "
+       "the trainer's precision flag), and a path that bypasses it (plain DDP where only FSDP casts, a forward "
+       "called outside the autocast region, a model loaded in fp32) runs in fp32.",
+       fix="Wrap the forward and loss in `torch.autocast('cuda', dtype=torch.bfloat16)` when the parallelism does "
+       "not cast (DDP), or shard with FSDP so its MixedPrecisionPolicy casts; check `x.dtype` inside a layer to "
+       "confirm."),
     _e("bf16-weights-plain-optimizer", "overflow", "pure-bf16 weights with an optimizer that is not bf16-aware",
        r"incompatible dtype and optimizer combination",
        cause="The base weights are held in bf16 (not only computed in it), and the chosen optimizer keeps its "
