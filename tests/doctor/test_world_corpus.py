@@ -199,6 +199,15 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   unrecognised; 17/20 rejects rejected, 3 false diagnoses (the rank-order half 10/20 and 5/7, the speech and audio
   threads 25/26 and 12/13); w6715, the thread of w6504 taken at the same time by heldout37's collector, was dropped
   after that score. Read for the rules afterwards: 44/46 and 19/20, with a floor.
+- heldout39 (w6900-w6929, w7000-w7034, two collectors: 18 more queries fixed in advance in rank order; LLM
+  fine-tuning frameworks): committed before it was scored once (on 45c2fc2, after heldout21-38 were read): 39/49
+  right (80 %), 5 partly, 5 unrecognised; 16/16 rejects rejected, 0 false diagnoses (the rank-order half 21/27 and
+  3/3, the frameworks 18/22 and 13/13). Read for the rules afterwards: 47/49 and 16/16, with a floor.
+- heldout40 (w7100-w7136, w7200-w7234, two collectors: 18 more queries fixed in advance in rank order; distributed
+  and multi-GPU training): committed before it was scored once (on 45c2fc2, with heldout39): 34/53 right (64 %), 7
+  partly, 12 unrecognised; 15/16 rejects rejected, 1 false diagnosis (the rank-order half 21/31 and 3/3, the
+  distributed threads 13/22 and 12/13); w7106, w7107 and w7134, threads heldout39 took at the same time, were dropped
+  before it. Read for the rules afterwards: 52/53 and 15/16, with a floor.
 """
 from __future__ import annotations
 
@@ -226,21 +235,23 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout21": (33, 0),   # of 36 after its misses were read (30 when scored once)
           "heldout22": (51, 3),   # of 57 after its misses were read (36 when scored once)
           "heldout23": (58, 1),   # of 60 after its misses were read (54 when scored once)
-          "heldout24": (45, 1),   # of 49 after its misses were read (36 when scored once)
+          "heldout24": (46, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
           "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
           "heldout27": (43, 2),   # of 46 after its misses were read (37 when scored once)
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
-          "heldout31": (40, 1),   # of 50 after its misses were read (33 when scored once)
+          "heldout31": (41, 1),   # of 50 after its misses were read (33 when scored once)
           "heldout32": (49, 1),   # of 49 after its misses were read (42 when scored once)
           "heldout33": (44, 2),   # of 46 after its misses were read (33 when scored once)
           "heldout34": (50, 0),   # of 52 after its misses were read (37 when scored once)
           "heldout35": (50, 0),   # of 50 after its misses were read (43 when scored once)
           "heldout36": (34, 1),   # of 38 after its misses were read (25 when scored once)
           "heldout37": (54, 3),   # of 55 after its misses were read (42 when scored once)
-          "heldout38": (44, 1)}   # of 46 after its misses were read (35 when scored once)
+          "heldout38": (44, 1),   # of 46 after its misses were read (35 when scored once)
+          "heldout39": (47, 0),   # of 49 after its misses were read (39 when scored once)
+          "heldout40": (52, 1)}   # of 53 after its misses were read (34 when scored once)
 
 
 @pytest.fixture(scope="module")
