@@ -575,6 +575,9 @@ SAMPLES = [
      "optimizer combination.", [], None),
     ("cache-dtype-words", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
     ("fsdp-integer-params", "ValueError: Cannot flatten integer dtype tensors", [], None),
+    ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.uint32. The only supported types "
+     "are: float64, float32, float16", [], None),
+    ("int-constant-overflow", "RuntimeError: value cannot be converted to type int8_t without overflow", [], None),
     ("gloo-bf16", "DDP on Windows (gloo backend) with a bf16 model\nRuntimeError: Invalid scalar type", ["bf16"], None),
     ("static-loss-scale", "fp16 run with --loss-scale 128: the loss shows sharp rises and the run stopped", ["fp16"],
      None),
@@ -836,6 +839,8 @@ CLASS_WORDINGS = [
     ("fp16-nonfinite-report", "with --half the validation step dies on\n    assert not torch.isnan(logits).any()"),
     ("vae-nan-image", "SDXL gives a black image on my Mac since the update"),
     ("packed-quant-weight", "TypeError: unsupported operand type(s) for @: 'Tensor' and 'Params4bit'"),
+    ("mask-not-bool", "UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+     "instead."),
     ("int-input", "BitsAndBytesConfig(load_in_4bit=True)\nRuntimeError: Input type (torch.cuda.ByteTensor) and weight"),
     ("fp16-needs-gpu", "Pipelines loaded with `torch_dtype=torch.float16` cannot run with `cpu` device."),
     ("device-mismatch", "hypertile: I get `found at least two devices, cuda:0 and cpu!` on the first image"),

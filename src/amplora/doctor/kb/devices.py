@@ -234,6 +234,13 @@ DEVICES = (
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
        "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` so "
        "that `.to()` moves them; with offloading, let the pipeline place the module."),
+    _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of an unsigned dtype torch cannot take",
+       r"can'?t convert np\.ndarray of type numpy\.(uint16|uint32|uint64)",
+       cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
+       "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
+       "has no dtype for and later releases support only in a few ops.",
+       fix="Convert where the data is read: `a.astype(np.int32)` for labels and indices, `a.astype(np.float32)` "
+       "(scaled, e.g. `/ 65535`) for images and audio."),
     _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",
        r"Cannot interpret '?(torch\.\w+|dtype\(\w+\))'? as a data type",
        "A torch dtype (`torch.float32`) was passed where NumPy expects its own dtype (`np.float32`), as in "

@@ -144,7 +144,8 @@ KERNELS = (
        "multiply float masks (`m1 * m2`); cast only floating tensors when casting a batch."),
     _e("mask-not-bool", "index", "a mask that is not torch.bool",
        r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
-       r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool",
+       r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool|"
+       r"indexing with dtype torch\.uint8 is now deprecated",
        "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
        "deprecated (a warning on every call, an error in newer torch), and a float mask does not mask at all "
        "(or is refused).",

@@ -98,6 +98,14 @@ OVERFLOW = (
        "Take the constant from the tensor it goes into: `x.masked_fill(mask, torch.finfo(x.dtype).min)` (not "
        "`finfo` of another tensor's dtype, not -1e9), or -1e4 / `float('-inf')` for masks in fp16; or compute that "
        "part in fp32 (or bf16, which has fp32's range)."),
+    _e("int-constant-overflow", "mismatch", "a number outside an integer tensor's range",
+       r"cannot be converted to type (u?int(8|16|32|64)_t|unsigned char|signed char|short|int|long|"
+       r"(c10::|at::)?(Byte|Char|Short|Int|Long)) without overflow",
+       cause="A Python number written into or combined with an integer tensor lies outside that dtype's range "
+       "(uint8 holds 0 to 255, int8 -128 to 127, int16 up to 32767): image or mask arithmetic kept in uint8 "
+       "(`img * 1.5`, `img + 300`, `mask.fill_(256)`) or a fill value meant for a float tensor.",
+       fix="Convert to a wider or floating dtype first (`img.float()`, `.to(torch.int32)`), compute there, and clamp "
+       "and cast back at the end (`.clamp(0, 255).to(torch.uint8)`)."),
     _e("multinomial-nan", "overflow", "sampling from NaN/inf probabilities",
        r"probability tensor contains either .?inf.?, .?nan.? or|binarySearchForMultinomial|"
        r"MultinomialKernel\.cu.{0,200}Assertion",
