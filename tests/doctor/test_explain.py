@@ -578,6 +578,16 @@ SAMPLES = [
     ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.uint32. The only supported types "
      "are: float64, float32, float16", [], None),
     ("int-constant-overflow", "RuntimeError: value cannot be converted to type int8_t without overflow", [], None),
+    ("numpy-float-index", "IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+     "integer or boolean arrays are valid indices", [], None),
+    ("deepspeed-fp16-capability", "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json\nValueError: Type fp16 "
+     "is not supported.", ["fp16"], None),
+    ("triton-mma-old-gpu", "python3: lib/Analysis/Utility.cpp:136: bool mlir::supportMMA(mlir::Value, int): "
+     "Assertion failed", [], None),
+    ("quant-kernel-gpu-arch", "Our GPTQ int4 model gives gibberish on the V100 nodes, fine elsewhere", [], None),
+    ("quant-kernel-dtype-title", "Marlin dtype error when loading the checkpoint", [], None),
+    ("ascend-910a-bf16", "Does the Ascend 910A run bf16 models? I get an error", ["bf16"], None),
+    ("model-left-on-cpu", "The pipeline only runs on the CPU, not the GPU\ntorch.cuda.is_available(): True", [], None),
     ("gloo-bf16", "DDP on Windows (gloo backend) with a bf16 model\nRuntimeError: Invalid scalar type", ["bf16"], None),
     ("static-loss-scale", "fp16 run with --loss-scale 128: the loss shows sharp rises and the run stopped", ["fp16"],
      None),
@@ -841,6 +851,21 @@ CLASS_WORDINGS = [
     ("packed-quant-weight", "TypeError: unsupported operand type(s) for @: 'Tensor' and 'Params4bit'"),
     ("mask-not-bool", "UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
      "instead."),
+    ("fp16-spacing", "A = torch.ones(4096, dtype=torch.bfloat16); A.sum() gives 256."),
+    ("fp16-spacing", "after the batch is cast to fp16 the sample ids lose precision"),
+    ("ncnn-fp16", "waifu2x-ncnn-vulkan gives a completely black output on my laptop GPU"),
+    ("long-indices", "RuntimeError: one_hot is only applicable to index tensor."),
+    ("half-slow-report", "generation is very slow with torch_dtype=torch.float16 on the CPU"),
+    ("half-slow-report", "Casting the model to bfloat16 makes inference hang on this machine"),
+    ("gtx16-fp16-nan", "GTX 1660 Super: the upscaled image is very dark"),
+    ("fp16-drift-report", "使用 fp16 推理时结果差异较大"),
+    ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.float16. The only supported types "
+     "are: double, float, int64, int32, and uint8."),
+    ("peft-fp32-adapters", "LoRA weights conflict with the model's dtype after add_adapter"),
+    ("flash-attn-dtype", "merged model saved as fp32, flash-attn unavailable"),
+    ("cpu-half-kernel", "Running on the CPU gives an error with datatype half (float16)"),
+    ("meta-device", "Loading under with torch.device('meta') breaks the model: error in __init__"),
+    ("clip-fp16-weights", "CLIP fine-tuned: encode_image returns NaN on the second batch"),
     ("int-input", "BitsAndBytesConfig(load_in_4bit=True)\nRuntimeError: Input type (torch.cuda.ByteTensor) and weight"),
     ("fp16-needs-gpu", "Pipelines loaded with `torch_dtype=torch.float16` cannot run with `cpu` device."),
     ("device-mismatch", "hypertile: I get `found at least two devices, cuda:0 and cpu!` on the first image"),
@@ -1354,6 +1379,12 @@ def test_the_setup_a_paste_shows_adds_its_own_cause():
     assert "float64 (Double)" in bare.cause  # no dtypes named: NumPy's float64 is as likely as half precision
     named = explain("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
     assert "float64 (Double)" not in named.cause
+
+
+def test_rms_norm_in_half_precision_names_its_default_eps():
+    e = explain("nn.RMSNorm on bfloat16 inputs gives outputs that differ from fp32 by 1.7x")
+    assert "finfo(x.dtype).eps" in e.cause and "eps=1e-6" in e.fix
+    assert "finfo(x.dtype).eps" not in explain("RMSNorm in fp32 and bf16 match").cause
 
 
 def test_an_error_told_below_a_warning_answers_instead_of_the_warning():

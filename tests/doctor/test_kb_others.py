@@ -7,6 +7,9 @@ from amplora.doctor.kb import GENERAL_ADVICE
 OTHERS = [
     ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
+    ("torch.utils.checkpoint.CheckpointError: Recomputed values for the following tensors have different metadata\n"
+     "saved metadata: {'shape': torch.Size([3584]), 'dtype': torch.float16}\n"
+     "recomputed metadata: {'shape': torch.Size([0]), 'dtype': torch.float16}", "use_reentrant"),
     ("ERROR : Arch conditional MMA instruction used without targeting appropriate compute capability. Aborting.",
      "TORCH_CUDA_ARCH_LIST"),
     ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented for the MPS "
@@ -49,6 +52,8 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
     ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 8192.0\nDLoss:nan Reg:nan",
      "loss-scale-skips"),
     ("overflow detected, setting loss scale to: 0.0625", "loss-scale-skips"),
+    # a numpy bfloat16 array's rounding is not NumPy lacking bf16
+    ("a = np.array([1.0345], dtype=bfloat16) shows different values than expected", "bf16-rounding-report"),
     # the fallback warning above a dtype error does not answer for it
     ("UserWarning: The operator 'aten::upsample_bicubic2d.out' is not currently supported on the MPS backend and "
      "will fall back to run on the CPU.\nTypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework "

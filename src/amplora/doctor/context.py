@@ -168,6 +168,11 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "finds in the forward's arguments (tensors, lists, tuples, dicts), and FSDP2 does not look inside "
                      "a dataclass, so its fields stay fp32 beside bf16 weights.")
         fix.append("Cast those fields yourself (`inp.x.to(torch.bfloat16)`) or pass plain tensors or a dict.")
+    if re.search(r"\bnn\.RMSNorm\b|\bRMSNorm\(", text) and {"bf16", "fp16"} & set(dtypes) and "finfo" not in said:
+        cause.append("The text shows torch's nn.RMSNorm: with `eps=None` it uses `torch.finfo(x.dtype).eps`, which is "
+                     "0.0078 in bf16 and 0.00098 in fp16, larger than the mean square of small activations, so the "
+                     "normalisation is distorted.")
+        fix.append("Pass an explicit eps (`nn.RMSNorm(dim, eps=1e-6)`) or normalise in fp32.")
     if entry.key == "matmul-dtype" and not dtypes:
         cause.append("The message names no dtypes (torch before 2.1 did not print them): a float64 (Double) input "
                      "from NumPy or pandas meeting float32 weights is as likely as a half-precision one.")

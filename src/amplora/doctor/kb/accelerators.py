@@ -136,6 +136,11 @@ ACCELERATORS = (
        fix="Load the model in float16 or float32 (`torch_dtype=torch.float16`), cast float64 data with `.float()`, "
        "and without autocast keep the whole model and its inputs in one dtype: full fp32 (`--no-half` / "
        "`--precision full` in the SD UIs) or everything cast to fp16 by hand."),
+    _e("ascend-910a-bf16", "device-capability", "bf16 on an Ascend 910A",
+       r"\A(?=.*\b(910A|910 ?ProA|910 ?PremiumA)\b)(?=.*(?<![A-Za-z0-9_])(bf16|bfloat16|BF16)(?![A-Za-z0-9_]))",
+       cause="The first-generation Ascend 910 (910A) has no bf16 support (the 910B and later have it), so a bf16 "
+       "model or a bf16 setting fails there.",
+       fix="Run in float16 on a 910A (`--dtype float16`, `torch_dtype=torch.float16`, `fp16=True`), or use a 910B."),
     _e("ascend-npu-dtype", "device-capability", "an Ascend NPU kernel without this dtype",
        r"not implemented for DT_\w+|should be in dtype support list|"
        r"\b(aclnn\w*|torch_npu|Ascend|CANN)\b.{0,300}\b(DT_\w+|float64|double|bfloat16|bf16)\b.{0,120}(not "

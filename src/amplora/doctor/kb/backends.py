@@ -157,6 +157,13 @@ KERNELS = (
        "Cast the bf16 values to fp16 or fp32 before the fp8 conversion (`x.to(tl.float32).to(tl.float8e4b15)`), or "
        "keep the cache / weights in bf16 on this GPU; upgrade the library if it has a fix for pre-Ada GPUs.",
        context=r"AssertionError|CompilationError|assert"),
+    _e("triton-mma-old-gpu", "backend", "a Triton matmul kernel on a GPU without tensor cores",
+       r"supportMMA|Unexpected MMA layout version",
+       cause="Triton lowers fp16 / int8 matmuls (`tl.dot`, as in Triton GPTQ int4/int8 kernels) to tensor-core MMA "
+       "instructions, which need compute capability 7.0 or newer (Volta); on a Pascal or older GPU (P40, P100, GTX "
+       "10xx) Triton asserts here.",
+       fix="Run on a GPU of compute capability 7.0 or newer, or use a non-Triton path there: the fp16 model, a CUDA "
+       "kernel backend (exllama, bitsandbytes) or a newer Triton that falls back without MMA."),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"LLVM ERROR: Cannot select:[^\n]{0,80}\bbf16\b|"
@@ -200,6 +207,15 @@ _BF16_GPU_FIX = ("Use fp16 with loss scaling on this GPU (`precision='fp16-mixed
 
 # device capability and attention kernels
 CAPABILITY = (
+    _e("deepspeed-fp16-capability", "device-capability", "DeepSpeed refuses fp16 on a GPU older than Volta",
+       r"(Type )?fp16 is not supported",
+       context=r"deepspeed|\bswift\b|\bzero[-_ ]?\d\b|ds_config|_do_sanity_check",
+       cause="DeepSpeed's CUDA accelerator reports fp16 support only for GPUs of compute capability 7.0 or newer "
+       "(Volta on), so on a Pascal or older card (P100, P40, GTX 10xx), or when CUDA is not detected, a config with "
+       "fp16 enabled fails its check.",
+       fix="Disable fp16 in the DeepSpeed config (`\"fp16\": {\"enabled\": false}`, `--torch_dtype float32`) and "
+       "train in fp32, use a GPU of compute capability 7.0 or newer (T4, V100 and later), or train without "
+       "DeepSpeed."),
     _e("fp16-needs-gpu", "device-capability", "fp16 mixed precision needs a GPU",
        r"(fp16|bf16|Mixed precision training).{0,200}(requires a GPU|can only be used on CUDA|"
        r"requires a device in \[[^\]]*\] \(not .?cpu)|"
@@ -278,7 +294,8 @@ CAPABILITY = (
        r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
-       r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16",
+       r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16|"
+       r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*(不可用|无法使用|unavailable|not (available|usable))",
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
        "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
        "back to a slower kernel with this warning). transformers checks the weights' dtype when it loads the model: "

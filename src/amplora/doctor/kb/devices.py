@@ -102,6 +102,7 @@ DEVICES = (
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
        r"(cuda|cpu)(:\d+)? and meta\b|cannot be called on meta tensors|is on the meta device, we need a .?value|"
        r"\b(weight|bias|param\w*|tensor) is on the meta device\b|"
+       r"torch\.device\(['\"]meta['\"]\)[^\n]{0,60}\b(break\w*|fail\w*|error\w*)\b|"
        r"copying from a non-meta parameter in the checkpoint to a meta parameter|"
        r"should be materialized from meta device before training|still on meta device|"
        r"\b(weights?|param\w*|tensors?|layers?)\s+(remain|stay|are left|were left|left|still)\w*\s+on\s+(the\s+)?"
@@ -234,13 +235,26 @@ DEVICES = (
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
        "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` so "
        "that `.to()` moves them; with offloading, let the pipeline place the module."),
+    _e("model-left-on-cpu", "device", "a model that runs on the CPU with a GPU available",
+       r"\b(always|only) (use|uses|using|runs?|running) (on )?(the )?cpu,? (and )?not (the )?gpu|"
+       r"\b(runs?|running|workload (is )?(always )?on) (on )?(the )?cpu instead of (the )?gpu|"
+       r"\bgpu (is )?not (being )?used\b|\bnot (using|use|uses) (the )?gpu\b",
+       context=r"(Is CUDA available|cuda\.is_available\(\)|CUDA available)[^\n]{0,20}\b(Yes|True)\b",
+       cause="The model (or a library's predictor or pipeline) stays on the CPU although torch sees the GPU: "
+       "libraries create models on the CPU and move them only when told (`.to('cuda')`, a `device=` argument), so "
+       "nothing fails and everything runs slowly on the CPU.",
+       fix="Move it and its inputs explicitly (`model.to('cuda')`, `predictor.cuda()`, `device='cuda:0'` where the "
+       "library takes one) and check with `next(model.parameters()).device`."),
     _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of an unsigned dtype torch cannot take",
-       r"can'?t convert np\.ndarray of type numpy\.(uint16|uint32|uint64)",
+       r"can'?t convert np\.ndarray of type numpy\.(uint16|uint32|uint64|float16)|"
+       r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
-       "has no dtype for and later releases support only in a few ops.",
+       "has no dtype for and later releases support only in a few ops, or float16, which torch before 0.4 could "
+       "not convert.",
        fix="Convert where the data is read: `a.astype(np.int32)` for labels and indices, `a.astype(np.float32)` "
-       "(scaled, e.g. `/ 65535`) for images and audio."),
+       "(scaled, e.g. `/ 65535`) for images and audio; for float16 upgrade torch, or convert to float32 and "
+       "`.half()` on the GPU."),
     _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",
        r"Cannot interpret '?(torch\.\w+|dtype\(\w+\))'? as a data type",
        "A torch dtype (`torch.float32`) was passed where NumPy expects its own dtype (`np.float32`), as in "
@@ -252,5 +266,6 @@ DEVICES = (
        r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
        "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back.",
-       "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`)."),
+       "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
+       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail))"),
 )

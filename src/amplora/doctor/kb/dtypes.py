@@ -90,7 +90,7 @@ KERNELS = (
        r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
-       r"Offset Tensor must have dtype Long|"
+       r"Offset Tensor must have dtype Long|one_hot is only applicable to index tensor|"
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'",
        "An index, embedding input, class-index loss target or a graph library's index vector (`batch`, "
        "`edge_index` in torch_geometric / torch_cluster / torch_scatter) is a float or an int32 (Int) tensor where "
@@ -266,6 +266,13 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("numpy-float-index", "index", "a float used as a NumPy index",
+       r"only integers, slices .{0,60}and integer or boolean arrays are valid indices",
+       unless=r"\b(str|string|dict|tuple)\b[^\n]{0,40}\bindices\b",
+       cause="NumPy takes only integers, slices and integer or boolean arrays as indices, and got a float: a "
+       "position computed with `/` instead of `//`, labels or ids loaded as float (`np.float` arrays, a float "
+       "column), or a float from a config; NumPy refuses it since 1.12.",
+       fix="Make the index an integer where it is made: `int(i)`, `i // n`, `labels.astype(np.int64)`."),
     _e("jax-branch-dtypes", "mismatch", "JAX control flow whose branches or carry hold two dtypes",
        r"DIFFERENT ShapedArray\((?P<a>bfloat16|float16|float32|float64)\[[^\]]*\]\) vs\.? ShapedArray\("
        r"(?!(?P=a)\[)(bfloat16|float16|float32|float64)\[|"
@@ -353,5 +360,5 @@ STORIES = (
        "fp32 adapter or a tensor computed outside autocast, or a custom kernel's backward).",
        "Run forward and backward of a module in one autocast region, keep trainable params fp32 and cast them at "
        "use (`w.to(x.dtype)`); custom autograd Functions need `torch.amp.custom_fwd` / `custom_bwd`.",
-       context=r"backward|autograd"),
+       context=r"(?<!\w)(backward|autograd)"),  # not torch.compile's aot_autograd frames
 )

@@ -148,6 +148,7 @@ FALLBACKS = (
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
+       r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\A(?=.*\bcpu\b).*?" + _HALF_NOT_IMPLEMENTED_IN_WORDS + "|"

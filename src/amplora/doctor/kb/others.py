@@ -35,6 +35,11 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a fault: PyTorch's Apple MPS backend has no kernel for this op, and because `PYTORCH_ENABLE_MPS_FALLBACK=1` "
      "is set it runs on the CPU instead, correct but slower (each call copies its tensors between the devices). "
      "Nothing needs fixing; if the op is in a hot loop, a newer torch may have its MPS kernel."),
+    # a checkpointed recompute that finds ZeRO-3's empty parameter placeholders
+    (r"recomputed metadata: \{'shape': torch\.Size\(\[0\]\)",
+     "Not a precision fault: the dtypes match, and the recompute saw parameters of shape [0], the placeholders "
+     "DeepSpeed ZeRO-3 leaves for partitioned weights outside their forward. Use reentrant checkpointing "
+     "(`gradient_checkpointing_kwargs={'use_reentrant': True}`) with ZeRO-3, or ZeRO-2."),
     # a quantized model that does not fit in GPU memory: device_map offloaded part of it
     (r"Some modules are dispatched on the CPU or the disk|dispatch the model on the CPU or the disk while keeping|"
      r"can'?t train a model that has been loaded in (8|4)-bit precision with CPU or disk offload",

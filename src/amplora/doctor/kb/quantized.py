@@ -17,6 +17,23 @@ _WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bna
                  r"answer)s?|random (tokens|characters|text)")
 
 QUANTIZED = (
+    _e("quant-kernel-gpu-arch", "quantized", "a quantized kernel on a GPU it was not built for",
+       r"\A(?=.*\b(W4A16|W8A8|AWQ|GPTQ|int4|4-?bit|[Mm]arlin|[Tt]urbo[Mm]ind)\b)"
+       r"(?=.*\b(V100|P100|P40|Volta|Pascal|GTX ?10\d0|sm_?[67]\d)\b)"
+       r"(?=.*(not correct|incorrect|wrong|garbage|gibberish|nonsense|乱码|exclusive to|only (on|with) (the )?[VP]100))",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="Quantized kernels (AWQ / GPTQ W4A16, Marlin, TurboMind, exllama) are built for particular GPU "
+       "architectures, many for Turing (sm75) or Ampere (sm80) and newer: on a V100 or a Pascal card they fail or "
+       "silently compute wrong results.",
+       fix="Run the quantized model on a GPU its kernels support (their list names sm75 / sm80 and newer), or on the "
+       "older GPU use the fp16 model or a backend built for it."),
+    # a quantized kernel's dtype error told as a title: "AWQ scalar type error"
+    _e("quant-kernel-dtype-title", "quantized", "a quantized kernel's dtype error",
+       r"\b(AWQ|GPTQ|[Mm]arlin|[Ee]xllama\w*)\b[^\n]{0,40}\b(scalar ?type|dtype) (error|mismatch|bug)",
+       cause="Quantized kernels (AWQ, GPTQ, Marlin, ExLlama) take fp16 activations and scales in most releases, and "
+       "a model whose default dtype is bf16 (DeepSeek, Llama 3, Qwen) hands them bf16.",
+       fix="Run the quantized model in fp16 (`--dtype half` / `torch_dtype=torch.float16`), or upgrade to a "
+       "release whose kernels take bf16."),
     _e("packed-4bit-shape", "quantized", "a packed 4-bit weight used as a plain weight (its shape is [N, 1])",
        r"shapes cannot be multiplied \(\d+x\d+ and (1x\d{4,}|\d{4,}x1)\)",
        "bitsandbytes stores a 4-bit weight packed, two values per byte, as an [N, 1] uint8 tensor; a matmul that "
@@ -116,7 +133,9 @@ QUANTIZED = (
        "upgrade bitsandbytes to a release with a CPU backend."),
     _e("peft-fp32-adapters", "quantized", "PEFT keeps adapter weights in float32",
        r"autocast_adapter_dtype|\blora_[AB](\.default)?\b[^\n]{0,20}\btorch\.float32|"
-       r"\b(LoRA|adapter)s? (weights? )?(are|is) (always |silently )?(up)?cast\w* (back )?to .?(float32|fp32)",
+       r"\b(LoRA|adapter)s? (weights? )?(are|is) (always |silently )?(up)?cast\w* (back )?to .?(float32|fp32)|"
+       r"\b(LoRA|[Aa]dapters?)\b[^.\n]{0,60}\b(conflict|clash|mismatch)\w* with (the )?(base )?model'?s? "
+       r"(dtype|data ?type|precision)s?\b",
        "PEFT keeps adapter weights in float32 by default (`autocast_adapter_dtype=True` upcasts fp16 / bf16 adapters "
        "when they are created or loaded) for stable training next to a half-precision base, so adapters saved in "
        "fp16 or set to bf16 come back float32.",

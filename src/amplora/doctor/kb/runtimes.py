@@ -94,11 +94,14 @@ RUNTIMES = (
        "output the same way; or build the engine from an fp32 ONNX model with `--fp16` (fp32 inputs and outputs, "
        "fp16 inside), checking `engine.get_tensor_dtype(name)` for each binding."),
     _e("ncnn-fp16", "backend", "ncnn's fp16 storage or arithmetic changes the results",
-       r"\buse_(fp16|bf16)_(arithmetic|storage|packed)\b", context=r"ncnn|\bopt\.|->opt",
+       r"\buse_(fp16|bf16)_(arithmetic|storage|packed)\b|"
+       r"\A(?=.*\bncnn\w*)(?=.*(全黑|黑图|输出是全黑|\bblack\b|\bdark\b|garbage|wrong (output|result)|noise))",
+       context=r"ncnn|\bopt\.|->opt",
        cause="ncnn runs layers with fp16 storage and fp16 arithmetic on ARM CPUs (and Vulkan GPUs) where the "
        "hardware has it, on by default: an activation past fp16's 65504 overflows, or a faulty fp16 kernel (1x1 "
        "convolutions among them) makes outputs differ from fp32.",
-       fix="Set `opt.use_fp16_arithmetic = false` (then `use_fp16_storage`, `use_fp16_packed`) to confirm; keep "
+       fix="Set `opt.use_fp16_arithmetic = false` (then `use_fp16_storage`, `use_fp16_packed`) to confirm, or run the "
+       "ncnn-Vulkan tool in fp32 (its fp32 / `-x`-style option; older or integrated GPUs often lack working fp16); keep "
        "the affected layers or the model in fp32, scale inputs into fp16's range, and upgrade ncnn or report the "
        "layer if a single kernel is wrong."),
     _e("tensorrt-precision-ignored", "backend", "TensorRT ignored the precision set on a layer",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import AMP_WORDS, HALF_WORDS, LOSS_SCALE_SKIP, PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, LOSS_SCALE_SKIP, PRECISION_RULED_OUT
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
@@ -62,16 +62,23 @@ OVERFLOW = (
        "the mean itself would fit.",
        fix="Reduce in a wider dtype and cast back if needed: `np.mean(a, dtype=np.float32)`, "
        "`t.sum(dtype=torch.float32)`, `t.float().mean()`."),
-    _e("fp16-spacing", "overflow", "an fp16 running sum or count that stops growing at 2048",
-       r"\b(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|counter|sum)\b.{0,400}"
-       r"(?<![\d.])(2048(\.0+)?|2\.048e\+0?3)(?![\d.])",
-       context=HALF_WORDS,
+    _e("fp16-spacing", "overflow", "a half-precision running sum, count or id that stops growing or rounds",
+       r"\A(?=.*" + HALF_WORDS + r")(?=.*\b(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|counter|"
+       r"sum)\b.{0,400}(?<![\d.])(2048(\.0+)?|2\.048e\+0?3)(?![\d.]))|"
+       # bf16 keeps 8 significant bits: a sum or norm of ones stops at 256
+       r"\A(?=.*" + BF16_WORDS + r")(?=.*\b(cumsum|sum|norm|accumulat\w*|counter|count)\b.{0,400}"
+       r"(?<![\d.])(256(\.0*)?|2\.56e\+0?2)(?![\d.]))|"
+       # integers carried in a half-precision tensor
+       r"\b(\w*_?ids?|labels?|indices|integers?|counts?|positions?|targets?)\b[^.\n]{0,80}\b(fp16|float16|half|bf16|"
+       r"bfloat16)\b[^.\n]{0,80}\b(lose|loses|lost|losing)\b (the |its )?precision|"
+       r"\b(converted|cast|casting|converting) to (fp16|float16|half|bf16|bfloat16)\b[^.\n]{0,80}\b(lose|loses|lost|"
+       r"losing)\b (the |its )?precision",
        unless=r"\b(nan|inf)\b|out of memory|max_(length|position|seq\w*)|context (length|window)|"
               r"\b(seq(uence)?|tokens?|block)[_ ]?(len|length|size)\b",
        cause="fp16 keeps 11 significant bits, so above 2048 it holds only even numbers (above 4096 only multiples "
-       "of 4, and so on): a running sum, cumulative sum or counter kept in fp16 stops growing once each addition is "
-       "smaller than half that spacing, and integers stored as fp16 (ids, positions, counts) above 2048 round to "
-       "a neighbour.",
+       "of 4, and so on), and bf16 keeps 8, so above 256: a running sum, cumulative sum, norm or counter kept in "
+       "half precision stops growing once each addition is smaller than half that spacing, and integers stored "
+       "as fp16 or bf16 (ids, labels, positions, counts) round to a neighbour.",
        fix="Accumulate in fp32 (`torch.cumsum(x, dim, dtype=torch.float32)`, `np.cumsum(a, dtype=np.float32)`, "
        "`x.float().sum()`), keep ids, positions and counters in an integer dtype (int32/int64), and cast to fp16 "
        "only the result."),

@@ -23,10 +23,15 @@ DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|co
                  r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
                  r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
+                 r"不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(acc|准确率|精度)\s*\S{0,4}下降|"
+                 r"loss\s*值?\s*(几乎)?(没有变化|不变)|"
+                 r"(different|wrong) values than expected|values? (are|is) (different|changed) than expected|"
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
-                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?)|"
+                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|squares?)|"
+                     r"(very |too |all |completely )?dark (images?|outputs?|results?|pictures?)|"
+                     r"(images?|outputs?|results?) (is |are )?(very |too |all |completely )dark|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
@@ -323,7 +328,8 @@ NONFINITE_REPORTS = (
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
     _e("clip-fp16-weights", "overflow", "OpenAI CLIP loaded on CUDA has fp16 weights",
-       r"\A(?=.*\bclip\.load\()(?=.*(?<![A-Za-z])(nan|NaN|inf)(?![A-Za-z]))",
+       r"\A(?=.*\bclip\.load\()(?=.*(?<![A-Za-z])(nan|NaN|inf)(?![A-Za-z]))|"
+       r"\A(?=.*\bCLIP\b)(?=.*\b(encode_image|encode_text)\b)(?=.*(?<![A-Za-z])(nan|NaN)(?![A-Za-z]))",
        "`clip.load(...)` on a CUDA device returns the model with fp16 weights (it calls `convert_weights`), so "
        "training it updates fp16 parameters directly: Adam's eps of 1e-8 is 0 in fp16 and small second moments "
        "underflow, so the first steps divide by zero and the weights go NaN.",
@@ -361,11 +367,12 @@ NONFINITE_REPORTS = (
        context=r"\b(merg\w*|sav\w*|convert\w*|export\w*|size|MB|GB)\b",
        unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
-       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)[^.\n]{0,100}"
+       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed)\b|"
-       r"\b(slower|no speed-?up|not faster)\b[^.\n]{0,80}(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]"
-       r"precision)",
-       unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b",
+       r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|freez\w*|hang(s|ing)?)\b(?:[^.\n]|\.(?=\w)){0,80}"
+       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
+       r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b",
+       unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b|NCCL|[Ww]atchdog|timed? ?out|deadlock",
        cause="Half precision is faster only where the hardware computes that dtype natively: bf16 is emulated on "
        "GPUs before Ampere (V100, T4, GTX/RTX 20xx) and on CPUs without AVX512-BF16 / AMX, and fp16 runs at a "
        "fraction of fp32's rate on Pascal consumer GPUs (GTX 10xx) and on most CPUs, so there it is slower than "
