@@ -12,6 +12,8 @@ import pytest
 from .conftest import amplora_cli
 
 SCRIPTS = Path(__file__).parent / "scripts"
+# the first test runs all the scripts (the fixture): 180 doctor runs on two workers take longer than one test's 900 s
+pytestmark = pytest.mark.timeout(2400)
 LABELS = [json.loads(line) for line in (SCRIPTS / "labels.jsonl").read_text().splitlines()]
 
 
