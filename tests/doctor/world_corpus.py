@@ -69,11 +69,15 @@ and audio; a merged LoRA that answers differently with no dtype in the text, and
 real mel filterbank labelled a reject), and `heldout39` (w6900 on: 18 more fixed queries and LLM fine-tuning
 frameworks; an fp16 CPU benchmark and a LoRA dtype in a serving backend told without an error), and `heldout40`
 (w7100 on: 18 more fixed queries and distributed and multi-GPU training; a Paddle kernel's fault told without its
-dtype story, and an out-of-memory report that quotes an older dtype error labelled a reject).
+dtype story, and an out-of-memory report that quotes an older dtype error labelled a reject), and `heldout41`
+(w7300 on: 18 more fixed queries and computer vision frameworks; DeepSpeed loss-scale skips at a high scale
+labelled faults, and a torch.compile divergence labelled a reject), and `heldout42` (w7500 on: 18 more fixed
+queries and Chinese-language LLM projects; a nested from_pretrained under transformers' meta context told without
+its error).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout40 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout42 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -97,7 +101,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20",
           "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26",
           "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33",
-          "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40")
+          "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
+          "heldout41", "heldout42")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -227,6 +232,13 @@ BATCH39_FROM = 6900
 # The fortieth (w7100 on, two collectors: 18 more queries fixed in advance in rank order; distributed and multi-GPU
 # training: DDP, FSDP, DeepSpeed, Megatron, collectives), the same way ("heldout40").
 BATCH40_FROM = 7100
+# The forty-first (w7300 on, two collectors: 18 more queries fixed in advance in rank order; computer vision
+# frameworks: Ultralytics, mmdetection, detectron2, timm, SAM, super-resolution, OCR), the same way ("heldout41").
+BATCH41_FROM = 7300
+# The forty-second (w7500 on, two collectors: 18 more queries fixed in advance in rank order; Chinese-language LLM
+# projects: Qwen, ChatGLM, InternLM, Baichuan, DeepSeek, MiniCPM, ms-swift, Ascend ports), the same way
+# ("heldout42").
+BATCH42_FROM = 7500
 
 
 def batch(record: dict) -> int:
@@ -242,14 +254,16 @@ def batch(record: dict) -> int:
     twenty-eighth (w4700-w4899), 30 for the twenty-ninth (w4900-w5099), 31 for the thirtieth (w5100-w5299), 32 for the thirty-first (w5300-w5499), 33 for the
     thirty-second (w5500-w5699), 34 for the thirty-third (w5700-w5899), 35 for the thirty-fourth (w5900-w6099), 36 for the
     thirty-fifth (w6100-w6299), 37 for the thirty-sixth (w6300-w6499), 38 for the thirty-seventh (w6500-w6699), 39 for
-    the thirty-eighth (w6700-w6899), 40 for the thirty-ninth (w6900-w7099), 41 for the fortieth (w7100 on)."""
+    the thirty-eighth (w6700-w6899), 40 for the thirty-ninth (w6900-w7099), 41 for the fortieth (w7100-w7299), 42 for the forty-first
+    (w7300-w7499), 43 for the forty-second (w7500 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
               BATCH14_FROM, BATCH15_FROM, BATCH16_FROM, BATCH17_FROM, BATCH18_FROM, BATCH19_FROM, BATCH20_FROM,
               BATCH21_FROM, BATCH22_FROM, BATCH23_FROM, BATCH24_FROM, BATCH25_FROM, BATCH26_FROM,
               BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
-              BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM)
+              BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
+              BATCH41_FROM, BATCH42_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -270,7 +284,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout40' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout42' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -313,7 +327,9 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout37" for r in records if batch(r) == 38},
             **{r["id"]: "heldout38" for r in records if batch(r) == 39},
             **{r["id"]: "heldout39" for r in records if batch(r) == 40},
-            **{r["id"]: "heldout40" for r in records if batch(r) == 41}}
+            **{r["id"]: "heldout40" for r in records if batch(r) == 41},
+            **{r["id"]: "heldout41" for r in records if batch(r) == 42},
+            **{r["id"]: "heldout42" for r in records if batch(r) == 43}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
