@@ -201,3 +201,17 @@ def test_fresh_memory_from_empty_is_no_birth():
     assert tracer.first is None and tracer.first_nan is None
     tracer._check(torch.ops.aten.log.default, (torch.zeros(4),), {}, torch.full_like(x, float("-inf")), caller=None)
     assert tracer.first is not None and tracer.first.op == "aten.log.default"
+
+
+def test_weights_made_inf_from_tiny_gradients_name_a_division_not_the_learning_rate():
+    """A hand-written Adam-like update in fp16: the gradients are tiny, so no plain step reaches 65504; the update
+    divided by an eps and a squared-gradient average that are 0 in fp16."""
+    from amplora.doctor.nonfinite import explain_params
+    layer = torch.nn.Linear(4, 4).half()
+    with torch.no_grad():
+        layer.weight[0, 0] = float("inf")
+    layer.weight.grad = torch.full_like(layer.weight, 1e-3)
+    found = explain_params([("weight", layer.weight)], [layer])
+    assert "divided by a denominator that is 0 in fp16" in found.cause and "eps >= 1e-4" in found.fix
+    layer.weight.grad = torch.full_like(layer.weight, 30.0)  # large gradients: the step itself can overflow
+    assert "passed fp16's limit" in explain_params([("weight", layer.weight)], [layer]).cause

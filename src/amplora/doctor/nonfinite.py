@@ -391,6 +391,14 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         fix = (f"keep optimizer state in the weights' dtype ({dt}): create it with `torch.zeros_like(p)` (no "
                f"`dtype=torch.{'float16' if hdt == 'fp16' else 'bfloat16'}`) in {where}; state that must stay "
                f"{hdt} needs eps >= 1e-4 and values within its range")
+    elif low and 0 < gmax and (lr if isinstance(lr, (int, float)) else 1.0) * gmax < 1.0:
+        # a step of lr x |g| < 1 cannot pass 65504: the update divided by something that was 0 in half precision
+        cause = (f"{opt.capitalize() if optimizer is None else opt} made {dt} weights {value} from small finite "
+                 f"gradients (max |g| = {_num(gmax)}), which a plain step cannot do: the update divided by a "
+                 f"denominator that is 0 in {dt}, an Adam-like sqrt(v) + eps whose eps (1e-8) and average of squared "
+                 f"gradients underflow below {dt}'s smallest value {_smallest(p.dtype)}.")
+        fix = (f"keep trainable parameters and optimizer state in fp32 (master weights) and let autocast run the "
+               f"matmuls in {dt}, or use bf16; an update that must run in {dt} needs eps >= 1e-4")
     else:
         cause = (f"{opt.capitalize() if optimizer is None else opt} updated {dt} weights with finite gradients and "
                  f"the result passed {dt}'s limit {_num(limit)}" + (" (there is no fp32 master copy)." if low else "."))
