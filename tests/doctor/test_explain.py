@@ -578,6 +578,7 @@ SAMPLES = [
     ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.uint32. The only supported types "
      "are: float64, float32, float16", [], None),
     ("int-constant-overflow", "RuntimeError: value cannot be converted to type int8_t without overflow", [], None),
+    ("faiss-float32", "TypeError: in method 'IndexFlat_add', argument 3 of type 'float const *'", ["fp32"], None),
     ("numpy-float-index", "IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
      "integer or boolean arrays are valid indices", [], None),
     ("deepspeed-fp16-capability", "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json\nValueError: Type fp16 "
@@ -852,6 +853,9 @@ CLASS_WORDINGS = [
     ("mask-not-bool", "UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
      "instead."),
     ("fp16-spacing", "A = torch.ones(4096, dtype=torch.bfloat16); A.sum() gives 256."),
+    ("cpu-half-kernel", "Error when I run the fp16 checkpoint for inference on the CPU\nTraceback (most recent call last):\n"
+     "  File \"sparse.py\", line 118, in forward"),
+    ("fp16-nonfinite-report", "半精度训练时 loss 很大，后面 loss 就爆了"),
     ("fp16-spacing", "after the batch is cast to fp16 the sample ids lose precision"),
     ("ncnn-fp16", "waifu2x-ncnn-vulkan gives a completely black output on my laptop GPU"),
     ("long-indices", "RuntimeError: one_hot is only applicable to index tensor."),
@@ -1385,6 +1389,14 @@ def test_rms_norm_in_half_precision_names_its_default_eps():
     e = explain("nn.RMSNorm on bfloat16 inputs gives outputs that differ from fp32 by 1.7x")
     assert "finfo(x.dtype).eps" in e.cause and "eps=1e-6" in e.fix
     assert "finfo(x.dtype).eps" not in explain("RMSNorm in fp32 and bf16 match").cause
+
+
+def test_a_library_notice_that_reads_like_an_exception_is_not_the_error_line():
+    text = ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+            "A matching Triton is not available, some optimizations will not be enabled.\n"
+            "Error caught was: No module named 'triton'\n"
+            "Traceback (most recent call last):\n  File \"merge.py\", line 84, in <module>")
+    assert explain(text).key == "device-mismatch"
 
 
 def test_an_error_told_below_a_warning_answers_instead_of_the_warning():

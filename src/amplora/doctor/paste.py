@@ -53,6 +53,11 @@ _OP_PHRASES = [
 
 
 
+# a line that looks like an exception and is a library's notice: xformers' "A matching Triton is not available, some
+# optimizations will not be enabled. / Error caught was: No module named 'triton'"
+_NOTICE = re.compile(r"Error caught was:")
+
+
 def error_line(text: str) -> str:
     """The last 'SomeError: message' line of a traceback (or the first non-empty line of a bare message), with the
     lines a terminal or forum wrapped it onto."""
@@ -60,6 +65,8 @@ def error_line(text: str) -> str:
     lines = [ln for ln in raw if ln]
     at = [i for i, ln in enumerate(raw) if ln]  # where each of `lines` sits in `raw`
     for i in reversed(range(len(lines))):
+        if _NOTICE.match(lines[i]):
+            continue
         if re.match(r"^[\w.]*(Error|Exception|Warning|Fault)\b.*?:", lines[i]):
             return _unwrapped_message(raw, at[i])
         if re.fullmatch(r"[\w.]*(Error|Exception)", lines[i]) and i + 1 < len(lines):  # the message on the next line

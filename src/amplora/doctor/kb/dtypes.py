@@ -36,6 +36,11 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    _e("faiss-float32", "mismatch", "faiss given arrays that are not float32",
+       r"in method '\w+', argument \d+ of type '(float const|const float) ?\*'",
+       cause="faiss's Python bindings take float32 arrays only (`float const *`), and got another dtype: float64, "
+       "NumPy's default and what `np.load` returns for embeddings saved as float64, or float16.",
+       fix="Convert before add / train / search: `x = np.ascontiguousarray(x, dtype=np.float32)`."),
     _e("listed-dtypes-no-half", "cpu-kernel", "a library that takes only listed dtypes got fp16/bf16",
        r"did not recognize array type|array type (float16|half) is (unsupported|not supported)|"
        r"\b(must|should) be one of \[?[\w ,.'\"]{3,120}\]?,? (not|but got|got) [`'\"]?(\w+\.)?(float16|half|bfloat16)\b",

@@ -149,6 +149,8 @@ FALLBACKS = (
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
        r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
+       r"\A(?=.*\b(error|Traceback)\b)(?=.*(\b(fp16|half|float16)\b.{0,200}\bon (the )?CPU\b|"
+       r"\bon (the )?CPU\b.{0,200}\b(fp16|half|float16)\b))(?!.*\b(cuda|GPU)\b[^.\n]{0,40}\b(works?|fine)\b)|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\A(?=.*\bcpu\b).*?" + _HALF_NOT_IMPLEMENTED_IN_WORDS + "|"

@@ -35,7 +35,7 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
                      r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
-                     r"\bassert\b[^\n]{0,80}\bisnan\(|"
+                     r"\bassert\b[^\n]{0,80}\bisnan\(|loss\s*\S{0,3}(爆了|爆炸|炸了)|"
                      r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。.]{0,6}黑|感叹号|感嘆符|exclamation marks|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(就|都|会|又|还)?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*"
                      r"0(\.0+)?(?![\d.])")
