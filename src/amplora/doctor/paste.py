@@ -51,8 +51,6 @@ _OP_PHRASES = [
 ]
 
 
-
-
 # a line that looks like an exception and is a library's notice: xformers' "A matching Triton is not available, some
 # optimizations will not be enabled. / Error caught was: No module named 'triton'"
 _NOTICE = re.compile(r"Error caught was:")
