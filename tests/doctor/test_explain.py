@@ -578,6 +578,7 @@ SAMPLES = [
     ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.uint32. The only supported types "
      "are: float64, float32, float16", [], None),
     ("int-constant-overflow", "RuntimeError: value cannot be converted to type int8_t without overflow", [], None),
+    ("merge-into-packed-refused", "ValueError: Cannot merge LORA layers when the model is gptq quantized", [], None),
     ("faiss-float32", "TypeError: in method 'IndexFlat_add', argument 3 of type 'float const *'", ["fp32"], None),
     ("numpy-float-index", "IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
      "integer or boolean arrays are valid indices", [], None),
@@ -856,6 +857,8 @@ CLASS_WORDINGS = [
     ("cpu-half-kernel", "Error when I run the fp16 checkpoint for inference on the CPU\nTraceback (most recent call last):\n"
      "  File \"sparse.py\", line 118, in forward"),
     ("fp16-nonfinite-report", "半精度训练时 loss 很大，后面 loss 就爆了"),
+    ("expected-scalar-type", "the backward threw `Expected Float, got BFloat16`"),
+    ("fp16-spacing", "res = dgl.ops.copy_u_sum(g, feat.half())  # gives tensor([2048., 2048.], dtype=torch.float16)"),
     ("fp16-spacing", "after the batch is cast to fp16 the sample ids lose precision"),
     ("ncnn-fp16", "waifu2x-ncnn-vulkan gives a completely black output on my laptop GPU"),
     ("long-indices", "RuntimeError: one_hot is only applicable to index tensor."),
@@ -1383,6 +1386,14 @@ def test_the_setup_a_paste_shows_adds_its_own_cause():
     assert "float64 (Double)" in bare.cause  # no dtypes named: NumPy's float64 is as likely as half precision
     named = explain("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
     assert "float64 (Double)" not in named.cause
+
+
+def test_a_cast_after_a_ddp_wrapper_or_a_default_dtype_is_named():
+    e = explain("model = DistributedDataParallel(model)\nmodel = model.to(torch.bfloat16)\n"
+                "RuntimeError: expected scalar type Float but found BFloat16")
+    assert "wrapped it" in e.cause and "before wrapping" in e.fix
+    e = explain("train.py --default_dtype float64\nRuntimeError: expected scalar type Double but found Float")
+    assert "`--default_dtype float64`" in e.cause and "model.double()" in e.fix
 
 
 def test_rms_norm_in_half_precision_names_its_default_eps():

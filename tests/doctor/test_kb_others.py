@@ -7,6 +7,7 @@ from amplora.doctor.kb import GENERAL_ADVICE
 OTHERS = [
     ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
+    ("RuntimeError: Could not infer dtype of numpy.float32", "numpy<2"),
     ("torch.utils.checkpoint.CheckpointError: Recomputed values for the following tensors have different metadata\n"
      "saved metadata: {'shape': torch.Size([3584]), 'dtype': torch.float16}\n"
      "recomputed metadata: {'shape': torch.Size([0]), 'dtype': torch.float16}", "use_reentrant"),

@@ -173,6 +173,20 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "0.0078 in bf16 and 0.00098 in fp16, larger than the mean square of small activations, so the "
                      "normalisation is distorted.")
         fix.append("Pass an explicit eps (`nn.RMSNorm(dim, eps=1e-6)`) or normalise in fp32.")
+    m = re.search(r"DistributedModelParallel|DistributedDataParallel|\bDDP\(|\bDMP\b", text)
+    if m and entry.kind == "mismatch" and re.search(r"\)\s*\n?\s*\w+ = \w+\.(to\(torch\.(bfloat16|float16)\)|half\(\))",
+                                                   text[m.end():]):
+        cause.append(f"The text shows the model cast after `{m.group(0).rstrip('(')}` wrapped it: the wrapper's "
+                     f"gradient buckets and reducer are built for the parameters' dtype at wrap time, so bf16/fp16 "
+                     f"gradients meet fp32 buckets in backward.")
+        fix.append("Cast the model before wrapping it (`model.to(torch.bfloat16)`, then the DDP / DMP wrapper), or "
+                   "keep it fp32 and train under autocast.")
+    m = re.search(r"--default[_-]dtype\W{0,3}\w*|set_default_dtype\([^)]*\)", text)
+    if m and entry.kind == "mismatch" and "default dtype" not in said:
+        cause.append(f"The text shows a default dtype setting (`{m.group(0).strip()}`): tensors the code creates take "
+                     f"it, while a loaded model keeps the dtype it was saved in (float64 against float32).")
+        fix.append("Set the default dtype to the loaded model's dtype, or convert the model to it (`model.double()` / "
+                   "`model.float()`).")
     if entry.key == "matmul-dtype" and not dtypes:
         cause.append("The message names no dtypes (torch before 2.1 did not print them): a float64 (Double) input "
                      "from NumPy or pandas meeting float32 weights is as likely as a half-precision one.")

@@ -192,6 +192,7 @@ FALLBACKS = (
     _e("expected-scalar-type", "mismatch", "an op expected another dtype",
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
        r"\bexpect(ed)? scalar (\w+) type,? but (input|got|found) (\w+)|"
+       r"\bExpected (Float|Half|BFloat16|Double), got (Float|Half|BFloat16|Double)\b|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
        r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor|"
        r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,?( but)? got( type)? torch\.(cuda\.)?\w+Tensor|"

@@ -35,6 +35,11 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a fault: PyTorch's Apple MPS backend has no kernel for this op, and because `PYTORCH_ENABLE_MPS_FALLBACK=1` "
      "is set it runs on the CPU instead, correct but slower (each call copies its tensors between the devices). "
      "Nothing needs fixing; if the op is in a hot loop, a newer torch may have its MPS kernel."),
+    # torch built against another NumPy: no NumPy scalar type is understood, whatever the data's dtype
+    (r"Could not infer dtype of numpy\.\w+",
+     "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "
+     "installed NumPy is not the one the torch build supports (NumPy 2 with a torch built for NumPy 1). Install a "
+     "matching pair (`pip install \"numpy<2\"` for an older torch, or upgrade torch)."),
     # a checkpointed recompute that finds ZeRO-3's empty parameter placeholders
     (r"recomputed metadata: \{'shape': torch\.Size\(\[0\]\)",
      "Not a precision fault: the dtypes match, and the recompute saw parameters of shape [0], the placeholders "

@@ -194,6 +194,12 @@ QUANTIZED = (
        "(`init_lora_weights='pissa'`), save the residual base (PEFT's `save_pretrained(..., "
        "path_initial_model_for_weight_conversion=...)`), then load that residual quantized for training; or "
        "dequantize the layer first (`peft.utils.integrations.dequantize_module_weight`)."),
+    _e("merge-into-packed-refused", "quantized", "LoRA merge refused on a GPTQ/AWQ-packed base",
+       r"Cannot merge LORA layers when the model is (gptq|awq|\w+) quantized",
+       cause="PEFT cannot fold LoRA weights into GPTQ or AWQ weights: they are packed int4 with scales, and a merge "
+       "needs a float weight to add the delta to.",
+       fix="Keep the adapter unmerged for inference (the PeftModel on the quantized base), or merge it into the "
+       "original fp16/bf16 (unquantized) base model and quantize the merged model again."),
     _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
        r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors|"
        r"merg\w*[^.\n]{0,80}\b(4|8)-?bit[^.\n]{0,80}\b(wrong|differ\w*|worse|garbage|gibberish|degrad\w*|broken|"

@@ -63,8 +63,8 @@ OVERFLOW = (
        fix="Reduce in a wider dtype and cast back if needed: `np.mean(a, dtype=np.float32)`, "
        "`t.sum(dtype=torch.float32)`, `t.float().mean()`."),
     _e("fp16-spacing", "overflow", "a half-precision running sum, count or id that stops growing or rounds",
-       r"\A(?=.*" + HALF_WORDS + r")(?=.*\b(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|counter|"
-       r"sum)\b.{0,400}(?<![\d.])(2048(\.0+)?|2\.048e\+0?3)(?![\d.]))|"
+       r"\A(?=.*" + HALF_WORDS + r")(?=.*(?<![A-Za-z])(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|"
+       r"counter|sum)\b.{0,400}(?<![\d.])(2048\.?0*|2\.048e\+0?3)(?![\d]))|"
        # bf16 keeps 8 significant bits: a sum or norm of ones stops at 256
        r"\A(?=.*" + BF16_WORDS + r")(?=.*\b(cumsum|sum|norm|accumulat\w*|counter|count)\b.{0,400}"
        r"(?<![\d.])(256(\.0*)?|2\.56e\+0?2)(?![\d.]))|"
