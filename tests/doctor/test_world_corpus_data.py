@@ -77,7 +77,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout36", 52), ("heldout37", 71),
                                          ("heldout38", 66), ("heldout39", 65),
                                          ("heldout40", 69), ("heldout41", 74),
-                                         ("heldout42", 69), ("heldout43", 60)])
+                                         ("heldout42", 69), ("heldout43", 60),
+                                         ("heldout44", 55)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -174,7 +175,7 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (38, "heldout37", "w6500", 55, 16, 58), (39, "heldout38", "w6700", 46, 20, 57),
     (40, "heldout39", "w6900", 49, 16, 55), (41, "heldout40", "w7100", 53, 16, 54),
     (42, "heldout41", "w7300", 55, 19, 58), (43, "heldout42", "w7500", 46, 23, 54),
-    (44, "heldout43", "w7701", 45, 15, 52)])
+    (44, "heldout43", "w7701", 45, 15, 52), (45, "heldout44", "w7900", 41, 14, 44)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -226,7 +227,7 @@ def test_load_filters_by_split(records):
               + wc.load("heldout32") + wc.load("heldout33") + wc.load("heldout34")
               + wc.load("heldout35") + wc.load("heldout36") + wc.load("heldout37") + wc.load("heldout38")
               + wc.load("heldout39") + wc.load("heldout40") + wc.load("heldout41") + wc.load("heldout42")
-              + wc.load("heldout43"))
+              + wc.load("heldout43") + wc.load("heldout44"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
