@@ -180,12 +180,7 @@ _FALLBACK_BESIDE_FAILURE = re.compile(patterns.FALLBACK_BESIDE_FAILURE, re.IGNOR
 def _only_a_warning(entry: Entry, text: str, error_line: str) -> bool:
     """Whether `entry` matches `text` only on a warning line while the paste ends in an exception it does not
     match."""
-    if entry.match.search(error_line):
-        return False
-    m = entry.match.search(text)
-    if m is None:
-        return False
-    return bool(re.search(r"\w*Warning\b|warnings\.warn\(", lines_around(text, m.start(), m.end())))
+    return not entry.match.search(error_line) and _on_a_warning_line(entry, text)
 
 
 def lines_around(text: str, start: int, end: int | None = None) -> str:
