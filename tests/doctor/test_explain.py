@@ -1396,6 +1396,24 @@ def test_a_cast_after_a_ddp_wrapper_or_a_default_dtype_is_named():
     assert "`--default_dtype float64`" in e.cause and "model.double()" in e.fix
 
 
+def test_the_setup_behind_a_device_or_packed_weight_error_adds_its_advice():
+    medvram = explain("webui --medvram\nRuntimeError: Expected all tensors to be on the same device, but found at least "
+                      "two devices, cpu and cuda:0!")
+    assert "`--medvram`" in medvram.cause and "run without that offload mode" in medvram.fix
+    assert "upgrade that library" in explain("RuntimeError: indices should be either on cpu or on the same device as "
+                                             "the indexed tensor (cuda:1)").fix
+    packed = explain("RuntimeError: self and mat2 must have the same dtype, but got BFloat16 and Byte\n"
+                     "model = AutoModel.from_pretrained(path, load_in_4bit=True)")
+    assert packed.key == "packed-quant-weight" and "llm_int8_skip_modules" in packed.fix
+
+
+def test_torch_compiles_aot_autograd_frames_are_not_a_backward():
+    text = ('  File "torch/_functorch/aot_autograd.py", line 1241, in forward\n    return compiled_fn(full_args)\n'
+            "RuntimeError: self and mat2 must have the same dtype, but got Half and Float")
+    assert explain(text).key == "matmul-dtype"
+    assert explain(text.replace("aot_autograd.py", "autograd/__init__.py")).key == "s004-backward-mixed-amp"
+
+
 def test_rms_norm_in_half_precision_names_its_default_eps():
     e = explain("nn.RMSNorm on bfloat16 inputs gives outputs that differ from fp32 by 1.7x")
     assert "finfo(x.dtype).eps" in e.cause and "eps=1e-6" in e.fix
