@@ -601,6 +601,33 @@ SAMPLES = [
     ("precision-not-applied", "With tensor parallel the matmuls run in fp32 instead of bf16", ["fp32"], None),
     ("jax-branch-dtypes", "TypeError: true_fun and false_fun output must have identical types, got\n"
      "'DIFFERENT ShapedArray(float32[64]) vs. ShapedArray(bfloat16[64])'", [], None),
+    ("bf16-kernel-not-built", "Error: DriverError(CUDA_ERROR_NOT_FOUND, \"named symbol not found\") when loading "
+     "affine_bf16", [], None),
+    ("gpu-dtype-combination", "RuntimeError: Unsupported GPU and data type combination", [], None),
+    ("mps-fp16-unstable", "On my M2 MacBook the fp16 pipeline crashes the kernel, float32 is fine", ["fp16"], None),
+    ("bnb-int8-cublaslt", "Exception: cublasLt ran into an error!", [], None),
+    ("safetensors-meta-target", "safetensors_rust.SafetensorError: device meta is invalid", [], None),
+    ("rnn-hidden-device", "RuntimeError: Input and hidden tensors are not at the same device, found input tensor at "
+     "cuda:0 and hidden tensor at cpu", [], None),
+    ("where-condition", "RuntimeError: Expected condition to have ScalarType Bool, but got ScalarType Float", [], None),
+    ("float-only-op", "RuntimeError: scatter_(): Expected floating or complex type for self.", [], None),
+    ("default-dtype-not-float", "TypeError: only floating-point types are supported as the default type", [], None),
+    ("no-promotion-assert", "RuntimeError: !(has_different_input_dtypes && !config.promote_inputs_to_common_dtype_) "
+     "INTERNAL ASSERT FAILED at \"aten/src/ATen/TensorIterator.cpp\"", [], None),
+    ("converter-dtype-assert", "AssertionError: dtype mismatch between source and target state dicts. Left side is "
+     "{'lm_head.weight': torch.float32}, right side is {'lm_head.weight': torch.bfloat16}", ["fp32", "bf16"], None),
+    ("old-tensor-types", "TypeError: cat received an invalid combination of arguments - got (tuple), but expected "
+     "one of:\n * (sequence[torch.FloatTensor] seq)\nwith ids = torch.LongTensor(ids)", [], None),
+    ("tf-no-kernel-dtype", "InvalidArgumentError: No OpKernel was registered to support Op 'MaxPool' used by "
+     "{{node pool}} with these attrs: [T=DT_BFLOAT16, padding=\"VALID\"]", ["bf16"], None),
+    ("tf-dtype-not-allowed", "TypeError: Value passed to parameter 'x' has DataType float64 not in list of allowed "
+     "values: bfloat16, float32", ["fp64"], None),
+    ("kv-cache-quant-needs-fa", "llama_init_from_model: V cache quantization requires flash_attn", [], None),
+    ("fp8-nonfinite-report", "Training with fp8 recipes: the loss is nan after 200 steps", [], None),
+    ("fused-optimizer-grad-dtype", "RuntimeError: adam.cu:88 in function multi_tensor_adam_cuda: Assertion failed: "
+     "Param tensor 3 has dtype=Float32, but expected dtype=BFloat16", [], None),
+    ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
+     "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
 
 
@@ -713,6 +740,15 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
+    # wider wordings of known classes
+    ("cpu-mixed-norm", "RuntimeError: gamma and beta's data type should be float (ipex layer_norm on a bf16 model)"),
+    ("gpu-api-no-fp16", "Error: This model requires WebGPU extension shader-f16, which is not enabled in this browser."),
+    ("generic-dtype", "RuntimeError: both inputs should have same dtype"),
+    ("quantized-fp16-overflow", "quantize_(model, int8_weight_only()) gives nan logits on the CPU"),
+    ("xpu-igpu-bf16", "error: bf conversion instruction not supported! in kernel 'triton_poi_fused_to_copy' (bf16 model)"),
+    ("fp16-nonfinite-report", "NaN loss when training a LoRA on SDXL"),
+    ("fp16-nonfinite-report", "After model.type(torch.cuda.HalfTensor) the loss is nan"),
+    ("optimizer-state-dtype", "After resuming, the momentum_buffer is loaded as fp32 while the params are bf16"),
     # MPS: dtypes Apple GPUs lack
     ("mps-float8", "Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype."),
     ("mps-float8", "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for "
@@ -893,6 +929,11 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a NaN that a lower learning rate avoids on SDXL: the optimisation diverging
+    "SDXL LoRA: with LR 1e-6 the loss is nan after 3 epochs, with a lower LR it trains",
+    # two float32 arrays in a shape error: no two dtypes met
+    "operand = np.ones((3, 6), dtype=np.float32)\nupdate = np.zeros((3, 2), dtype=np.float32)\n"
+    "RuntimeError: Invalid argument: Updates tensor must be of rank 2; got 3.",
     # a black Flux image with no sign of half precision or NaN: sampler settings or a missing VAE as likely
     "Flux gives me a black picture with every sampler I pick",
     # an fp8 matmul refused for a misaligned operand: memory layout, not precision
@@ -942,6 +983,22 @@ LOOKALIKE_REJECTS = [
 def test_lookalikes_of_the_new_classes_are_rejected(text):
     e = explain(text)
     assert not e.recognized, (e.key, text)
+
+
+def test_the_fp8_training_story_needs_training():
+    """An fp8 checkpoint that outputs NaN when served gets the general NaN answer, not fp8 training's range story."""
+    assert explain("Serving the FP8 checkpoint prints !!!!! (tensor is nan)").key != "fp8-nonfinite-report"
+    assert explain("Training in fp8 with TransformerEngine: loss is nan").key == "fp8-nonfinite-report"
+
+
+def test_detail_lines_under_a_message_count_as_the_message():
+    """xFormers and friends print the operands' dtypes on lines under the error; a Bool index is named as such."""
+    e = explain("ValueError: Query/Key/Value should either all have the same dtype\n"
+                "  query.dtype: torch.bfloat16\n  key.dtype  : torch.float32\n  value.dtype: torch.bfloat16")
+    assert "fp32" in e.cause and "bf16" in e.cause
+    e = explain("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                "Long, Int; but got CPUBoolType instead (while checking arguments for embedding)")
+    assert e.key == "long-indices" and "bool" in e.dtypes and "bool" in e.cause
 
 
 def test_a_kernel_story_follows_the_device_in_the_text():

@@ -30,6 +30,11 @@ OTHERS = [
     # the AMP API's old spelling: a deprecation warning, nothing wrong with the run
     ("train.py:196: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
      "`torch.amp.GradScaler('cuda', args...)` instead.", "torch.amp.GradScaler('cuda', ...)"),
+    # xFormers' cutlass kernel, which takes every float dtype, refused the bias for its shape
+    ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+     "     query       : shape=(8, 43, 4, 8) (torch.float32)\n     attn_bias   : <class 'torch.Tensor'>\n"
+     "`flshattF` is not supported because:\n    dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})\n"
+     "`cutlassF` is not supported because:\n    attn_bias.shape[-1] % 8 != 0", "multiple of 8"),
     # loss scaling that is still calibrating: a high scale, no NaN loss
     ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0\nIs this normal?",
      "expected and harmless"),
@@ -59,6 +64,11 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
     ("UserWarning: The operator 'aten::upsample_bicubic2d.out' is not currently supported on the MPS backend and "
      "will fall back to run on the CPU.\nTypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework "
      "doesn't support float64. Please use float32 instead.", "mps-float64"),
+    # the cutlass kernel refused for the dtype (bf16 on an old GPU): a precision fault after all
+    ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+     "     query       : shape=(8, 1008, 1, 72) (torch.bfloat16)\n"
+     "`cutlassF` is not supported because:\n    bf16 is only supported on A100+ GPUs\n"
+     "`smallkF` is not supported because:\n    dtype=torch.bfloat16 (supported: {torch.float32})", "bf16-gpu-unsupported"),
     # a device type autocast never takes is the user's call to fix
     ("RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type"),
 ])

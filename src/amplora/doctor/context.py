@@ -55,7 +55,7 @@ _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion 
                         r"PuLID)\b", re.IGNORECASE)
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
-                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|AutoencoderKL|"
+                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|\bvae\.to\(|AutoencoderKL|"
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")

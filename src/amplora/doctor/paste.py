@@ -25,6 +25,7 @@ _DTYPE_TOKENS = [
     (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
     (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
     (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
+    (r"BoolTensor|(?<=CPU)BoolType|(?<=CUDA)BoolType|\btorch\.bool\b|(?<=ScalarType )Bool\b", "bool"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
 # (a word of a hyphenated model or repository name, `meta-llama/...`, is no device)
@@ -86,7 +87,15 @@ def _unwrapped_message(lines: list[str], i: int) -> str:
                 or "File \"" in nxt):
             break
         out, last = f"{out} {nxt}", nxt
+        i += 1
+    for nxt in lines[i + 1:i + 7]:  # the message's own detail lines: "  query.dtype: torch.bfloat16"
+        if not nxt or not _DETAIL_LINE.match(nxt):
+            break
+        out = f"{out} {nxt}"
     return out
+
+
+_DETAIL_LINE = re.compile(r"[a-z_][\w.\[\]]*\s*:\s+\S")
 
 
 def undecorated(line: str) -> str:
@@ -274,5 +283,6 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     if len(devices) >= 2:
         parts.append("devices " + " and ".join(devices[:2]))
     if len(dtypes) >= 2:
-        parts.append("dtypes " + " and ".join(spelled(d) for d in dtypes[:2]))
+        named = [spelled(d) for d in dtypes[:3]]
+        parts.append("dtypes " + ", ".join(named[:-1]) + " and " + named[-1])
     return f"This message names {'; '.join(parts)}." if parts else ""

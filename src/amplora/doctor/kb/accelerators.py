@@ -121,7 +121,8 @@ ACCELERATORS = (
     _e("gpu-api-no-fp16", "device-capability", "a Vulkan / OpenCL / WebGPU target without fp16",
        r"\b(vulkan|opencl|webgpu|wgpu)\b[^\n]{0,120}\b(not|no|doesn'?t|does not|without|lacks?)\s+(support(ing|s)?\s+"
        r"(for\s+)?)?(fp16|float16|f16|shader-?f16|shaderFloat16|half)\b|"
-       r"\b(fp16|float16|shader-?f16|shaderFloat16)\b[^\n]{0,80}\bnot supported\b[^\n]{0,80}\b(vulkan|opencl|webgpu)\b",
+       r"\b(fp16|float16|shader-?f16|shaderFloat16)\b[^\n]{0,80}\bnot supported\b[^\n]{0,80}\b(vulkan|opencl|webgpu)\b|"
+       r"requires (the )?WebGPU extension shader-?f16|\bshader-?f16\b[^\n]{0,80}\bnot (enabled|supported|available)\b",
        "The GPU or its driver does not expose 16-bit float arithmetic to this API (Vulkan `shaderFloat16`, "
        "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs), so "
        "a model whose kernels compute in float16 (MLC's `q4f16_*`, f16 GGUF compute) cannot be built for it.",
@@ -165,13 +166,30 @@ ACCELERATORS = (
        context=r"\brocm|\bamd\b|\bhip\b|\bgfx\d|\bMI\d{3}|radeon|\brdna|\b(7900|9070|6900|6800)\s?(xtx?|gre)?\b",
        unless=r"out of memory|OutOfMemoryError"),
     _e("xpu-igpu-bf16", "device-capability", "bf16 on an Intel integrated GPU without bf16 kernels",
-       r"level_zero backend failed with error|UR_RESULT_ERROR_\w+|PI_ERROR_\w+",
+       r"level_zero backend failed with error|UR_RESULT_ERROR_\w+|PI_ERROR_\w+|bf conversion instruction not supported",
        context=r"\b(bf16|bfloat16)\b",
-       cause="Intel integrated GPUs (Iris Xe / Xe-LP, UHD) run fp16 but have no bf16 kernels (bf16 needs the XMX "
-       "engines of Arc, Battlemage and data-center GPUs), and the Level Zero driver refuses the bf16 kernel the "
-       "run asked for.",
+       cause="Intel integrated GPUs (Iris Xe / Xe-LP, UHD, Meteor Lake) run fp16 but have no native bf16 kernels or "
+       "bf16 conversion instructions (bf16 needs the XMX engines of Arc, Battlemage and data-center GPUs), and the "
+       "Level Zero driver or its compiler refuses the bf16 kernel the run asked for.",
        fix="Run in fp16 or fp32 on this GPU: `torch_dtype=torch.float16` (or float32); in ComfyUI `--fp16-unet "
        "--fp16-vae` or `--fp32-vae` instead of the bf16 default; keep bf16 for Arc / data-center GPUs."),
+    _e("bf16-kernel-not-built", "device-capability", "a bf16 kernel missing from a build for an older GPU",
+       r"named symbol not found\W{0,6}\)?,? when loading \w*(bf16|bfloat16)\w*|"
+       r"CUDA_ERROR_NOT_FOUND\b[^\n]{0,120}\b\w*_bf16\w*",
+       cause="The library compiles its bf16 CUDA kernels only for compute capability 8.0 (Ampere) or newer "
+       "(candle and similar Rust / C++ runtimes build them under `__CUDA_ARCH__ >= 800`), and this binary was "
+       "built for an older GPU (Turing 7.5 such as the T4 or RTX 20xx, Pascal 6.x), or for the oldest of several "
+       "GPUs in the machine, so the bf16 kernel it asks for is not there.",
+       fix="Run the model in f16 or f32 (the runtime's dtype option, e.g. `--dtype f16`) on that GPU, or build for "
+       "the GPU you run on (`CUDA_COMPUTE_CAP=89` for an Ada card) and use bf16 only on compute capability 8.0+."),
+    _e("gpu-dtype-combination", "device-capability", "a kernel built for other GPU and dtype pairs",
+       r"Unsupported GPU and data type combination",
+       cause="This fused kernel (DeepSpeed4Science's EvoformerAttention, used by OpenFold and its ports, and "
+       "similar CUTLASS kernels) is compiled per GPU architecture and dtype: bf16 only for compute capability 8.0 "
+       "or newer (Ampere: A100, RTX 30xx), so a bf16 run on a V100 (7.0) or T4 (7.5), or an fp32 input where the "
+       "kernel takes only half precision, finds no kernel.",
+       fix="On a V100 / T4 run in fp16 or fp32 with that kernel off (`use_deepspeed_evo_attention: false` or the "
+       "project's equivalent), or use an Ampere or newer GPU for bf16; give the kernel the dtype it was built for."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
        r"Required aspect fp64 is not supported|aspect::fp64|"
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"
@@ -185,6 +203,16 @@ ACCELERATORS = (
        "torch / intel-extension-for-pytorch (newer XPU builds avoid fp64), or enable fp64 emulation "
        "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`); if `ipex.optimize(model)` brings the fp64 kernels in, "
        "run without it until emulation is on."),
+    _e("mps-fp16-unstable", "device-capability", "fp16 on Apple MPS crashes where fp32 runs",
+       r"\A(?=.*(?<![A-Za-z0-9_])(mps|apple silicon|m[1-4]( pro| max| ultra)?|mac|macos|macbook\w*|mac ?studio|"
+       r"mac ?mini)(?![A-Za-z0-9_]))(?=.*(?<![A-Za-z0-9_])(fp16|float16|half)(?![A-Za-z0-9_]))"
+       r"(?=.*\b(crash\w*|only (fp32|float32)( works?)?|kernel (dies|died|restart\w*)|segmentation fault|abort\w*)\b)",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="fp16 on Apple's MPS backend: several kernels (attention, group norm and the VAE's upsampling in "
+       "diffusion models, in many torch / macOS releases) overflow or fail in float16 there, so the process "
+       "crashes or images and videos come out black / NaN, while the same run in float32 works.",
+       fix="Keep the model in float32 on MPS (drop `torch_dtype=torch.float16`, choose precision float32 / "
+       "`--no-half`), or upgrade torch and macOS before trying fp16 again; bf16 needs macOS 14 and a recent torch."),
     _e("xpu-ur-error", "backend", "Intel's runtime refused a kernel for this dtype on the XPU",
        r"\bUR error\b|\bUR_RESULT_ERROR\w*", context=r"\b(dtype|float16|bfloat16|fp16|bf16|half|float64|double)\b",
        cause="Intel's unified runtime (UR, Level Zero) failed a kernel on the XPU for the dtype in use: a cast or "

@@ -92,6 +92,14 @@ KERNELS = (
        "translation error in older releases, a dtype error in newer ones).",
        fix="Upcast inside the kernel: `x = tl.load(ptr).to(tl.float32)`, apply the math there, and cast the result "
        "back with `.to(out_ptr.dtype.element_ty)` when storing."),
+    _e("triton-bf16-codegen", "backend", "Triton's code for a bf16 conversion rejected by ptxas",
+       r"Arguments mismatch for instruction '?cvt|Internal Triton PTX codegen error",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16)(?![A-Za-z0-9_])",
+       cause="Triton's code generator emitted a bf16 conversion (a `cvt` to or from bf16) that ptxas rejects: a "
+       "compiler bug of that Triton release for bf16 on this GPU or PTX version, not a fault in the kernel's "
+       "dtypes.",
+       fix="Upgrade Triton (or the torch release that pins it); until then convert through fp32 differently or run "
+       "that kernel in fp16 / fp32; on GPUs before Ampere Triton takes a software fallback for bf16 conversions."),
     _e("ext-built-without-half", "backend", "a CUDA extension built without half precision",
        r"(not|n't) (been )?(compiled|built) with (half|fp16|half[- ]precision)( precision)? support|"
        r"(compiled|built) without (half|fp16|half[- ]precision)( precision)? support",

@@ -97,6 +97,15 @@ DEVICES = (
        "Call `from_pretrained` outside the meta context (it already builds the model on meta and loads the "
        "weights itself); use `init_empty_weights` only with `from_config` followed by "
        "`load_checkpoint_and_dispatch`."),
+    _e("safetensors-meta-target", "device", "safetensors asked to load weights onto the meta device",
+       r"device meta is invalid",
+       cause="safetensors was asked to load weights onto the `meta` device: the model (or the module an adapter is "
+       "loaded into) has no real weights yet, because it was built under `init_empty_weights` / a meta-device "
+       "context or is a lazily loaded model not yet dispatched (nnsight, accelerate big-model loading), and "
+       "`load_adapter` / `load_state_dict` took the target device from it.",
+       fix="Materialize the model first (dispatch it, or load the real weights with `from_pretrained` and a "
+       "`device_map`, `load_checkpoint_and_dispatch`, or `to_empty` followed by loading) and load the adapter "
+       "after that; or pass the target device explicitly (`torch_device='cpu'` / `device='cuda'`)."),
     _e("meta-device", "device", "parameters left on the meta device",
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
@@ -120,6 +129,14 @@ DEVICES = (
        "memory (or load in 4-bit, `load_in_4bit`, so the model fits; `max_memory`) or an `offload_folder` so every "
        "weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    _e("rnn-hidden-device", "device", "an RNN's initial hidden state on another device than its input",
+       r"Input and hidden tensors are not (at|on) the same device|hidden tensors? (is|are) not (at|on) the same device",
+       cause="An RNN / LSTM / GRU got its initial hidden state (h0, and c0 for an LSTM) on another device than its "
+       "input: the state was made in `forward` or an `init_hidden()` with `torch.zeros(num_layers, batch, hidden)` "
+       "and no device, so on the CPU, or kept from an earlier batch, while the model and inputs moved to the GPU.",
+       fix="Create the state on the input's device and dtype (`torch.zeros(n_layers, batch, hidden, "
+       "device=x.device, dtype=x.dtype)`), or pass no state (the module then starts from zeros on the input's "
+       "device); move a state you keep with `.to(x.device)`."),
     _e("mps-placeholder", "device", "a CPU tensor given to an op running on Apple MPS",
        r"Placeholder storage has not been allocated on MPS device|\bplaceholder storage errors?\b",
        "An op ran on the MPS device (the model is on `mps`) and one of its tensors is still on the CPU, a device "

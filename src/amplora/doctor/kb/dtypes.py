@@ -7,7 +7,7 @@ from amplora.doctor.kb.patterns import MATMUL, PACKED, QUANT_CONTEXT
 # norms, in-place, out=
 BUFFERS = (
     _e("cpu-mixed-norm", "mismatch", "CPU norm with input and parameters of different dtypes",
-       r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same",
+       r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same|gamma and beta'?s data type should be float",
        "On the CPU, layer_norm / group_norm / batch_norm accept a bf16/fp16 input only with float32 (Float) "
        "weight and bias, or all in one dtype; here the norm's parameters and its input disagree, often a norm "
        "module left on the CPU in half precision while the rest of the model moved.",
@@ -255,6 +255,73 @@ KERNELS = (
        "float64, and got another dtype: an fp16/bf16 tensor from a half-precision model or pipeline "
        "(`torch_dtype=torch.float16`), or an integer tensor.",
        "Upcast for that op and cast back: `torch.quantile(x.float(), q).to(x.dtype)`; for integers `.float()`."),
+    _e("where-condition", "index", "torch.where given a condition that is not bool",
+       r"Expected condition to have ScalarType \w+|where expected condition to be a boolean tensor|"
+       r"where\(\):? ?condition (must|should) be a bool",
+       cause="`torch.where(condition, x, y)` takes a bool condition (uint8 in old releases), and got a float or "
+       "integer tensor: probabilities, scores or a 0/1 mask passed as the condition itself.",
+       fix="Build the condition with a comparison or cast it: `torch.where(probs > 0.5, x, y)`, "
+       "`torch.where(mask.bool(), x, y)` (`dtype=torch.bool` when creating a mask)."),
+    _e("float-only-op", "mismatch", "an op that takes only floating-point tensors got an integer one",
+       r"Expected floating( point)?( or complex)? type for (self|input|target|\w+)|"
+       r"expected a floating[ -]point (or complex )?tensor|"
+       r"\bChar\b\W{0,3} type tensor can'?t do\W{0,3}normal_|\"normal_kernel_\w+\" not implemented for '(Char|Byte|Long|Int)'",
+       cause="This op accepts only floating-point (or complex) tensors and got an integer one: int64 counts or ids, "
+       "an int8 (Char) tensor created with `dtype=weight.dtype` of a quantized (8-bit) layer, or an integer tensor "
+       "given to `scatter_` with `reduce=`, which older torch releases took only in floating point.",
+       fix="Do that step in floating point (`x.float()`, and `.long()` after if integers are needed), create new "
+       "parameters with a float dtype such as float32, not the dtype of a quantized weight; for integer "
+       "scatter use `scatter_add_` / `scatter_reduce_` or upgrade torch."),
+    _e("default-dtype-not-float", "mismatch", "an integer dtype set as torch's default dtype",
+       r"only floating-point types are supported as the default type",
+       cause="`torch.set_default_dtype` (and `set_default_tensor_type`) take floating-point dtypes only: modules, "
+       "initialisers and autograd need float parameters, so an integer default (uint8 or int8 weights and "
+       "training) is refused.",
+       fix="Keep the default float32 (or bf16 / fp16 for the parameters); for an int8 / uint8 model use "
+       "quantization (`torch.ao.quantization`, torchao, bitsandbytes), which stores integer weights and computes "
+       "in float."),
+    _e("no-promotion-assert", "mismatch", "an op that does not promote types got inputs of two dtypes",
+       r"has_different_input_dtypes",
+       cause="An op that does not promote dtypes in this torch (`addcmul`, `addcdiv`, `lerp` and other fused "
+       "pointwise ops) got inputs of different dtypes, and TensorIterator's internal assert fires instead of a "
+       "clear message: often an integer (int64, long) tensor such as a sign, direction or count beside float "
+       "tensors, or a float64 scalar tensor beside float32.",
+       fix="Cast the odd input to the others' dtype before the call (`direction.to(t0.dtype)`, `.float()`), or "
+       "upgrade torch, whose newer releases promote or name the mismatch."),
+    _e("converter-dtype-assert", "mismatch", "a checkpoint converter's source and target dtypes differ",
+       r"dtype mismatch between (the )?source and target( state dicts?)?",
+       cause="A checkpoint converter or exporter (NeMo's `export_ckpt`, Megatron and Hugging Face converters) "
+       "checks that the source weights and the target model have the same dtypes, and they do not: the source "
+       "checkpoint holds float32 weights while the target model was created in the config's half precision (bf16 "
+       "/ fp16), or the other way round.",
+       fix="Make the precisions match: create the target in the source's dtype (set its `torch_dtype` / "
+       "`params_dtype` / precision to float32), or cast the source to the target's bf16 before converting."),
+    _e("old-tensor-types", "mismatch", "tensor types mixed in one call on PyTorch before 0.4",
+       r"invalid combination of arguments.{0,400}\btorch\.(cuda\.)?(Float|Long|Double|Half|Int|Byte)Tensor|"
+       r"Expected obj\w* of type Variable\W{0,2}torch\W{0,2}(cuda\W)?\w+Tensor",
+       context=r"\A(?=.*((Long|Int|Byte)Tensor|\bint(64|32)\b))(?=.*((Float|Double|Half)Tensor|torch\.(zeros|ones|rand\w*|"
+               r"Tensor)\())",
+       cause="Before PyTorch 0.4 every tensor type was its own class (FloatTensor, LongTensor, cuda.FloatTensor, "
+       "wrapped in Variables) and ops took one only: an integer LongTensor (indices, labels, "
+       "`torch.LongTensor(np_array)`) met a FloatTensor (what `torch.zeros` and `torch.randn` make) in one call "
+       "such as `torch.cat`.",
+       fix="Convert so that all match (`.float()` or `.long()`, `x.new_zeros(...)` / `torch.zeros_like(x)` for "
+       "x's own type, `.cuda()` on every part), or upgrade PyTorch, which promotes mixed dtypes in most ops."),
+    _e("tf-no-kernel-dtype", "cpu-kernel", "TensorFlow has no kernel for this op in this dtype on this device",
+       r"No OpKernel was registered to support Op '\w+'.{0,600}\bT=DT_(BFLOAT16|HALF|DOUBLE)\b",
+       cause="TensorFlow has no kernel for this op in this dtype on this device: in TF 2.x many GPU ops have no "
+       "bfloat16 kernel outside XLA (bf16 was made for TPUs), and some have no half or double one; the "
+       "`mixed_bfloat16` policy or a cast handed the op that dtype.",
+       fix="On a GPU use the `mixed_float16` policy (keep `mixed_bfloat16` for TPUs), or compile with XLA "
+       "(`jit_compile=True`), or upgrade TensorFlow; or cast that op's input with `tf.cast(x, tf.float32)`."),
+    _e("tf-dtype-not-allowed", "cpu-kernel", "a TensorFlow op got a dtype outside its allowed list",
+       r"DataType (\w+) not in list of allowed values",
+       cause="A TensorFlow op (or its kernel on this device) accepts only the dtypes the message lists and got "
+       "another: float64 (NumPy's default, or kept for numerical stability) is not among them on a TPU, which has "
+       "no float64, and integer or half inputs reach ops that take only float32.",
+       fix="Cast to an allowed dtype where the data enters (`tf.cast(x, tf.float32)`, `x.astype(np.float32)`, "
+       "`tf.keras.backend.set_floatx('float32')`), or run the part that needs float64 on the CPU / GPU instead of "
+       "the TPU."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
@@ -265,7 +332,8 @@ KERNELS = (
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
        "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout, and then "
        "`torch.set_default_dtype(torch.float64)` so that every tensor a library creates is float64 too (one dtype "
-       "for all, or `.to(x.dtype)` at the boundary).",
+       "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
+       "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
 )
 

@@ -256,12 +256,13 @@ FALLBACKS = (
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named"),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
-       r"(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
+       r"(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
        r"\b(Half|Float|BFloat16) did not match (Half|Float|BFloat16)\b|"
        r"\bexpected \w*(Half|Float|Double|BFloat16)Tensor,? (but )?(got|rec(ie|ei)ved|found) \w*(Half|Float|Double|BFloat16)"
        r"Tensor\b|"
-       r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")",
+       r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")|"
+       r"\bboth inputs should have (the )?same dtyp",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "

@@ -35,6 +35,15 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a fault: PyTorch's Apple MPS backend has no kernel for this op, and because `PYTORCH_ENABLE_MPS_FALLBACK=1` "
      "is set it runs on the CPU instead, correct but slower (each call copies its tensors between the devices). "
      "Nothing needs fixing; if the op is in a hot loop, a newer torch may have its MPS kernel."),
+    # xFormers' cutlass kernel takes fp32, fp16 and bf16: when its only reasons are about the bias or the shape, no
+    # dtype would help
+    (r"No operator found for .?memory_efficient_attention\w*.*?\n`?cutlass[FB]\w*`? is not supported because:[ \t]*\n"
+     r"(?:[ \t]+(?![^\n]*(dtype|device|cuda|built|wasn't|not available|capability|\bsm_?\d|bf16|fp16|fp32|float|half|gpu))[^\n]*(\n|\Z))+"
+     r"(?=`|[^\s]|\s*\Z)",
+     "Not a precision fault: xFormers' general (cutlass) kernel, which takes fp32, fp16 and bf16, refused these "
+     "inputs for a reason other than their dtype: an attention bias whose last dimension is not a multiple of 8 "
+     "(allocate it padded to a multiple of 8 and slice it), a broadcast bias (expand it to the full (B, H, Mq, Mk) "
+     "shape), or a head size it does not cover. Fix that reason; casting to fp16 does not help."),
     # torch built against another NumPy: no NumPy scalar type is understood, whatever the data's dtype
     (r"Could not infer dtype of numpy\.\w+",
      "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "

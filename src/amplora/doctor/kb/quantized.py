@@ -62,6 +62,15 @@ QUANTIZED = (
        "releases (gibberish, repeated tokens, NaN), more so with the model split over several GPUs.",
        fix="On that GPU load the model in fp16 (no `load_in_8bit`) or in 4-bit (`load_in_4bit=True` with "
        "`bnb_4bit_compute_dtype=torch.float16`), or upgrade bitsandbytes; compare with the fp16 model's output."),
+    _e("bnb-int8-cublaslt", "quantized", "bitsandbytes' 8-bit matmul failed in cuBLASLt",
+       r"cublasLt ran into an error|cublasLt Encountered Error",
+       cause="bitsandbytes' LLM.int8 (8-bit) matmul runs cuBLASLt int8 kernels that need int8 tensor cores "
+       "(Turing with tensor cores, compute capability 7.5, or newer); on older GPUs, GTX 16xx cards without tensor "
+       "cores and some ROCm GPUs and builds they are not supported, so 8-bit fails when the model first runs "
+       "while 4-bit works.",
+       fix="Load in 4-bit (`load_in_4bit=True`, nf4, `bnb_4bit_compute_dtype=torch.float16`) or plain fp16 instead "
+       "of 8-bit on that GPU, or upgrade bitsandbytes (newer releases fall back for GPUs without int8 tensor "
+       "cores)."),
     _e("quant-kernel-fp16-only", "quantized", "a quantized kernel built for fp16 activations got bf16",
        r"\b(float16|fp16|half) is required for|\brequires? (torch\.)?(float16|fp16|half)\b[^\n]{0,20}(activations?|dtype)|"
        r"\bonly supports? (torch\.)?(float16|fp16|half) (activations?|dtype|inputs?)",
@@ -72,10 +81,11 @@ QUANTIZED = (
        "release or kernel with bf16 support (newer Marlin and MoE kernels), or a checkpoint quantized for bf16."),
     _e("quantized-fp16-overflow", "quantized", "weight-only / dynamic int8 quantization overflowing in fp16",
        r"\b(int8|int4|weight[- ]only|woq|dynamic quant\w*|int8_dynamic\w*)\b[^\n]{0,160}\b(fp16|float16|half)\b|"
-       r"\b(fp16|float16|half)\b[^\n]{0,160}\b(int8|int4|weight[- ]only|woq)\b",
+       r"\b(fp16|float16|half)\b[^\n]{0,160}\b(int8|int4|weight[- ]only|woq)\b|"
+       r"\bint(8|4)_weight_only\b[^\n]{0,120}\b(nan|inf)\b",
        context=r"\b(bf16|bfloat16|fp32|float32)\b[^.\n]{0,30}\b(works?|fine|ok|correct|good)\b|"
                r"\b(nan|inf|overflow\w*|black|garbage|wrong)\b",
-       unless=r"Error:|out of memory|OutOfMemoryError",
+       unless=r"Error:|out of memory|OutOfMemoryError|support (efficient )?float16 computation",
        cause="With weight-only (int8 / int4) or dynamic int8 quantization computing in fp16, the products of the "
        "dequantized weights and activations, or the scaling applied after the integer matmul, exceed fp16's "
        "range (65504) and overflow to inf/NaN or garbage, while the same model in bf16 or fp32 is fine.",
@@ -330,5 +340,6 @@ QUANTIZED = (
        "quantized model's config.json, which vLLM's `auto` follows); Marlin accepts float16 or bfloat16 but never "
        "float32.",
        # a value that overflowed fp16 told in words is a range story, not a kernel refusing a dtype
-       unless=r"\boverflow(s|ed|ing)?\b[^.\n]{0,60}\b(fp16|float16|half)\b|\b(fp16|float16|half)\b[^.\n]{0,60}\boverflow"),
+       unless=r"\boverflow(s|ed|ing)?\b[^.\n]{0,60}\b(fp16|float16|half)\b|\b(fp16|float16|half)\b[^.\n]{0,60}\boverflow|"
+       r"(Bfloat16|bf16) is only supported on GPUs with compute capability"),
 )

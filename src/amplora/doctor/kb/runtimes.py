@@ -133,6 +133,13 @@ RUNTIMES = (
        "builds an fp16 engine; to get fp16 from an fp32 model convert the ONNX model itself "
        "(`onnxconverter_common.float16.convert_float_to_float16`, or export the model in half), or build a weakly "
        "typed network on a TensorRT that still has them."),
+    _e("kv-cache-quant-needs-fa", "backend", "a quantized KV cache without flash attention (llama.cpp)",
+       r"V cache quantization requires flash[_ ]?attn|quantized (V|KV) cache requires flash[_ ]?attn",
+       cause="llama.cpp (and Ollama, LM Studio or KoboldCpp on it) can quantize the V cache (`q8_0`, `q4_0` KV "
+       "cache types) only with flash attention on; when flash attention is off, or forced off for a model or GPU "
+       "it does not support, the quantized cache cannot be created and the context fails.",
+       fix="Use the default f16 KV cache for that model (unset `OLLAMA_KV_CACHE_TYPE`, `--cache-type-v f16`), or "
+       "turn flash attention on (`-fa`, `OLLAMA_FLASH_ATTENTION=1`) where the model and GPU support it."),
     _e("ctranslate2-compute-type", "backend", "a CTranslate2 compute type this device cannot run efficiently",
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"

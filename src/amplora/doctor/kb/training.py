@@ -96,7 +96,9 @@ TRAINING = (
     _e("optimizer-state-dtype", "mismatch", "optimizer state of another dtype than the gradients",
        r"expected dtype \w+ for .?(end|weight|tensor1|tensor2|other|exp_avg\w*|grad\w*).? but got dtype|"
        r"\b_foreach_\w+.{0,200}(same dtype|dtype mismatch|to have the same dtype|expected dtype)|"
-       r"(lerp|addcdiv|addcmul)_?\(\).{0,200}(dtype|BFloat16|Half|Float)",
+       r"(lerp|addcdiv|addcmul)_?\(\).{0,200}(dtype|BFloat16|Half|Float)|"
+       r"\b(momentum_buffers?|exp_avg\w*|optimizer state)\b[^\n]{0,80}\b(loaded|restored|resumed|kept|stored)\b[^\n]{0,60}"
+       r"\b(fp32|float32|bf16|bfloat16|fp16|float16)\b",
        "An optimizer update combined its state (exp_avg / exp_avg_sq / momentum, kept in fp32 or created from the "
        "parameters' dtype) with gradients or statistics of another dtype: bf16/fp16 gradients against fp32 state "
        "(a model cast after the optimizer was built, optimizer state loaded from a checkpoint of another precision, "
@@ -143,6 +145,13 @@ TRAINING = (
        "Move the model to the GPU before building the optimizer, pass only trainable floating-point parameters "
        "(`[p for p in model.parameters() if p.requires_grad]`), or drop `fused=True` (use `foreach=True` or the "
        "default)."),
+    _e("fused-optimizer-grad-dtype", "mismatch", "a fused optimizer kernel given parameters and gradients of two dtypes",
+       r"Param tensor \d+ has dtype=\w+, but expected dtype=\w+|multi_tensor_\w+.{0,200}\bexpected dtype",
+       cause="A fused multi-tensor optimizer kernel (TransformerEngine's or apex's FusedAdam, and its capturable "
+       "CUDA-graph path) expects parameters and gradients of the same dtype, and got fp32 master parameters with "
+       "bf16 gradients, as FSDP-style mixed precision that reduces gradients in bf16 produces.",
+       fix="Keep gradients in the parameters' dtype (reduce them in fp32, or cast them before the step), or use the "
+       "non-capturable path (`capturable=False`) or a release that supports that pair."),
     _e("ipex-optimizer-fp32", "mismatch", "IPEX's fused optimizer needs fp32 master parameters",
        r"parameter in optimizer\s*\(\s*\w+\s*\) is not FP32",
        "intel-extension-for-pytorch's fused optimizer step (AdamW, SGD, Lamb) keeps fp32 master weights and got "
@@ -391,8 +400,20 @@ NONFINITE_REPORTS = (
        fix="Use mask values that fit bf16 (`torch.finfo(torch.bfloat16).min`; transformers >= 4.25.1 does), or train "
        "with bf16 autocast (`torch.autocast('xla', dtype=torch.bfloat16)`) instead of the environment variables, "
        "which keeps masks, norms and the loss in fp32."),
+    _e("fp8-nonfinite-report", "overflow", "fp8 training gives NaN / inf",
+       NONFINITE_SYMPTOM,
+       context=r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*|e4m3\w*|e5m2\w*)(?![A-Za-z0-9_]))"
+               r"(?=.*\b(train\w*|loss|transformer[ _]engine)\b)",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="fp8 training ran out of fp8's narrow range: E4M3 holds at most 448 and E5M2 57344 with few digits, "
+       "so a per-tensor scale taken from an amax history that lags behind a spike lets outliers overflow to "
+       "inf/NaN or small gradients flush to zero; a large weight initialization or unnormalized activations make "
+       "it worse.",
+       fix="Keep the first and last layers, norms and the loss in bf16, use a short amax history or current "
+       "(just-in-time) scaling, check the weight initialization (scaled init, a smaller std), and compare with a "
+       "bf16 run; fall back to bf16 where fp8 keeps diverging."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
-       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}",
+       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\bSD ?XL\b)(?!.*(\bLR\b|learning[ _]rate))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
