@@ -626,6 +626,10 @@ SAMPLES = [
     ("fp8-nonfinite-report", "Training with fp8 recipes: the loss is nan after 200 steps", [], None),
     ("fused-optimizer-grad-dtype", "RuntimeError: adam.cu:88 in function multi_tensor_adam_cuda: Assertion failed: "
      "Param tensor 3 has dtype=Float32, but expected dtype=BFloat16", [], None),
+    ("ggml-cublas-fp16", "ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: yes\nwith a 30K prompt the reply is GGGGGGGGGG", [],
+     None),
+    ("obs-space-dtype", "ERROR -- The observation collected from env.reset was not contained within your env's "
+     "observation space. Its possible that there was a typemismatch (float32 vs float64)", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]

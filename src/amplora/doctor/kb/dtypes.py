@@ -322,6 +322,15 @@ KERNELS = (
        fix="Cast to an allowed dtype where the data enters (`tf.cast(x, tf.float32)`, `x.astype(np.float32)`, "
        "`tf.keras.backend.set_floatx('float32')`), or run the part that needs float64 on the CPU / GPU instead of "
        "the TPU."),
+    _e("obs-space-dtype", "mismatch", "an environment's observations in another dtype than its space",
+       r"not contained within your env'?s observation space|(obs|observation)s? (returned by|from) .{0,40}"
+       r"(is|are) not within the observation space",
+       context=r"float64|float32|dtype|type ?mismatch",
+       cause="The environment returns observations in another dtype than its declared space: float64 arrays (NumPy's "
+       "default) where the Box space is float32, or the reverse, and RLlib or gymnasium check that every "
+       "observation lies in the space (newer RLlib releases refuse what older ones only warned about).",
+       fix="Return observations in the space's dtype (`obs.astype(np.float32)`, or `self.observation_space.dtype`), "
+       "or declare the space in the dtype the environment produces (`Box(..., dtype=np.float64)`)."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"

@@ -140,6 +140,14 @@ RUNTIMES = (
        "it does not support, the quantized cache cannot be created and the context fails.",
        fix="Use the default f16 KV cache for that model (unset `OLLAMA_KV_CACHE_TYPE`, `--cache-type-v f16`), or "
        "turn flash attention on (`-fa`, `OLLAMA_FLASH_ATTENTION=1`) where the model and GPU support it."),
+    _e("ggml-cublas-fp16", "overflow", "llama.cpp's forced cuBLAS path in fp16 gives garbage",
+       r"GGML_CUDA_FORCE_CUBLAS:?\s*(yes|ON|1)\b|-DGGML_CUDA_FORCE_CUBLAS=ON|-DGGML_CUDA_F16=ON",
+       context=r"gibberish|garbage|garbled|nonsense|\bG{6,}|repeat\w*|\bnan\b|!!!!",
+       cause="llama.cpp's CUDA backend built with `GGML_CUDA_FORCE_CUBLAS` (and `GGML_CUDA_F16`) runs its matrix "
+       "multiplications through cuBLAS with fp16 intermediates, and long prompts or large activations exceed fp16's "
+       "range (65504): the output turns to garbage ('GGGG...', repeated tokens).",
+       fix="Rebuild without `-DGGML_CUDA_FORCE_CUBLAS=ON` and `-DGGML_CUDA_F16=ON` (the default MMQ kernels "
+       "accumulate in fp32), or keep those flags only for short contexts."),
     _e("ctranslate2-compute-type", "backend", "a CTranslate2 compute type this device cannot run efficiently",
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"
