@@ -76,11 +76,16 @@ queries and Chinese-language LLM projects; a nested from_pretrained under transf
 its error), and `heldout43` (w7700 on: 18 more fixed queries and embeddings, retrieval and rerankers; right on
 all of it after its misses were read), and `heldout44` (w7900 on: 18 more fixed queries and graphs, recommenders,
 time series and tabular frameworks; an op missing on MPS labelled a fault, and bitsandbytes re-quantizing packed
-weights labelled a reject).
+weights labelled a reject), `heldout45` (w8100 on: 18 more fixed queries and local LLM runtimes on consumer GPUs; a
+flash-attn build for another torch whose dtype check misfires on bf16 labelled a reject), `heldout46` (w8300 on: 18
+more fixed queries and reinforcement learning and robotics; negative indices behind a float-index message labelled
+a reject), `heldout47` (w8500 on: 18 more fixed queries and science, medicine and weather models; a CUDA checkpoint
+loaded where torch sees no GPU labelled a reject) and `heldout48` (w8700 on: 18 more fixed queries and beginners on
+Colab, Kaggle, Windows and laptops; fp16 mixed precision refused where torch sees no GPU labelled a reject).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout44 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout48 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -105,7 +110,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26",
           "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33",
           "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
-          "heldout41", "heldout42", "heldout43", "heldout44")
+          "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47",
+          "heldout48")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -250,6 +256,15 @@ BATCH43_FROM = 7700
 # time series and tabular frameworks: PyG, DGL, torchrec, RecBole, Darts, TabNet, TabPFN, molecule models), the same
 # way ("heldout44").
 BATCH44_FROM = 7900
+# The forty-fifth to forty-eighth (two collectors each: 18 more queries fixed in advance in rank order, and one theme:
+# local LLM runtimes and consumer GPUs (llama.cpp, Ollama, MLX, ExLlama, candle); reinforcement learning and robotics
+# (stable-baselines3, RLlib, Isaac Lab, LeRobot, OpenVLA); science, medicine and weather models (MONAI, DeepXDE,
+# MACE, OpenFold, torchdiffeq); beginners on Colab, Kaggle, Windows and laptops), the same way ("heldout45" to
+# "heldout48").
+BATCH45_FROM = 8100
+BATCH46_FROM = 8300
+BATCH47_FROM = 8500
+BATCH48_FROM = 8700
 
 
 def batch(record: dict) -> int:
@@ -267,7 +282,8 @@ def batch(record: dict) -> int:
     thirty-fifth (w6100-w6299), 37 for the thirty-sixth (w6300-w6499), 38 for the thirty-seventh (w6500-w6699), 39 for
     the thirty-eighth (w6700-w6899), 40 for the thirty-ninth (w6900-w7099), 41 for the fortieth (w7100-w7299), 42 for the forty-first
     (w7300-w7499), 43 for the forty-second (w7500-w7699), 44 for the
-    forty-third (w7700-w7899), 45 for the forty-fourth (w7900 on)."""
+    forty-third (w7700-w7899), 45 for the forty-fourth (w7900-w8099), 46 to 49 for the forty-fifth to forty-eighth
+    (w8100-w8299, w8300-w8499, w8500-w8699, w8700 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -275,7 +291,8 @@ def batch(record: dict) -> int:
               BATCH21_FROM, BATCH22_FROM, BATCH23_FROM, BATCH24_FROM, BATCH25_FROM, BATCH26_FROM,
               BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
               BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
-              BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM)
+              BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, BATCH45_FROM, BATCH46_FROM, BATCH47_FROM,
+              BATCH48_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -296,7 +313,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout44' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout48' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -343,7 +360,8 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout41" for r in records if batch(r) == 42},
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
-            **{r["id"]: "heldout44" for r in records if batch(r) == 45}}
+            **{r["id"]: "heldout44" for r in records if batch(r) == 45},
+            **{r["id"]: f"heldout{n - 1}" for r in records if (n := batch(r)) in (46, 47, 48, 49)}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
