@@ -630,6 +630,18 @@ SAMPLES = [
      None),
     ("obs-space-dtype", "ERROR -- The observation collected from env.reset was not contained within your env's "
      "observation space. Its possible that there was a typemismatch (float32 vs float64)", [], None),
+    ("autocast-meta-device", "RuntimeError: unknown device type for autocast in "
+     "get_autocast_dispatch_key_from_device_type", [], None),
+    ("autocast-fp32-ops", "Under torch.autocast the softmax output is float32, not a half tensor", [], None),
+    ("mps-wrong-results", "Training on mps gives different losses than on cpu with the same seed", [], None),
+    ("vllm-lora-fp32", "vllm serve my-model --enable-lora --lora-dtype float32\nAssertionError", [], None),
+    ("tf32-matmul", "RuntimeError: Float32 matmul precision must be set to highest", [], None),
+    ("apex-fused-layernorm", "apex FusedLayerNorm fails with fp16 in my BERT fine-tuning", [], None),
+    ("bf16-pure-training-unstable", "With the model in bfloat16 the training loss overflows; in fp32 the loss is fine",
+     ["bf16"], None),
+    ("half-tolerance", "bf16 gradients vs fp32: Greatest relative difference: 0.031 at index (2,) (up to 1.3e-06 "
+     "allowed)", [], None),
+    ("rope-half-precision", "Rotary inv_freq is imprecise after model.half(): positions past 2048 collide", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -753,6 +765,17 @@ CLASS_WORDINGS = [
     ("fp16-nonfinite-report", "NaN loss when training a LoRA on SDXL"),
     ("fp16-nonfinite-report", "After model.type(torch.cuda.HalfTensor) the loss is nan"),
     ("optimizer-state-dtype", "After resuming, the momentum_buffer is loaded as fp32 while the params are bf16"),
+    ("dataparallel-device-ids", "RuntimeError:module must have its parameters and buffers on device "
+     "cuda:0(device_ids[0])but found one of them on device :cuda:1"),
+    ("numpy-device", "TypeError: cannot convert CUDA tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory"),
+    ("amp-unscale-bf16", "DDP + AMP (BF16):\n  File \"torch/cuda/amp/grad_scaler.py\", line 248, in _unscale_grads_\n"
+     "    torch._amp_foreach_non_finite_check_and_unscale_("),
+    ("mask-not-bool", "the attention mask should be bool rather than long for this remote code"),
+    ("mps-int64-op", "Operation 'sign_out_mps()' does not support input type 'int64' in MPS backend."),
+    ("saved-twice-the-size", "merge_and_unload saves the model as fp32 although I trained in bf16"),
+    ("bf16-weights-as-fp16", "merge script: torch_dtype=torch.float16 hard-wired, but my base model is in bfloat16"),
+    ("fp16-nonfinite-report", "The VAE encodes every image to NaN latents and the loss is nan"),
+    ("fp16-nonfinite-report", "The T5 encoder produces NaN in F16 on CUDA"),
     # MPS: dtypes Apple GPUs lack
     ("mps-float8", "Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype."),
     ("mps-float8", "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for "
@@ -933,6 +956,11 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a Dynamo internal error that mentions dtypes: a compiler bug
+    "torch.compile with bf16 autocast: torch._dynamo.exc.InternalTorchDynamoError: dtype must be a torch.dtype "
+    "(got type)",
+    # Triton's pointer type check: not a floating dtype
+    "  File \"triton/language/semantic.py\", line 117, in binary_op_type_checking_impl\n    check_ptr_type(int64)",
     # a NaN that a lower learning rate avoids on SDXL: the optimisation diverging
     "SDXL LoRA: with LR 1e-6 the loss is nan after 3 epochs, with a lower LR it trains",
     # two float32 arrays in a shape error: no two dtypes met

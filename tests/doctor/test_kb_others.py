@@ -35,6 +35,9 @@ OTHERS = [
      "     query       : shape=(8, 43, 4, 8) (torch.float32)\n     attn_bias   : <class 'torch.Tensor'>\n"
      "`flshattF` is not supported because:\n    dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})\n"
      "`cutlassF` is not supported because:\n    attn_bias.shape[-1] % 8 != 0", "multiple of 8"),
+    # one-hot targets beside an Int target error: the shape is what is left
+    ("RuntimeError: Expected object of scalar type Long but got scalar type Int for argument #2 'target'\n"
+     "RuntimeError: multi-target not supported at ClassNLLCriterion.cu:15", "argmax"),
     # loss scaling that is still calibrating: a high scale, no NaN loss
     ("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0\nIs this normal?",
      "expected and harmless"),

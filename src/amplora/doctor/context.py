@@ -24,10 +24,10 @@ _HARDWARE = [
      "differ per GPU architecture, and some have given NaN or wrong results where CUDA does not.",
      "On ROCm, if the other half dtype, fp32 or plain attention (`attn_implementation='eager'`) is clean, that kernel "
      "is at fault: keep it off, or upgrade ROCm / torch."),
-    (re.compile(r"\b(XPU|xpu(?::\d+)?|Intel Arc|Arc [AB]\d{3}|Iris Xe|UHD Graphics|IPEX|"
+    (re.compile(r"\b(XPU|xpu(?::\d+)?|Intel Arc|Arc [AB]\d{3}|B5[78]0|Battlemage|Iris Xe|UHD Graphics|IPEX|"
                 r"intel_extension_for_pytorch|oneAPI|level_zero)\b"), "intel",
      "The text shows an Intel GPU ({}): Intel integrated GPUs (Iris Xe, UHD) run fp16 but not bf16, and only "
-     "data-center Intel GPUs have fp64.",
+     "data-center Intel GPUs have fp64; fp16 AMP on the `xpu` device needs `torch.amp.GradScaler('xpu')`.",
      "On an Intel iGPU use fp16 or fp32 rather than bf16, and float32 rather than float64."),
     (re.compile(r"\b(MPS|mps(?::\d+)?|Apple (silicon|Silicon|M\d)|M[1-4] (Pro|Max|Ultra)|Metal|Mac (Ultra|Studio|mini|Pro)|"
                 r"MacBook|macOS)\b"), "mps",

@@ -103,7 +103,8 @@ ACCELERATORS = (
        r"MPS does not support [\w/]+ (ops? )?with int64|MPS: no support for int64|"
        r"\bMPS\b[^\n]{0,80}\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support|only works)|"
        r"\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support)[^\n]{0,40}\bMPS\b|"
-       r"only works on floating types on MPS",
+       r"only works on floating types on MPS|"
+       r"'?\w+_mps\(\)'? (operation )?does not support input type '?(int64|Long)'? in MPS backend",
        "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do: cumsum / "
        "cumprod (position ids built from an attention mask in generate()), argmax, min/max or isin on int64 "
        "need macOS 13.3+ (some 14+) and a recent torch.",
@@ -213,6 +214,15 @@ ACCELERATORS = (
        "crashes or images and videos come out black / NaN, while the same run in float32 works.",
        fix="Keep the model in float32 on MPS (drop `torch_dtype=torch.float16`, choose precision float32 / "
        "`--no-half`), or upgrade torch and macOS before trying fp16 again; bf16 needs macOS 14 and a recent torch."),
+    _e("mps-wrong-results", "device-capability", "MPS computes other results than the CPU",
+       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(different|wrong|incorrect|differ\w*)\b[^.\n]{0,30}"
+       r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_]))",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="Apple's MPS backend computes some ops differently from the CPU in many torch / macOS releases (ops on "
+       "non-contiguous or large tensors, some reductions and in-place updates have given wrong values), so the same "
+       "script trains or evaluates to other numbers on `mps` than on `cpu`.",
+       fix="Run it on the CPU (or CUDA) where the numbers matter, upgrade torch and macOS, and narrow the op down "
+       "by comparing layer outputs between `mps` and `cpu`."),
     _e("xpu-ur-error", "backend", "Intel's runtime refused a kernel for this dtype on the XPU",
        r"\bUR error\b|\bUR_RESULT_ERROR\w*", context=r"\b(dtype|float16|bfloat16|fp16|bf16|half|float64|double)\b",
        cause="Intel's unified runtime (UR, Level Zero) failed a kernel on the XPU for the dtype in use: a cast or "

@@ -100,6 +100,23 @@ KERNELS = (
        "dtypes.",
        fix="Upgrade Triton (or the torch release that pins it); until then convert through fp32 differently or run "
        "that kernel in fp16 / fp32; on GPUs before Ampere Triton takes a software fallback for bf16 conversions."),
+    _e("tf32-matmul", "backend", "float32 matmuls run in TF32 on the GPU",
+       r"Float32 matmul precision must be|get_float32_matmul_precision\(\)|"
+       r"\b(float32|fp32)\b[^.\n]{0,40}\b(matmul|matrix|dot|mm)\w*[^.\n]{0,40}\b(different|lower|less|reduced)\s+"
+       r"(precision|accuracy)",
+       unless=r"\w+(Error|Exception):(?![^\n]*matmul precision)",
+       cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
+       "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "
+       "convolutions, and for matmuls in torch 1.7-1.11) gives results that differ from the CPU's float32 by about "
+       "1e-3 relative, and code that needs full float32 accuracy refuses it.",
+       fix="Set `torch.set_float32_matmul_precision('highest')` (or `torch.backends.cuda.matmul.allow_tf32 = False` "
+       "and `torch.backends.cudnn.allow_tf32 = False`) where accuracy matters; keep 'high' elsewhere for speed."),
+    _e("apex-fused-layernorm", "mismatch", "apex's FusedLayerNorm under fp16",
+       r"\bFusedLayerNorm\b", context=r"(?<![A-Za-z0-9_])(fp16|half|float16|Half|type|dtype|amp)(?![A-Za-z0-9_])",
+       cause="apex's FusedLayerNorm (used by BERT-era code whenever apex is installed) takes its input and weight "
+       "in one dtype, and under apex fp16 it gets fp16 activations with fp32 weights (or the reverse).",
+       fix="Use `torch.nn.LayerNorm`, which handles mixed precision under autocast, or upgrade apex; or give the "
+       "norm's input its weight's dtype."),
     _e("ext-built-without-half", "backend", "a CUDA extension built without half precision",
        r"(not|n't) (been )?(compiled|built) with (half|fp16|half[- ]precision)( precision)? support|"
        r"(compiled|built) without (half|fp16|half[- ]precision)( precision)? support",

@@ -106,6 +106,15 @@ DEVICES = (
        fix="Materialize the model first (dispatch it, or load the real weights with `from_pretrained` and a "
        "`device_map`, `load_checkpoint_and_dispatch`, or `to_empty` followed by loading) and load the adapter "
        "after that; or pass the target device explicitly (`torch_device='cpu'` / `device='cuda'`)."),
+    _e("autocast-meta-device", "device", "autocast entered for a tensor on the meta device",
+       r"unknown device type for autocast in get_autocast_dispatch_key_from_device_type",
+       cause="Autocast was entered with a device type it has no dispatch key for, most often `meta`: a model traced or "
+       "built before its weights were loaded (nnsight before dispatch, `init_empty_weights`) runs a layer, such as "
+       "a rotary embedding in recent transformers, that opens `torch.autocast(device_type=x.device.type)` on a "
+       "meta tensor.",
+       fix="Run the model with real weights (load or dispatch it first, e.g. nnsight's `dispatch=True`), or use a "
+       "torch / library pair whose layers skip autocast for meta tensors (upgrade the library, or the torch "
+       "release it was tested with)."),
     _e("meta-device", "device", "parameters left on the meta device",
        r"Tensor on device meta is not on the expected device|is not on the expected device meta|"
        r"expected device meta|invalid gradient.{0,300}device=meta|two devices, \S*meta|meta and (cuda|cpu)|"
@@ -203,8 +212,8 @@ DEVICES = (
        "`'cpu'` rather than `'cpu:0'` (and one form of `'cuda'` / `'cuda:0'`) everywhere; newer torch treats "
        "cpu and cpu:0 as the same device."),
     _e("dataparallel-device-ids", "device", "DataParallel / DDP wrapped for another GPU than the model's",
-       r"module must have its parameters and buffers on device cuda:?\d* \(device_ids\[0\]\) but found one of them "
-       r"on device:? ?cuda:\d+",
+       r"module must have its parameters and buffers on device cuda:?\d* ?\(device_ids\[0\]\) ?but found one of them "
+       r"on device ?:? ?cuda:\d+",
        "`nn.DataParallel` (or DDP) keeps the module on `device_ids[0]`, which defaults to the first visible GPU, but "
        "the model was moved to another GPU: each process of a torchrun / distributed launch put its model on "
        "`cuda:local_rank` and wrapped it without `device_ids`, or DataParallel was given GPUs not starting with the "
@@ -230,7 +239,7 @@ DEVICES = (
        "Pass `lengths.cpu()` (and `.long()`, or a Python list) to `pack_padded_sequence`, even when the padded "
        "input is on the GPU; keep lengths out of the `batch.to(device)` move."),
     _e("numpy-device", "device", "`.numpy()` of a GPU tensor",
-       r"can'?t convert \S+ device type tensor to numpy|can'?t convert (CUDA|MPS|XPU) tensor to numpy",
+       r"(can'?t|cannot) convert \S+ device type tensor to numpy|(can'?t|cannot) convert (CUDA|MPS|XPU) tensor to numpy",
        "NumPy can only read host memory, and the tensor lives on a GPU (or MPS) device, so `.numpy()` / "
        "`np.asarray` / a NumPy function on it fails.",
        "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),

@@ -150,10 +150,12 @@ KERNELS = (
     _e("mask-not-bool", "index", "a mask that is not torch.bool",
        r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
        r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool|"
-       r"indexing with dtype torch\.uint8 is now deprecated",
+       r"indexing with dtype torch\.uint8 is now deprecated|"
+       r"\bmask\w*\b[^.\n]{0,40}\bshould be (a )?bool(ean)?\b[^.\n]{0,20}\b(rather than|not|instead of) (a )?(long|int\w*|float\w*)",
        "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
        "deprecated (a warning on every call, an error in newer torch), and a float mask does not mask at all "
-       "(or is refused).",
+       "(or is refused); code written for bool masks (custom attention, remote model code) also refuses the int64 "
+       "(long) attention mask a tokenizer returns.",
        "Build masks as bool (`mask = x == pad_id`, `m.bool()`, `torch.zeros(..., dtype=torch.bool)`) and keep them "
        "bool when combining them (`m1 & m2`)."),
     _e("int-width-mix", "index", "integer tensors of two widths (int32 and int64) where one is required",
@@ -331,6 +333,35 @@ KERNELS = (
        "observation lies in the space (newer RLlib releases refuse what older ones only warned about).",
        fix="Return observations in the space's dtype (`obs.astype(np.float32)`, or `self.observation_space.dtype`), "
        "or declare the space in the dtype the environment produces (`Box(..., dtype=np.float64)`)."),
+    _e("autocast-fp32-ops", "autocast", "an op's output is float32 under autocast (or apex O1) by design",
+       r"\A(?=.*\b(autocast|apex|opt_level\W{0,3}O1|amp)\b)(?=.*(\bnot (a )?half ?tensors?\b|"
+       r"does(n'?t| not) respect (the )?autocast dtype|\b(outputs?|results?|returns?)\b[^.\n]{0,40}\b(float32|fp32)\b"
+       r"[^.\n]{0,30}\b(upcast\w*|instead)\b))",
+       cause="Autocast (and apex's O1) does not cast the model: it runs eligible ops (matmul, linear, conv) in fp16 / "
+       "bf16 and keeps ops on its float32 list (sum, softmax, layer_norm, norms, losses, exp, log) in float32, so "
+       "their outputs, and the hidden states after a final LayerNorm, are float32 by design.",
+       fix="Nothing is wrong; cast the result yourself if a half tensor is needed (`out.to(torch.float16)`), or cast "
+       "the model (`model.half()`, apex O2 / O3) if every layer should run in half precision."),
+    _e("half-tolerance", "overflow", "a half-precision result compared with float32's tolerance",
+       r"Greatest (relative|absolute) difference:?.{0,160}\(up to [\d.e+-]+ allowed\)|Tensor-likes are not close",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|BFloat16|fp16|float16|half|Half)(?![A-Za-z0-9_])",
+       cause="bf16 keeps about 3 significant decimal digits and fp16 about 3 to 4, so a result computed in them "
+       "differs from a float32 reference by up to about 1e-2 relative; a check with float32's tolerance (rtol "
+       "1.3e-6) fails although nothing is wrong.",
+       fix="Compare with tolerances for the dtype (`torch.testing.assert_close(a, b, rtol=1.6e-2, atol=1e-5)` for "
+       "bf16, `rtol=1e-3, atol=1e-5` for fp16, which `assert_close` picks itself when both sides have that dtype), or "
+       "compute the reference in the same dtype."),
+    _e("rope-half-precision", "overflow", "rotary embeddings computed in fp16 / bf16",
+       r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|imprecis\w*)\b",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])",
+       unless=r"\w+(Error|Exception):",
+       cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache were computed or stored in fp16 / "
+       "bf16 (the model cast with `.half()` / `.to(torch.bfloat16)`, or FSDP mixed precision casting buffers): bf16 "
+       "holds integers exactly only up to 256 and fp16 up to 2048, so positions and angles round and the cache "
+       "is wrong at long positions.",
+       fix="Compute the rotary `inv_freq`, the positions and the cos/sin cache in fp32 (`.float()`, under "
+       "`torch.autocast(..., enabled=False)`) and cast only the result to the activations' dtype; keep `inv_freq` "
+       "out of the cast (recompute it in fp32 after `.to()`)."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"

@@ -288,7 +288,7 @@ _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
                r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
 _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
-                      r"operation|No module named|Attempting to cast down|\binvalid choice: ")
+                      r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type")
 
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
 LAST_RESORT = (
@@ -369,7 +369,7 @@ LAST_RESORT = (
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
        r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b))"
        r"(?=.*(\bdtype|\bbf16|bfloat16|\bfp16|float16|float32|precision))"
-       r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))",
+       r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))(?!.*InternalTorchDynamoError)",
        "torch.compile (Inductor) can give a graph other dtypes than eager: factory calls such as `torch.randn` in a "
        "compiled region have ignored `torch.set_default_dtype` (which bf16-true precision sets) and come out "
        "float32, so an op meets bf16 and fp32 tensors; and fusing a matmul, a bf16 cast and an fp32 add keeps the "

@@ -44,6 +44,10 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "inputs for a reason other than their dtype: an attention bias whose last dimension is not a multiple of 8 "
      "(allocate it padded to a multiple of 8 and slice it), a broadcast bias (expand it to the full (B, H, Mq, Mk) "
      "shape), or a head size it does not cover. Fix that reason; casting to fp16 does not help."),
+    # one-hot targets given to a class-index loss: their shape, whatever their dtype
+    (r"multi-target not supported",
+     "Not a precision fault: nll_loss / cross_entropy got a 2-D target (one-hot labels), and they take class indices "
+     "of shape (N,): pass `target.argmax(-1)` (as int64), or use a loss made for one-hot / soft targets."),
     # torch built against another NumPy: no NumPy scalar type is understood, whatever the data's dtype
     (r"Could not infer dtype of numpy\.\w+",
      "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "

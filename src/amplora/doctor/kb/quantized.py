@@ -71,6 +71,13 @@ QUANTIZED = (
        fix="Load in 4-bit (`load_in_4bit=True`, nf4, `bnb_4bit_compute_dtype=torch.float16`) or plain fp16 instead "
        "of 8-bit on that GPU, or upgrade bitsandbytes (newer releases fall back for GPUs without int8 tensor "
        "cores)."),
+    _e("vllm-lora-fp32", "quantized", "vLLM's LoRA kernels run only in fp16 / bf16",
+       r"\A(?=.*\bvllm\b)(?=.*(\benable[-_]lora\b|\blora[-_]dtype\b|\bLoRA\b))(?=.*(--lora[-_]dtype\W+float32|"
+       r"lora_dtype\W+float32|\bfloat32 support for LoRA|Upcasting torch\.\w+ to torch\.float32))",
+       cause="vLLM's LoRA kernels (punica / sgmv) take fp16 or bf16 only, so a float32 model or `--lora-dtype "
+       "float32` with LoRA enabled fails (a GPU without bf16 makes vLLM upcast bf16 checkpoints to float32).",
+       fix="Run the model and the LoRA in float16 (`dtype='half'`, `--lora-dtype auto` or `float16`), or bf16 on "
+       "Ampere or newer GPUs."),
     _e("quant-kernel-fp16-only", "quantized", "a quantized kernel built for fp16 activations got bf16",
        r"\b(float16|fp16|half) is required for|\brequires? (torch\.)?(float16|fp16|half)\b[^\n]{0,20}(activations?|dtype)|"
        r"\bonly supports? (torch\.)?(float16|fp16|half) (activations?|dtype|inputs?)",
@@ -341,5 +348,5 @@ QUANTIZED = (
        "float32.",
        # a value that overflowed fp16 told in words is a range story, not a kernel refusing a dtype
        unless=r"\boverflow(s|ed|ing)?\b[^.\n]{0,60}\b(fp16|float16|half)\b|\b(fp16|float16|half)\b[^.\n]{0,60}\boverflow|"
-       r"(Bfloat16|bf16) is only supported on GPUs with compute capability"),
+       r"(Bfloat16|bf16) is only supported on GPUs with compute capability|Index put requires the source and destination"),
 )

@@ -17,6 +17,7 @@ SCALING = (
        "`torch.amp.GradScaler('cpu')` if CPU fp16 is really meant."),
     _e("amp-unscale-bf16", "scaler", "GradScaler used with bf16 gradients",
        r"_amp_\w+\"? not implemented for '?BFloat16|precision='?bf16(-mixed)?['`]* does not use a scaler|"
+       r"\A(?=.*_amp_foreach_non_finite_check_and_unscale_)(?=.*(?<![A-Za-z0-9_])(bf16|bfloat16)(?![A-Za-z0-9_]))|"
        r"\bGrad ?Scaler\b[^\n]{0,80}\b(not compatible|incompatible|does ?n[o']t work|fails?)\b[^\n]{0,40}\b(bfloat16|bf16)\b",
        "GradScaler (fp16 loss scaling, switched on by fp16 mixed-precision settings) got bf16 gradients: bf16 "
        "parameters (a model cast with `.to(torch.bfloat16)`) trained with fp16 AMP settings, while bf16 has fp32's "

@@ -250,8 +250,10 @@ TRAINING = (
 NONFINITE_REPORTS = (
     _e("bf16-weights-as-fp16", "overflow", "weights trained in bf16 are loaded or converted as fp16",
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(forced|hard-?coded|always|converted|conversion|casts?|loaded|saved|"
-       r"stored|served)\b[^.\n]{0,40}\b(in|to|as|into)\s+[`'\"]?(fp16|float16|half)\b)",
+       r"stored|served)\b[^.\n]{0,40}\b(in|to|as|into)\s+[`'\"]?(fp16|float16|half)\b)|"
+       r"\A(?=.*torch_dtype\s*=\s*torch\.float16)(?=.*\b(model|base)\b[^.\n]{0,30}\b(is|in)\b[^.\n]{0,10}\b(bf16|bfloat16)\b)",
        context=r"\b(train\w*|pretrain\w*|fine-?tun\w*)\b[^.\n]{0,40}\b(bf16|bfloat16)\b|"
+               r"\bbase model\b[^.\n]{0,20}\b(bf16|bfloat16)\b|"
                r"\b(bf16|bfloat16)\b[^.\n]{0,20}\b(train\w*|checkpoints?|weights|models?)\b",
        unless=r"out of memory|OutOfMemoryError|not supported|unsupported|expected scalar type|must have the same dtype",
        cause="A model trained in bf16 is loaded, converted or served in fp16: bf16 has fp32's range and fp16 tops "
@@ -367,7 +369,8 @@ NONFINITE_REPORTS = (
     _e("saved-twice-the-size", "mismatch", "a saved or merged model twice the expected size (fp32 where fp16/bf16 was)",
        r"\b(files?|weights?|models?|checkpoints?|outputs?|merged|results?\w*|safetensors|\.pt|\.bin|size)\b[^.\n]{0,50}"
        r"\b(is |are |was |were |becomes? |became |gets? |got )?(always |exactly |almost |about )?(double[ds]?|twice|2x)\b"
-       r"(?! (precision|tensors?|type|dtype))|\b(double[ds]?|twice) (the |its )?(file )?size\b",
+       r"(?! (precision|tensors?|type|dtype))|\b(double[ds]?|twice) (the |its )?(file )?size\b|"
+       r"\b(merg\w*|sav\w*)\b[^.\n]{0,40}\b(as|in|to)\s+(fp32|float32)\b",
        "The saved file holds fp32 tensors where the source held fp16 or bf16 (4 bytes an element instead of 2): "
        "the merge or conversion computed in fp32 (or loaded the model in fp32) and saved without casting back.",
        "Save in the source's precision: the tool's save-precision option (`--save_precision fp16` / `bf16`), or "
@@ -400,6 +403,16 @@ NONFINITE_REPORTS = (
        fix="Use mask values that fit bf16 (`torch.finfo(torch.bfloat16).min`; transformers >= 4.25.1 does), or train "
        "with bf16 autocast (`torch.autocast('xla', dtype=torch.bfloat16)`) instead of the environment variables, "
        "which keeps masks, norms and the loss in fp32."),
+    _e("bf16-pure-training-unstable", "overflow", "training with the weights in bf16 diverges where fp32 trains",
+       r"\A(?=.*\b(bf16|bfloat16)\b[^.\n]{0,80}\b(loss|training)\b[^.\n]{0,40}\b(overflow\w*|nan|diverg\w*|explod\w*))"
+       r"(?=.*\b(fp32|float32)\b[^.\n]{0,60}\b(ok|fine|works?|normal|good|stable)\b)",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="The weights themselves were held in bf16 (the model cast with `.to(torch.bfloat16)` or a bf16 "
+       "training flag that casts it), not only computed in it: with 8 bits of mantissa small updates are lost and "
+       "sensitive parameters (state-space `A_log` / `dt`, norms, embeddings) drift until the loss overflows, "
+       "while the fp32 run is stable.",
+       fix="Keep the weights in fp32 and compute in bf16 under autocast (`torch.autocast('cuda', dtype="
+       "torch.bfloat16)`, `bf16=True` mixed precision), or keep the sensitive parameters in fp32."),
     _e("fp8-nonfinite-report", "overflow", "fp8 training gives NaN / inf",
        NONFINITE_SYMPTOM,
        context=r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*|e4m3\w*|e5m2\w*)(?![A-Za-z0-9_]))"
@@ -413,7 +426,7 @@ NONFINITE_REPORTS = (
        "(just-in-time) scaling, check the weight initialization (scaled init, a smaller std), and compare with a "
        "bf16 run; fall back to bf16 where fp8 keeps diverging."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
-       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\bSD ?XL\b)(?!.*(\bLR\b|learning[ _]rate))",
+       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
