@@ -236,6 +236,15 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   scoring: w8322, w8434 and w8505 (word for word texts already in world.jsonl), w8706, w8806 and w8807 (threads
   another collector of the round took). Read for the rules afterwards: 38/40 and 22/24, 47/50 and 19/20, 41/42 and
   19/20, 34/38 and 22/25, with floors.
+- heldout49 to heldout52 (w8900-w8929 and w9000-w9029, w9100-w9121 and w9200-w9229, w9300-w9322 and w9400-w9440,
+  w9500-w9517 and w9601-w9633; two collectors each: 18 more queries fixed in advance in rank order, and 3D vision,
+  LLM applications and evaluation harnesses, courses and tutorials, pretraining and research codebases): committed
+  before they were scored once (on 17d0180, after heldout21-48 were read): heldout49 32/40 right (80 %), 2 partly, 6
+  unrecognised, 17/18 rejects (1 false); heldout50 25/36 (69 %), 2, 9, 15/15 (0); heldout51 33/41 (80 %), 0, 8,
+  22/23 (1); heldout52 22/31 (71 %), 0, 9, 16/19 (3); the rank-order halves 16/23, 11/18, 10/16 and 10/14. Dropped
+  before scoring: w8911, w8928 and w9627 (word for word texts already in world.jsonl), w9600 (a thread another
+  collector of the round took) and w9226 (reformatted by its collector, so not verbatim). Read for the rules
+  afterwards: 38/40 and 18/18, 34/36 and 15/15, 37/41 and 23/23, 27/31 and 17/19, with floors.
 """
 from __future__ import annotations
 
@@ -287,7 +296,11 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout45": (38, 2),   # of 40 after its misses were read (24 when scored once)
           "heldout46": (47, 1),   # of 50 after its misses were read (38 when scored once)
           "heldout47": (41, 1),   # of 42 after its misses were read (33 when scored once)
-          "heldout48": (34, 3)}   # of 38 after its misses were read (22 when scored once)
+          "heldout48": (34, 3),   # of 38 after its misses were read (22 when scored once)
+          "heldout49": (38, 0),   # of 40 after its misses were read (32 when scored once)
+          "heldout50": (34, 0),   # of 36 after its misses were read (25 when scored once)
+          "heldout51": (37, 0),   # of 41 after its misses were read (33 when scored once)
+          "heldout52": (27, 2)}   # of 31 after its misses were read (22 when scored once)
 
 
 @pytest.fixture(scope="module")

@@ -80,7 +80,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout42", 69), ("heldout43", 60),
                                          ("heldout44", 55), ("heldout45", 64),
                                          ("heldout46", 70), ("heldout47", 62),
-                                         ("heldout48", 63)])
+                                         ("heldout48", 63), ("heldout49", 58),
+                                         ("heldout50", 51), ("heldout51", 64),
+                                         ("heldout52", 50)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -179,7 +181,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (42, "heldout41", "w7300", 55, 19, 58), (43, "heldout42", "w7500", 46, 23, 54),
     (44, "heldout43", "w7701", 45, 15, 52), (45, "heldout44", "w7900", 41, 14, 44),
     (46, "heldout45", "w8100", 40, 24, 44), (47, "heldout46", "w8300", 50, 20, 59),
-    (48, "heldout47", "w8500", 42, 20, 52), (49, "heldout48", "w8700", 38, 25, 53)])
+    (48, "heldout47", "w8500", 42, 20, 52), (49, "heldout48", "w8700", 38, 25, 53),
+    (50, "heldout49", "w8900", 40, 18, 47), (51, "heldout50", "w9100", 36, 15, 39),
+    (52, "heldout51", "w9300", 41, 23, 59), (53, "heldout52", "w9500", 31, 19, 40)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -195,9 +199,9 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     assert len({r["project"] for r in held}) >= projects
     # the twenty-first to twenty-third were gathered by area (the classes forum users hit, late failures, the issue's)
     # the twenty-seventh's second half is torch's own APIs, nearly all on CUDA; the fortieth's is distributed training;
-    # the forty-eighth's second half is beginners' setups
-    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49) else 4 if number == 41 else 6 if number >= 22
-                                                 else 7)
+    # the forty-eighth's second half is beginners' setups; the fifty-second's pretraining codebases run on CUDA
+    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49) else 4 if number in (41, 53) else
+                                                 6 if number >= 22 else 7)
 
 
 def test_rule_texts_are_dev(records):
@@ -234,7 +238,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout35") + wc.load("heldout36") + wc.load("heldout37") + wc.load("heldout38")
               + wc.load("heldout39") + wc.load("heldout40") + wc.load("heldout41") + wc.load("heldout42")
               + wc.load("heldout43") + wc.load("heldout44") + wc.load("heldout45") + wc.load("heldout46")
-              + wc.load("heldout47") + wc.load("heldout48"))
+              + wc.load("heldout47") + wc.load("heldout48") + wc.load("heldout49") + wc.load("heldout50")
+              + wc.load("heldout51") + wc.load("heldout52"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

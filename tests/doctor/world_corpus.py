@@ -80,12 +80,14 @@ weights labelled a reject), `heldout45` (w8100 on: 18 more fixed queries and loc
 flash-attn build for another torch whose dtype check misfires on bf16 labelled a reject), `heldout46` (w8300 on: 18
 more fixed queries and reinforcement learning and robotics; negative indices behind a float-index message labelled
 a reject), `heldout47` (w8500 on: 18 more fixed queries and science, medicine and weather models; a CUDA checkpoint
-loaded where torch sees no GPU labelled a reject) and `heldout48` (w8700 on: 18 more fixed queries and beginners on
-Colab, Kaggle, Windows and laptops; fp16 mixed precision refused where torch sees no GPU labelled a reject).
+loaded where torch sees no GPU labelled a reject), `heldout48` (w8700 on: 18 more fixed queries and beginners on
+Colab, Kaggle, Windows and laptops; fp16 mixed precision refused where torch sees no GPU labelled a reject), and
+`heldout49` to `heldout52` (w8900, w9100, w9300 and w9500 on: 18 more fixed queries each, and 3D vision and neural
+rendering, LLM applications and evaluation harnesses, courses and tutorials, pretraining and research codebases).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout48 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout52 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -111,7 +113,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33",
           "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
           "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47",
-          "heldout48")
+          "heldout48", "heldout49", "heldout50", "heldout51", "heldout52")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -265,6 +267,15 @@ BATCH45_FROM = 8100
 BATCH46_FROM = 8300
 BATCH47_FROM = 8500
 BATCH48_FROM = 8700
+# The forty-ninth to fifty-second (two collectors each: 18 more queries fixed in advance in rank order, and one theme:
+# 3D vision, graphics and neural rendering (nerfstudio, Gaussian splatting, pytorch3d, tiny-cuda-nn, depth models);
+# LLM applications and evaluation harnesses (LangChain, LlamaIndex, outlines, lm-evaluation-harness); courses,
+# tutorials and learning repositories (fast.ai, d2l, nanoGPT, LLMs-from-scratch); pretraining and research codebases
+# (gpt-neox, Mamba, MegaBlocks, Megatron forks, nnsight)), the same way ("heldout49" to "heldout52").
+BATCH49_FROM = 8900
+BATCH50_FROM = 9100
+BATCH51_FROM = 9300
+BATCH52_FROM = 9500
 
 
 def batch(record: dict) -> int:
@@ -283,7 +294,8 @@ def batch(record: dict) -> int:
     the thirty-eighth (w6700-w6899), 40 for the thirty-ninth (w6900-w7099), 41 for the fortieth (w7100-w7299), 42 for the forty-first
     (w7300-w7499), 43 for the forty-second (w7500-w7699), 44 for the
     forty-third (w7700-w7899), 45 for the forty-fourth (w7900-w8099), 46 to 49 for the forty-fifth to forty-eighth
-    (w8100-w8299, w8300-w8499, w8500-w8699, w8700 on)."""
+    (w8100-w8299, w8300-w8499, w8500-w8699, w8700-w8899), 50 to 53 for the forty-ninth to fifty-second
+    (w8900-w9099, w9100-w9299, w9300-w9499, w9500 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -292,7 +304,7 @@ def batch(record: dict) -> int:
               BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
               BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
               BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, BATCH45_FROM, BATCH46_FROM, BATCH47_FROM,
-              BATCH48_FROM)
+              BATCH48_FROM, BATCH49_FROM, BATCH50_FROM, BATCH51_FROM, BATCH52_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -313,7 +325,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout48' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout52' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -361,7 +373,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if (n := batch(r)) in (46, 47, 48, 49)}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 53}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
