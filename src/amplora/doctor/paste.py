@@ -80,7 +80,7 @@ def error_line(text: str) -> str:
 def _unwrapped_message(lines: list[str], i: int) -> str:
     """`lines[i]` and the lines it was wrapped onto: while a long line (60 characters or more, as wrapping leaves
     them) ends mid-sentence, the next one goes on in lower case ("... but got index" / "is on cpu, different from
-    other tensors on xpu:0")."""
+    other tensors on xpu:0"); then the detail lines a library prints under its message ("query.dtype: ...")."""
     out = last = lines[i]
     for nxt in lines[i + 1:i + 4]:
         if (not nxt or len(last) < 60 or re.search(r"[.!?:;)\]'\"`]$", last) or not re.match(r"[a-z0-9(]", nxt)
