@@ -642,6 +642,17 @@ SAMPLES = [
     ("half-tolerance", "bf16 gradients vs fp32: Greatest relative difference: 0.031 at index (2,) (up to 1.3e-06 "
      "allowed)", [], None),
     ("rope-half-precision", "Rotary inv_freq is imprecise after model.half(): positions past 2048 collide", [], None),
+    ("scaler-step-unscaled", "AssertionError: Attempted step but _scale is None.  This may indicate your script did "
+     "not use scaler.scale(loss or outputs) earlier in the iteration.", [], None),
+    ("tf-conversion-dtype", "ValueError: Tensor conversion requested dtype int32 for Tensor with dtype float64: "
+     "'Tensor(\"truediv:0\", shape=(), dtype=float64)'", ["int32", "fp64"], None),
+    ("tflite-input-dtype", "ValueError: Cannot set tensor: Got value of type UINT8 but expected type FLOAT32 for input "
+     "0, name: serving_default_input:0", [], None),
+    ("tflm-hybrid-model", "conv.cc Hybrid models are not supported on TFLite Micro.\nNode CONV_2D (number 0) failed to "
+     "invoke with status 1", [], None),
+    ("myriad-fp16-only", "[VPU] Unsupported network precision : FP32", [], None),
+    ("qnn-htp-needs-qdq", "Non-QDQ MatMul operators are not supported on HTP or DSP backends. MatMul node will not be "
+     "assigned to QNN EP.", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -776,6 +787,16 @@ CLASS_WORDINGS = [
     ("bf16-weights-as-fp16", "merge script: torch_dtype=torch.float16 hard-wired, but my base model is in bfloat16"),
     ("fp16-nonfinite-report", "The VAE encodes every image to NaN latents and the loss is nan"),
     ("fp16-nonfinite-report", "The T5 encoder produces NaN in F16 on CUDA"),
+    ("bnb-int8-cublaslt", "cuBLAS API failed with status 15\nA: torch.Size([2048, 6144]), B: torch.Size([6400, 6144]), "
+     "C: (2048, 6400); (lda, ldb, ldc): (c_int(65536), c_int(204800), c_int(65536))"),
+    ("loss-scale-skips", "NaN/Inf percentage 0.50 in 10 gradient updates, but cost-scaling factor 7.6e-06 is already at "
+     "minimum"),
+    ("out-dtype", "RuntimeError: output with type torch.cuda.HalfTensor doesn't match the desired type "
+     "torch.cuda.FloatTensor"),
+    ("long-indices", "std::runtime_error: t->scalar_type() == ty CHECK FAILED at TensorUtils.cpp\n"
+     "    x = torch.embedding(weight, input, -1, False, False)"),
+    ("fp16-overflow", "RuntimeWarning: overflow encountered in cast when casting a float32 array to float16"),
+    ("custom-function-autocast", "With bf16 autocast the backward of my @custom_bwd Function runs in float16"),
     # MPS: dtypes Apple GPUs lack
     ("mps-float8", "Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype."),
     ("mps-float8", "TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have support for "
@@ -956,6 +977,9 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a Keras initializer's tensor refused by another TensorFlow: the two versions disagree
+    "Tensor conversion requested dtype int32 for Tensor with dtype float32: 'Tensor(\"embedding_1/random_uniform:0\", "
+    "shape=(8310, 100), dtype=float32)'",
     # a Dynamo internal error that mentions dtypes: a compiler bug
     "torch.compile with bf16 autocast: torch._dynamo.exc.InternalTorchDynamoError: dtype must be a torch.dtype "
     "(got type)",
@@ -1015,6 +1039,13 @@ LOOKALIKE_REJECTS = [
 def test_lookalikes_of_the_new_classes_are_rejected(text):
     e = explain(text)
     assert not e.recognized, (e.key, text)
+
+
+def test_a_lora_beside_a_device_error_names_its_loader():
+    e = explain("Loading a LoRA in the web UI: RuntimeError: Expected all tensors to be on the same device, but found "
+                "at least two devices, cuda:0 and cpu! (when checking argument for argument mat2 in method "
+                "wrapper_CUDA_mm)")
+    assert e.key == "device-mismatch" and "LoRA loader" in e.cause and "extension" in e.fix
 
 
 def test_the_fp8_training_story_needs_training():

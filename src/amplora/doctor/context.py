@@ -57,6 +57,8 @@ _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion 
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
                       r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|\bvae\.to\(|AutoencoderKL|"
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
+# a LoRA applied by a UI, node or loader: its weights left on the CPU are the usual device mismatch there
+_LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")
 # torch.compile in the paste: a compiled graph may hold other dtypes than eager
@@ -126,6 +128,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                    "hook's `execution_device`), not on a parameter's device; a module the offload hooks miss (an "
                    "extension's, a second model's) stays on the CPU: run without that offload mode or update the "
                    "tool or extension.")
+    m = _LORA.search(text)
+    if m and entry.key == "device-mismatch" and "cpu" in text.lower():
+        cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "
+                     f"node, a library's loader) that builds or merges its weights on the CPU while the model runs "
+                     f"on the GPU meets the model's tensors here.")
+        fix.append("Update or disable the LoRA loader or extension that applies it, or move its LoRA tensors to the "
+                   "model's device (`.to(weight.device)`) before they are combined with the weights.")
     if entry.key == "matmul-dtype" and {"int64", "int32"} & set(dtypes):
         cause.append("One side is an integer tensor (token ids, labels, counts or indices) given to a matmul or "
                      "Linear, which takes floating-point inputs.")

@@ -24,7 +24,8 @@ BUFFERS = (
        "(`idx.clamp_(0, int(hi))`), and skip integer buffers when averaging or scaling weights "
        "(`if v.is_floating_point(): ...`)."),
     _e("out-dtype", "out-buffer", "an out= / in-place buffer has another dtype than the result",
-       r"Expected out tensor to have dtype|result type \w+ can'?t be cast to the desired output type",
+       r"Expected out tensor to have dtype|result type \w+ can'?t be cast to the desired output type|"
+       r"output with type \S+ doesn'?t match the desired type",
        "An op wrote its result into a preallocated `out=` buffer or in place into a tensor of another dtype; "
        "autocast never casts `out=` arguments or in-place ops, so fused kernels and custom backward passes hit "
        "this.",
@@ -96,7 +97,8 @@ KERNELS = (
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
        r"Offset Tensor must have dtype Long|one_hot is only applicable to index tensor|"
-       r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'",
+       r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'|"
+       r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()",
        "An index, embedding input, class-index loss target or a graph library's index vector (`batch`, "
        "`edge_index` in torch_geometric / torch_cluster / torch_scatter) is a float or an int32 (Int) tensor where "
        "int64 (Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
@@ -316,6 +318,15 @@ KERNELS = (
        "`mixed_bfloat16` policy or a cast handed the op that dtype.",
        fix="On a GPU use the `mixed_float16` policy (keep `mixed_bfloat16` for TPUs), or compile with XLA "
        "(`jit_compile=True`), or upgrade TensorFlow; or cast that op's input with `tf.cast(x, tf.float32)`."),
+    _e("tf-conversion-dtype", "mismatch", "TensorFlow asked to convert a tensor to another dtype",
+       r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)",
+       unless=r"(random_uniform|random_normal|truncated_normal):0",  # an initializer's tensor: Keras and TF disagree
+       cause="TensorFlow does not convert dtypes implicitly: a tensor of one dtype went where another is required, "
+       "such as the float64 that `/` (true division) or NumPy data makes where an int32 size or float32 weights "
+       "are expected, or a float16 tensor under a `mixed_float16` policy meeting a float32 one.",
+       fix="Cast where the value is made: `tf.cast(x, tf.int32)` or `//` for integer division, `x.astype(np.float32)` "
+       "for NumPy data; under a mixed precision policy cast to the layer's compute dtype, or set one float type "
+       "(`tf.keras.backend.set_floatx('float32')`)."),
     _e("tf-dtype-not-allowed", "cpu-kernel", "a TensorFlow op got a dtype outside its allowed list",
        r"DataType (\w+) not in list of allowed values",
        cause="A TensorFlow op (or its kernel on this device) accepts only the dtypes the message lists and got "
@@ -422,10 +433,12 @@ STORIES = (
        context=r"(?s)\b(bf16|bfloat16|BFloat16|float16|Half)\b.*(Error|error)|(Error|error).*\b(bf16|bfloat16|"
        r"BFloat16|float16|Half)\b"),
     _e("custom-function-autocast", "autocast", "a custom autograd Function under autocast",
-       r"custom autograd functions?|autograd\.Function\b[^\n]{0,120}(autocast|\bamp\b|mixed precision)",
+       r"custom autograd functions?|autograd\.Function\b[^\n]{0,120}(autocast|\bamp\b|mixed precision)|"
+       r"\A(?=.*\bcustom_bwd\b)(?=.*\b(bf16|bfloat16)\b)(?=.*\b(f16|fp16|float16)\b)",
        "Autocast casts the inputs of torch's own ops only: inside a custom `torch.autograd.Function` the fp16 "
        "inputs autocast produced meet the fp32 weights the Function holds (or its backward runs outside "
-       "autocast in other dtypes).",
+       "autocast in other dtypes; older `torch.cuda.amp.custom_bwd` re-entered autocast in float16 even after a "
+       "bf16 forward).",
        "Make the Function autocast-aware: `@torch.amp.custom_fwd(device_type='cuda', cast_inputs=torch.float32)` "
        "on its forward and `@torch.amp.custom_bwd(device_type='cuda')` on its backward (it then runs in fp32), or "
        "cast the inputs to its weights' dtype inside forward.",

@@ -50,6 +50,8 @@ _TRAINER_LOG = r"['\"]learning_rate['\"]\s*:\s*[\d.e-]+.{0,200}['\"]epoch['\"]\s
 _VALIDATED = (r"found invalid values:?\s*tensor\(\[*\s*(nan|inf)|NaN or Inf found in input tensor|Input contains (NaN|infinity)|"
               r"contains NaN, infinity")
 NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
+             r"overflow encountered in (cast|half_scalars)(?=.{0,400}\b(float16|fp16|half)\b)|"
+             r"\b(float16|fp16)\b.{0,400}overflow encountered in (cast|half_scalars)|"
              r"returned nan values|nan values in its|Gradient overflow|overflow(ed|ing)? gradients?\b|"
              r"loss (is|became) (nan|inf)|"
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"

@@ -63,11 +63,14 @@ QUANTIZED = (
        fix="On that GPU load the model in fp16 (no `load_in_8bit`) or in 4-bit (`load_in_4bit=True` with "
        "`bnb_4bit_compute_dtype=torch.float16`), or upgrade bitsandbytes; compare with the fp16 model's output."),
     _e("bnb-int8-cublaslt", "quantized", "bitsandbytes' 8-bit matmul failed in cuBLASLt",
-       r"cublasLt ran into an error|cublasLt Encountered Error",
+       r"cublasLt ran into an error|cublasLt Encountered Error|"
+       r"\A(?=.*cuBLAS API failed with status 15)(?=.*(load_in_8bit|8-?bit|\bint8\b|bitsandbytes|igemmlt|"
+       r"\(lda, ldb, ldc\)))",
        cause="bitsandbytes' LLM.int8 (8-bit) matmul runs cuBLASLt int8 kernels that need int8 tensor cores "
        "(Turing with tensor cores, compute capability 7.5, or newer); on older GPUs, GTX 16xx cards without tensor "
-       "cores and some ROCm GPUs and builds they are not supported, so 8-bit fails when the model first runs "
-       "while 4-bit works.",
+       "cores and some ROCm GPUs and builds they are not supported, nor on GPUs newer than the bitsandbytes release "
+       "(Hopper H100 before 0.39: cuBLAS status 15, not supported), so 8-bit fails when the model first runs while "
+       "4-bit works.",
        fix="Load in 4-bit (`load_in_4bit=True`, nf4, `bnb_4bit_compute_dtype=torch.float16`) or plain fp16 instead "
        "of 8-bit on that GPU, or upgrade bitsandbytes (newer releases fall back for GPUs without int8 tensor "
        "cores)."),

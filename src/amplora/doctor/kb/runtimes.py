@@ -148,6 +148,30 @@ RUNTIMES = (
        "range (65504): the output turns to garbage ('GGGG...', repeated tokens).",
        fix="Rebuild without `-DGGML_CUDA_FORCE_CUBLAS=ON` and `-DGGML_CUDA_F16=ON` (the default MMQ kernels "
        "accumulate in fp32), or keep those flags only for short contexts."),
+    _e("tflite-input-dtype", "onnx", "a TFLite interpreter given input of another dtype",
+       r"cannot set tensor: got value of type (\w+) but expected type (\w+)",
+       cause="A TFLite interpreter's input has a fixed dtype (float32 for a float model, uint8 / int8 for a fully "
+       "quantized one) and `set_tensor` got another: OpenCV images are uint8, NumPy defaults to float64.",
+       fix="Convert to the input's dtype from `input_details[0]['dtype']`: `x.astype(np.float32)` (with the "
+       "model's normalisation) for a float model; for a quantized input scale it with the input's `quantization` "
+       "(scale, zero_point) and cast to uint8 / int8."),
+    _e("tflm-hybrid-model", "onnx", "a dynamic-range (hybrid) quantized model on TFLite Micro",
+       r"Hybrid models are not supported on TFLite Micro",
+       cause="The model is dynamic-range (hybrid) quantized: int8 weights with float32 activations, the default of "
+       "`converter.optimizations = [tf.lite.Optimize.DEFAULT]` alone, and TFLite Micro's kernels take either a "
+       "float model or a fully integer one.",
+       fix="Convert with full integer quantization (a `representative_dataset`, `supported_ops = "
+       "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]`, int8 input and output types), or keep a plain float model."),
+    _e("myriad-fp16-only", "onnx", "an FP32 model on an Intel Myriad VPU (NCS2)",
+       r"Unsupported network precision\s*:?\s*FP32",
+       cause="Intel's Myriad VPU (Neural Compute Stick 2) runs FP16 networks only, and this IR was made in FP32.",
+       fix="Use the model's FP16 IR, or convert it with the Model Optimizer's `--data_type FP16` (`--compress_to_fp16`)."),
+    _e("qnn-htp-needs-qdq", "onnx", "float operators on Qualcomm's HTP / DSP (QNN) without quantization",
+       r"Non-QDQ \w+ operators are not supported on HTP or DSP backends",
+       cause="ONNX Runtime's QNN execution provider offloads to the HTP / DSP only quantized (QDQ) operators in this "
+       "release; float32 ones fall back to the CPU.",
+       fix="Quantize the model to QDQ (uint8 / uint16 with ONNX Runtime's quantization tools), or run the HTP in "
+       "fp16 where the provider supports it (`enable_htp_fp16_precision`)."),
     _e("ctranslate2-compute-type", "backend", "a CTranslate2 compute type this device cannot run efficiently",
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"

@@ -34,6 +34,13 @@ SCALING = (
        "Keep trainable parameters (adapters) in fp32 and let autocast run the matmuls in fp16: e.g. "
        "`for p in trainable: p.data = p.data.float()`, PEFT's default `autocast_adapter_dtype=True`, or "
        "`amplora.apply(model, precision='fp16-mixed')`; do not cast the model you train with `.half()`."),
+    _e("scaler-step-unscaled", "scaler", "GradScaler.step without a scaled loss",
+       r"Attempted step but _scale is None",
+       cause="The optimizer stepped through a GradScaler (fp16 mixed precision: GradScaler by hand, or an "
+       "accelerate / Lightning fp16 setting that wraps the optimizer) in an iteration whose loss was never scaled: "
+       "the loop called `loss.backward()` directly instead of backpropagating through the scaler.",
+       fix="Backpropagate through the scaler: `scaler.scale(loss).backward()` then `scaler.step(optimizer)` and "
+       "`scaler.update()`; with accelerate call `accelerator.backward(loss)` (or turn fp16 off in its config)."),
     _e("no-inf-checks", "scaler", "GradScaler found no gradients to check",
        r"No inf checks were recorded (for this optimizer|prior to update)",
        "`scaler.step(optimizer)` / `scaler.update()` found no parameter with a gradient: nothing trainable received "
@@ -145,6 +152,7 @@ OVERFLOW = (
     _e("loss-scale-skips", "overflow", "fp16 loss scaling keeps skipping steps",
        LOSS_SCALE_SKIP + r"|overflow detected, setting loss scale to:? ?0?\.\d|"
        r"loss scale (already )?at minimum|Minimum loss scale reached|loss scal\w* .{0,40}(minimum|underflow)|"
+       r"cost-scaling factor [\d.e+-]+ is already at minimum|"
        r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
        r"\bmin_loss_scale\b(?!['\"]?\s*[:=])",
        "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
