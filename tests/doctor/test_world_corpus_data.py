@@ -82,7 +82,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout46", 70), ("heldout47", 62),
                                          ("heldout48", 63), ("heldout49", 58),
                                          ("heldout50", 51), ("heldout51", 64),
-                                         ("heldout52", 50)])
+                                         ("heldout52", 50), ("heldout53", 67),
+                                         ("heldout54", 60), ("heldout55", 63),
+                                         ("heldout56", 50)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -183,7 +185,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (46, "heldout45", "w8100", 40, 24, 44), (47, "heldout46", "w8300", 50, 20, 59),
     (48, "heldout47", "w8500", 42, 20, 52), (49, "heldout48", "w8700", 38, 25, 53),
     (50, "heldout49", "w8900", 40, 18, 47), (51, "heldout50", "w9100", 36, 15, 39),
-    (52, "heldout51", "w9300", 41, 23, 59), (53, "heldout52", "w9500", 31, 19, 40)])
+    (52, "heldout51", "w9300", 41, 23, 59), (53, "heldout52", "w9500", 31, 19, 40),
+    (54, "heldout53", "w9700", 47, 20, 53), (55, "heldout54", "w9900", 38, 22, 46),
+    (56, "heldout55", "w10100", 42, 21, 49), (57, "heldout56", "w10300", 35, 15, 41)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -239,7 +243,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout39") + wc.load("heldout40") + wc.load("heldout41") + wc.load("heldout42")
               + wc.load("heldout43") + wc.load("heldout44") + wc.load("heldout45") + wc.load("heldout46")
               + wc.load("heldout47") + wc.load("heldout48") + wc.load("heldout49") + wc.load("heldout50")
-              + wc.load("heldout51") + wc.load("heldout52"))
+              + wc.load("heldout51") + wc.load("heldout52") + wc.load("heldout53") + wc.load("heldout54")
+              + wc.load("heldout55") + wc.load("heldout56"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

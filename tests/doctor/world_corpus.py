@@ -83,11 +83,13 @@ a reject), `heldout47` (w8500 on: 18 more fixed queries and science, medicine an
 loaded where torch sees no GPU labelled a reject), `heldout48` (w8700 on: 18 more fixed queries and beginners on
 Colab, Kaggle, Windows and laptops; fp16 mixed precision refused where torch sees no GPU labelled a reject), and
 `heldout49` to `heldout52` (w8900, w9100, w9300 and w9500 on: 18 more fixed queries each, and 3D vision and neural
-rendering, LLM applications and evaluation harnesses, courses and tutorials, pretraining and research codebases).
+rendering, LLM applications and evaluation harnesses, courses and tutorials, pretraining and research codebases),
+and `heldout53` to `heldout56` (w9700, w9900, w10100 and w10300 on: 18 more fixed queries each, and classic NLP and
+translation frameworks, edge devices and embedded boards, code models and agents, tuning and experiment tooling).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout52 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout56 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -113,7 +115,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33",
           "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
           "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47",
-          "heldout48", "heldout49", "heldout50", "heldout51", "heldout52")
+          "heldout48", "heldout49", "heldout50", "heldout51", "heldout52", "heldout53", "heldout54", "heldout55",
+          "heldout56")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -276,6 +279,14 @@ BATCH49_FROM = 8900
 BATCH50_FROM = 9100
 BATCH51_FROM = 9300
 BATCH52_FROM = 9500
+# The fifty-third to fifty-sixth (two collectors each: 18 more queries fixed in advance in rank order, and one theme:
+# classic NLP and translation frameworks (fairseq, OpenNMT, Marian, AllenNLP, flair); edge devices and embedded boards
+# (Jetson, Raspberry Pi, Coral, ExecuTorch, TFLite, QNN); code models, agents and tool-use training; tuning, AutoML
+# and experiment tooling (Ray, Optuna, W&B, Lightning's tuner)), the same way ("heldout53" to "heldout56").
+BATCH53_FROM = 9700
+BATCH54_FROM = 9900
+BATCH55_FROM = 10100
+BATCH56_FROM = 10300
 
 
 def batch(record: dict) -> int:
@@ -295,7 +306,8 @@ def batch(record: dict) -> int:
     (w7300-w7499), 43 for the forty-second (w7500-w7699), 44 for the
     forty-third (w7700-w7899), 45 for the forty-fourth (w7900-w8099), 46 to 49 for the forty-fifth to forty-eighth
     (w8100-w8299, w8300-w8499, w8500-w8699, w8700-w8899), 50 to 53 for the forty-ninth to fifty-second
-    (w8900-w9099, w9100-w9299, w9300-w9499, w9500 on)."""
+    (w8900-w9099, w9100-w9299, w9300-w9499, w9500-w9699), 54 to 57 for the fifty-third to fifty-sixth
+    (w9700-w9899, w9900-w10099, w10100-w10299, w10300 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -304,7 +316,8 @@ def batch(record: dict) -> int:
               BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
               BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
               BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, BATCH45_FROM, BATCH46_FROM, BATCH47_FROM,
-              BATCH48_FROM, BATCH49_FROM, BATCH50_FROM, BATCH51_FROM, BATCH52_FROM)
+              BATCH48_FROM, BATCH49_FROM, BATCH50_FROM, BATCH51_FROM, BATCH52_FROM, BATCH53_FROM, BATCH54_FROM,
+              BATCH55_FROM, BATCH56_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -325,7 +338,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout52' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout56' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -373,7 +386,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 53}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 57}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
