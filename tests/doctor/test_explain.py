@@ -1041,6 +1041,35 @@ def test_lookalikes_of_the_new_classes_are_rejected(text):
     assert not e.recognized, (e.key, text)
 
 
+def test_an_intel_b580_gets_the_intel_sentence_with_the_xpu_scaler():
+    e = explain("RuntimeError: expected scalar type Float but found BFloat16 (AMP training on a B580)")
+    assert "an Intel GPU (B580)" in e.cause and "GradScaler('xpu')" in e.cause
+
+
+def test_a_vae_moved_by_hand_is_a_stable_diffusion_scene():
+    e = explain("vae.to(accelerator.device, dtype=torch.float32)\n"
+                "RuntimeError: Input type (c10::BFloat16) and bias type (float) should be the same")
+    assert e.key == "conv-type" and "VAE" in e.cause
+
+
+@pytest.mark.parametrize("text,key", [
+    # index_put's own message beside an ExLlama model: not a quantized kernel refusing a dtype
+    ("model = outlines.models.exl2('TinyLlama-exl2')\nRuntimeError: Index put requires the source and destination "
+     "dtypes match, got Float for the destination and Half for the source.", "index-dtype"),
+    # vLLM's bf16 capability check beside a word about AWQ models: the GPU, not the quantized kernel
+    ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
+     "compute capability 7.5.\nAll the AWQ models load fine.", "bf16-gpu-unsupported"),
+])
+def test_a_specific_message_beside_quantization_words_keeps_its_own_story(text, key):
+    assert explain(text).key == key
+
+
+def test_a_float16_compute_type_refused_is_no_quantized_overflow():
+    e = explain("Target device doesn't support float16 computation (Can't use GPU). Both float32 and int8 work fine, "
+                "it still says it doesn't support efficient float16 computation")
+    assert e.key != "quantized-fp16-overflow"
+
+
 def test_a_lora_beside_a_device_error_names_its_loader():
     e = explain("Loading a LoRA in the web UI: RuntimeError: Expected all tensors to be on the same device, but found "
                 "at least two devices, cuda:0 and cpu! (when checking argument for argument mat2 in method "
