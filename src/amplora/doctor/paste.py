@@ -82,13 +82,14 @@ def _unwrapped_message(lines: list[str], i: int) -> str:
     them) ends mid-sentence, the next one goes on in lower case ("... but got index" / "is on cpu, different from
     other tensors on xpu:0"); then the detail lines a library prints under its message ("query.dtype: ...")."""
     out = last = lines[i]
+    end = i + 1  # the first line after the message and the lines it was wrapped onto
     for nxt in lines[i + 1:i + 4]:
         if (not nxt or len(last) < 60 or re.search(r"[.!?:;)\]'\"`]$", last) or not re.match(r"[a-z0-9(]", nxt)
                 or "File \"" in nxt):
             break
         out, last = f"{out} {nxt}", nxt
-        i += 1
-    for nxt in lines[i + 1:i + 7]:  # the message's own detail lines: "  query.dtype: torch.bfloat16"
+        end += 1
+    for nxt in lines[end:end + 6]:  # the message's own detail lines: "  query.dtype: torch.bfloat16"
         if not nxt or not _DETAIL_LINE.match(nxt):
             break
         out = f"{out} {nxt}"

@@ -62,9 +62,9 @@ _NONFINITE = re.compile(generic.NONFINITE, re.IGNORECASE)
 
 def advice(text: str) -> str:
     """What to say about a text no entry explains."""
-    text = plain(text)
-    known = others.other_kind(text) or others.other_kind(_unwrapped(text))  # some patterns read the line breaks
-    text = _unwrapped(text)
+    pasted = plain(text)
+    text = _unwrapped(pasted)
+    known = others.other_kind(pasted) or others.other_kind(text)  # some patterns read the line breaks
     if known:
         return known
     if generic.OTHER_FAULT.search(text):  # an OOM, a missing module...: the general advice, not a NaN story
