@@ -653,6 +653,28 @@ SAMPLES = [
     ("myriad-fp16-only", "[VPU] Unsupported network precision : FP32", [], None),
     ("qnn-htp-needs-qdq", "Non-QDQ MatMul operators are not supported on HTP or DSP backends. MatMul node will not be "
      "assigned to QNN EP.", [], None),
+    ("kernel-current-device", "The fused kernel is fine on cuda:0 but on cuda:2 every call fails with an error "
+     "from the extension", [], None),
+    ("xla-cpu-tensor", "RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor\n*** Input tensor "
+     "is not an XLA tensor: CPUBFloat16Type", [], None),
+    ("deserialize-no-gpu", "  File \"torch/serialization.py\", line 1025, in load\n    return _load(opened_zipfile, "
+     "map_location)\nRuntimeError: No CUDA GPUs are available", [], None),
+    ("xla-mixed-dtype", "INTERNAL: during context [pre-optimization]: Seen floating point types of different "
+     "precisions in %multiply.12 = bf16[4,128]{1,0} multiply(bf16[4,128]{1,0} %p0, f32[4,128]{1,0} %p1), but mixed "
+     "precision is disallowed.", ["bf16"], None),
+    ("xla-fp16", "RuntimeError: Error while lowering: f16[8,512]{1,0} xla::cast, type=f16, dtype=Half\nError: "
+     "torch_xla/csrc/convert_ops.cpp:83 : Unsupported XLA type 10", [], None),
+    ("cutlass-accumulator", "Exception: No kernel configuration found for supported data type and layout "
+     "combination (<DataType.f16: 13>, <DataType.f16: 13>, <DataType.f16: 13>)x(<LayoutType.ColumnMajor: 1>)", [],
+     None),
+    ("half-only-kernel", "AssertionError: q, k, v must be in dtype of torch.float16 or torch.bfloat16, got "
+     "torch.float32", [], None),
+    ("coreml-fp16-spec", "validator error: Description of multiarray feature 'var_512' has FLOAT16 dataType, which is "
+     "only valid in specification version >= 7. This model has version 6", [], None),
+    ("merge-rounding", "After merge_and_unload the logits are not the same as with the adapter attached (max diff "
+     "0.03)", [], None),
+    ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
+     "it again", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -965,6 +987,22 @@ CLASS_WORDINGS = [
     ("mismatch-in-words", "fp16/bf16 dtype mismatch after the upgrade"),
     ("half-fails-full-works", "generate in fp16 gives a different answer; in fp32 the fine-tuned model is correct"),
     ("bf16-rounding-report", "Loading with torch_dtype=torch.bfloat16 performs worse than the fp32 load"),
+    ("deserialize-cuda", "Error: If you are running on a CPU-only machine, please use torch.load with "
+     "map_location=torch.device('cpu') to map your storages to the CPU."),
+    ("numpy-bf16", "arr = np.asarray(w)\nTypeError: data type 'bfloat16' not understood"),
+    ("xpu-fp64", "RuntimeError: FP64 data type is unsupported on current platform."),
+    ("device-mismatch", "Unhandled FakeTensor Device Propagation for aten.addmm.default, found two different "
+     "devices cuda:0, cpu"),
+    ("generic-dtype", "TVMError: data types float64 and float32 do not match in BroadcastRel"),
+    ("generic-dtype", "ValueError: expected the scales to be in float32, but layer.3 has dtype torch.bfloat16"),
+    ("generic-dtype", "AssertionError: type mismatch: features torch.cuda.HalfTensor vs weights torch.cuda.FloatTensor"),
+    ("needs-gpu-tensor", "RuntimeError: CPU not supported (ball_query at ops/src/ball_query.cpp:20)"),
+    ("dtype-table-key", "KeyError: <DataType.e4m3: 20>  # and for bf16: KeyError: torch.bfloat16"),
+    ("bnb-model-cast", "ValueError: You can't cast a quantized model to a new dtype after it is loaded"),
+    ("flash-attn-on-cpu", "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the "
+     "following error: Flash Attention 2 is not available on CPU."),
+    ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
+     "from Triton (cpu tensor?)"),
 ]
 
 
@@ -1032,6 +1070,14 @@ LOOKALIKE_REJECTS = [
     "with CUDA support\n requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)",
     "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
     "multiplication, and GPU quantization are unavailable.",
+    # a GGUF quant-type list beside F16 and wrong output: a dequantization bug, no fp16-vs-fp32 drift
+    "Q4_K and Q6_K files are fine but Q5_K gives garbage output; F16 works and the accuracy differs only there",
+    # a context-destroyed error on the only GPU: nothing points at a second device
+    "Triton Error [CUDA]: context is destroyed (on cuda:0, after the driver reset)",
+    # No CUDA GPUs while starting, no checkpoint being loaded
+    "RuntimeError: No CUDA GPUs are available\n  File \"train.py\", line 3, in <module>\n    torch.cuda.set_device(0)",
+    # a merged model whose shapes differ: another error
+    "merge_and_unload() fails: RuntimeError: size mismatch for lm_head.weight, the merged model is different",
 ]
 
 
@@ -1893,3 +1939,31 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     e = explain("4-bit quantization, nn.MultiheadAttention: RuntimeError: self and mat2 must have the same dtype, but "
                 "got Half and Byte")
     assert e.key == "packed-quant-weight" and "llm_int8_skip_modules" in e.fix
+
+
+@pytest.mark.parametrize("text,key,words", [
+    # a checkpoint saved from a GPU index this machine lacks: which index, and the map to use
+    ("RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 2. Please use "
+     "torch.load with map_location to map your storages to an existing device.", "deserialize-cuda",
+     ["cuda:3", "{'cuda:3': 'cuda:0'}"]),
+    # accelerate finding no value for a weight: tied weights
+    ("ValueError: lm_head.weight is on the meta device, we need a `value` to put in on 0.", "meta-device",
+     ["tie_weights"]),
+    # a custom extension's kernel without a Half case: its dispatch macro
+    ("RuntimeError: \"roi_align_forward\" not implemented for 'Half' (at roi_align_kernel.cu:212)", "half-kernel",
+     ["AT_DISPATCH_FLOATING_TYPES_AND_HALF"]),
+    # a conv whose weight is packed bytes: dequantize, do not cast
+    ("RuntimeError: Input type (torch.cuda.BFloat16Tensor) and weight type (torch.cuda.ByteTensor) should be the "
+     "same", None, ["dequantiz"]),
+    # an attention dtype error under torch.compile: the compiled graph is a suspect
+    ("torch.compile(model)\nRuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: "
+     "c10::Half key.dtype: float and value.dtype: float instead.", "attention-dtype", ["torch.compile"]),
+    # one dtype named in a refusal: it is said
+    ("out = compiled(q, k, v, mask)\n# RuntimeError: Expected attn_mask dtype to be bool or float or to match query "
+     "dtype, but got attn_mask.dtype: long int", "sdpa-mask-dtype", ["int64"]),
+])
+def test_what_the_paste_shows_is_said(text, key, words):
+    e = explain(text)
+    said = f"{e.cause} {e.fix}"
+    assert e.recognized and (key is None or e.key == key), e.key
+    assert all(w in said for w in words), (words, said)

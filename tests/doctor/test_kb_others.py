@@ -5,6 +5,13 @@ from amplora.doctor.explain import explain
 from amplora.doctor.kb import GENERAL_ADVICE
 
 OTHERS = [
+    ("torch.compile returns nan for my conv + relu model; eager has no nan on the same input", "compiler"),
+    ("Unhandled FakeTensor Device Propagation for aten.index.Tensor, found two different devices cuda:0, cpu",
+     "allowed in eager"),
+    ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nLoweringException: AssertionError: "
+     "expected dtype torch.int64", "lowering"),
+    ("blob = pickle.dumps(model.state_dict())\nsd = torch.load(io.BytesIO(blob), map_location='cpu')\nRuntimeError: "
+     "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False.", "torch.save"),
     ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
     ("RuntimeError: Could not infer dtype of numpy.float32", "numpy<2"),

@@ -215,7 +215,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"CPU.")
         fix.append("Make CUDA available first: update the NVIDIA driver or install a torch build for the installed "
                    "driver and CUDA version (`torch.cuda.is_available()` must be True).")
-    if _COMPILED.search(text) and entry.kind == "mismatch" and entry.key != "compile-dtype":
+    if _COMPILED.search(text) and entry.kind in ("mismatch", "attention") and entry.key != "compile-dtype":
         named = f" ({' and '.join(spelled(d) for d in dtypes[:2])} here)" if len(dtypes) >= 2 else ""
         cause.append(f"The text shows torch.compile: a compiled graph can hold other dtypes than eager{named}, from "
                      f"factory calls that ignore the default dtype or fused casts, so check the code without "
@@ -393,6 +393,29 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")
+    m = _SAVED_ON_GPU.search(text)
+    if m and entry.key == "deserialize-cuda":
+        cause.append(f"It was saved from cuda:{m.group(1)} and this machine has {m.group(2)} GPU(s).")
+        fix.append(f"Map that GPU to one that exists: `map_location={{'cuda:{m.group(1)}': 'cuda:0'}}`.")
+    if entry.key == "meta-device" and re.search(r"we need a .?value", text) and "tie" not in said:
+        cause.append("accelerate's `set_module_tensor_to_device` found no value for that weight in the checkpoint: "
+                     "either the checkpoint lacks it or it is tied to another (an `lm_head` tied to the embeddings "
+                     "loses its tie when the model is built under `init_empty_weights`).")
+        fix.append("Call `model.tie_weights()` before loading or dispatching, and list tied modules together "
+                   "(`no_split_module_classes`); upgrade accelerate, whose releases fixed this for tied models.")
+    if entry.kind == "cpu-kernel" and _EXTENSION_SOURCE.search(text) and "dispatch" not in said:
+        cause.append("It is raised in a custom C++/CUDA extension's own kernel, whose dispatch macro has no case "
+                     "for this dtype.")
+        fix.append("In the extension dispatch with `AT_DISPATCH_FLOATING_TYPES_AND_HALF` (or "
+                   "`AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, at::ScalarType::BFloat16, ...)`) and "
+                   "rebuild, or call it with float32 inputs (`op(x.float()).to(x.dtype)`).")
+    if entry.key == "conv-type" and re.search(r"weight type \((torch\.)?(cuda\.)?(Byte|Char)Tensor|weight type "
+                                               r"\(c10::(Byte|Char)", text) and "dequant" not in said:
+        cause.append("The weight is packed 8-bit storage (a GGUF, bitsandbytes or other quantized checkpoint), "
+                     "not a float weight.")
+        fix.append("Load that model through its quantization backend, which dequantizes each weight before the op "
+                   "(a GGUF loader node or library that supports this model), or dequantize it first; do not cast "
+                   "the packed bytes.")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2) or m.group(3)
@@ -403,6 +426,10 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     return " ".join(cause), " ".join(fix)
 
 
+# torch's message for a checkpoint saved on a GPU index this machine does not have
+_SAVED_ON_GPU = re.compile(r"deserialize object on CUDA device (\d+) but torch\.cuda\.device_count\(\) is (\d+)")
+# a custom C++/CUDA extension's own source file named in the message or traceback
+_EXTENSION_SOURCE = re.compile(r"\w+_(cuda|kernel)\w*\.(cu|cpp)\b|\b\w+\.cu:\d+|cpp_extension|_ext-src/")
 _BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
 
 

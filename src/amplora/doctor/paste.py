@@ -286,4 +286,6 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     if len(dtypes) >= 2:
         named = [spelled(d) for d in dtypes[:3]]
         parts.append("dtypes " + ", ".join(named[:-1]) + " and " + named[-1])
+    if len(dtypes) == 1 and re.search(r"\b(but (got|found|is)|got|found)\b", text):
+        parts.append(f"dtype {spelled(dtypes[0])}")  # the one it refused
     return f"This message names {'; '.join(parts)}." if parts else ""

@@ -192,7 +192,7 @@ ACCELERATORS = (
        fix="On a V100 / T4 run in fp16 or fp32 with that kernel off (`use_deepspeed_evo_attention: false` or the "
        "project's equivalent), or use an Ampere or newer GPU for bf16; give the kernel the dtype it was built for."),
     _e("xpu-fp64", "device-capability", "this Intel GPU has no float64 (fp64)",
-       r"Required aspect fp64 is not supported|aspect::fp64|"
+       r"Required aspect fp64 is not supported|aspect::fp64|FP64 data type is unsupported on current platform|"
        r"\b(fp64|float64|double)\b[^\n]{0,60}(is )?not supported on (the|this) (device|GPU|XPU)|"
        r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b|"
        r"\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b.{0,400}\b(FP64|float64|double precision)\b|"

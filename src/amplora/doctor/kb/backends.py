@@ -7,6 +7,27 @@ from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WOR
 
 # backends without a dtype
 BACKENDS = (
+    _e("xla-mixed-dtype", "mismatch", "XLA refused an op on two floating types",
+       r"Seen floating point types of different precisions in|but mixed precision is disallowed",
+       "XLA's compiler (TPU, Trainium, other PJRT devices) refuses an HLO op whose operands have two floating types, "
+       "here a tensor kept or produced in f32 (a constant, a buffer, a matmul result) meeting bf16 tensors in the "
+       "lowered graph.",
+       "Give the operands one dtype: cast the odd tensor (`.to(x.dtype)`), load the model in one dtype, or run under "
+       "`torch.autocast('xla', dtype=torch.bfloat16)`; with older torch_xla, `XLA_USE_BF16=1` makes every float "
+       "tensor bf16 on the device."),
+    _e("xla-fp16", "backend", "float16 on a TPU (XLA), which has bfloat16 instead",
+       r"Unsupported XLA type \d+", context=r"\b(Half|f16|fp16|float16)\b",
+       cause="The XLA device (a TPU) has no float16: a tensor cast to fp16 (`.half()`, 16-bit AMP such as Lightning's "
+       "`precision=16`) reached the TPU, whose 16-bit float type is bfloat16.",
+       fix="Use bf16 on TPUs (`precision='bf16-mixed'` / `'bf16-true'`, `torch.bfloat16`, `XLA_USE_BF16=1` with older "
+       "torch_xla) instead of fp16."),
+    _e("cutlass-accumulator", "backend", "CUTLASS has no kernel for these element and accumulator dtypes",
+       r"No kernel configuration found for supported data type and layout combination",
+       "CUTLASS has no kernel for this combination of element dtypes, accumulator and layouts: with only "
+       "`element=torch.bfloat16` (or fp16) given, the accumulator defaults to the same 16-bit type, and CUTLASS's "
+       "bf16 GEMMs accumulate in fp32.",
+       "Pass an fp32 accumulator (`element_accumulator=torch.float32`) and a layout combination CUTLASS lists for "
+       "that architecture."),
     _e("gloo-bf16", "backend", "gloo has no collectives for bf16",
        r"Invalid scalar type",
        context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics",
@@ -330,11 +351,12 @@ CAPABILITY = (
        "`torch.autocast`, or fall back to `attn_implementation='sdpa'`/`'eager'`; a warning at load time under "
        "AMP can be ignored."),
     _e("flash-attn-on-cpu", "device", "Flash Attention 2 on a model that is still on the CPU",
-       r"Flash Attention 2(\.0)? with a model not initialized on GPU",
+       r"Flash Attention 2(\.0)? with a model not initialized on GPU|Flash ?Attention ?2 is not available on CPU",
        "The model was loaded with `attn_implementation='flash_attention_2'` but is still on the CPU, where no flash "
        "attention kernel exists; it fails or falls back until the model is moved.",
        "Load it straight onto the GPU (`device_map='cuda'` or `device_map='auto'` in `from_pretrained`) or call "
-       "`model.to('cuda')` before the first forward, in fp16/bf16 (`torch_dtype=torch.bfloat16`)."),
+       "`model.to('cuda')` before the first forward, in fp16/bf16 (`torch_dtype=torch.bfloat16`); to run on the CPU "
+       "load it with `attn_implementation='sdpa'` (or `'eager'`) instead."),
     _e("flash-attn-upcast-input", "attention", "fp32 hidden states reached Flash Attention and were cast back",
        r"input hidden states seems to be silently casted in float32",
        "Flash Attention runs only in fp16/bf16, and the hidden states reaching it were fp32 because layer norms or "
@@ -343,6 +365,17 @@ CAPABILITY = (
        "Usually harmless; to avoid the casts load the model with `torch_dtype=torch.bfloat16` (or fp16) and train "
        "under `bf16=True` autocast, or call `prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)` "
        "and then cast the norms back (`module.to(torch.bfloat16)`) when using Flash Attention."),
+    _e("half-only-kernel", "attention", "a kernel that takes only fp16/bf16 got float32",
+       r"(must|should) be (in )?(the )?(dtype of )?(torch\.)?(float16|fp16|half) or (torch\.)?(bfloat16|bf16)\b|"
+       r"\bonly supports? (inputs? (of|in) )?(torch\.)?(fp16|float16|half) (and|or) (torch\.)?(bf16|bfloat16)\b|"
+       r"\A(?=.*\b(sage\w*|dtype check)\b)(?=.*local variable '\w+' referenced before assignment)"
+       r"(?=.*\b(fp32|float32)\b)",
+       "This kernel (SageAttention, a flash or fused attention kernel, a quantized kernel) runs only on fp16/bf16 "
+       "inputs and got float32 tensors: a model loaded or kept in fp32, or activations upcast to fp32 before the "
+       "call (a version that had no branch for fp32 fails with an unrelated-looking error instead).",
+       "Cast its inputs to fp16/bf16 before the call and the output back (`o = kernel(q.to(torch.bfloat16), ...)"
+       ".to(q.dtype)`), load the model in bf16/fp16, or use another attention backend (SDPA) for that model; "
+       "newer releases of such kernels convert fp32 inputs themselves."),
     _e("sdpa-mask-dtype", "attention", "attention mask of another dtype than the query",
        r"Expected attn_mask dtype to be bool or|mismatched key_padding_mask and attn_mask|"
        r"Converting mask without torch\.bool dtype to bool|invalid dtype for bias - should match query",

@@ -6,14 +6,38 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
+    _e("kernel-current-device", "device", "a custom kernel launched on the current GPU, not its tensors' GPU",
+       r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
+       r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"
+       r"(?=.*\b(incorrect|wrong|error|fail))",
+       unless=r"Expected all tensors to be on the same device|found at least two devices|out of memory",
+       cause="A custom CUDA or Triton kernel launches on the current CUDA device (cuda:0 unless it was set), not on "
+       "the device of its tensors: without a device guard in the extension, tensors on cuda:1 or another GPU that is "
+       "not current give errors ('Pointer argument cannot be accessed', 'context is destroyed', an illegal memory "
+       "access) or silently wrong results, as a model split over GPUs by `device_map` does.",
+       fix="Make the tensors' GPU current around the call: `torch.cuda.set_device(x.device)` or `with "
+       "torch.cuda.device(x.device): ...`, or show the process one GPU (`CUDA_VISIBLE_DEVICES=1` makes it cuda:0) "
+       "and keep the model on a single GPU; the library's fix is a device guard around the launch "
+       "(`c10::cuda::OptionalCUDAGuard`, `with torch.cuda.device(...)`): upgrade it."),
+    _e("xla-cpu-tensor", "device", "a CPU tensor met tensors on the XLA device (TPU, Trainium)",
+       r"(Input )?tensor is not an XLA tensor|not an XLA tensor: (torch\.\w+Tensor|CPU\w+Type)",
+       "An op on the XLA device (a TPU, AWS Trainium / Inferentia, another PJRT device) got a tensor that lives on "
+       "the CPU: the module's weights (the model was never moved to the XLA device), an input, or a tensor created "
+       "inside the model without `device=` (a `torch.arange` or `torch.zeros` in forward).",
+       "Move the model and its inputs to the XLA device: `device = xm.xla_device()` (`torch_xla.device()`), "
+       "`model.to(device)`, `x = x.to(device)`; create tensors inside forward with `device=x.device`."),
     _e("triton-cpu-tensor", "device", "a Triton GPU kernel given a CPU tensor",
        r"Pointer argument \(at \d+\) cannot be accessed from Triton \(cpu tensor\?\)",
        "A Triton kernel (a fused kernel of unsloth, liger, bitsandbytes, flash-linear-attention or a "
        "`torch.compile` graph) runs on the GPU and got a tensor that lives on the CPU: the model or a buffer was "
-       "not moved, inputs were left on the CPU, or `device_map` offloaded that module to the CPU.",
+       "not moved, inputs were left on the CPU, or `device_map` offloaded that module to the CPU; or the tensor is on "
+       "a GPU that is not the current device (a model split over GPUs by `device_map`, data on cuda:1), since Triton "
+       "launches on the current device.",
        "Put the model and its inputs on the GPU (`model.to('cuda')`, `batch = {k: v.to('cuda') for k, v in "
        "batch.items()}`), keep offloaded modules away from fused kernels (enough GPU memory, or "
-       "`device_map={'': 0}`), or turn the fused kernels off on the CPU."),
+       "`device_map={'': 0}`), or turn the fused kernels off on the CPU; for tensors on another GPU make it the "
+       "current device (`torch.cuda.set_device(x.device)`, `with torch.cuda.device(x.device):`) or keep the model "
+       "on a single GPU."),
     _e("bnb-tensor-not-on-gpu", "device", "a bitsandbytes kernel given tensors that are not on a GPU",
        r"All input tensors need to be on the same GPU, but found some tensors to not be on a GPU",
        "A bitsandbytes kernel (4-bit / 8-bit matmul, (de)quantize, an 8-bit optimizer) got a tensor that is not on "
@@ -245,12 +269,22 @@ DEVICES = (
        "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),
     _e("deserialize-cuda", "device", "a CUDA checkpoint loaded where CUDA is not available",
        r"Attempting to ?deserialize object on (a )?CUDA device|"
+       r"If you are running on a CPU-only machine, please use torch\.load with map_location|"
        r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
        r"restore_location|validate_cuda_device|_cuda_deserialize)\b",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
        "driver, or fewer GPUs than when saved).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
        "of torch if the GPU should be visible."),
+    _e("deserialize-no-gpu", "device", "a CUDA-saved checkpoint or TorchScript archive loaded with no GPU",
+       r"No CUDA GPUs are available",
+       context=r"serialization\.py|torch\.jit\.load|jit\.load\(|import_ir_module|torch\.load\(",
+       cause="A checkpoint or TorchScript archive saved from CUDA tensors is loaded where torch sees no GPU, and the "
+       "load restores its tensors to CUDA: `torch.load` without `map_location`, or a TorchScript module loaded by "
+       "`torch.jit.load` (also one a library nests inside a pickled object) without it.",
+       fix="Pass `map_location='cpu'` to `torch.load` and to `torch.jit.load` (a library that loads a nested "
+       "TorchScript module itself must pass it down, or move the module to the CPU before saving), or make the GPU "
+       "visible."),
     _e("type-device-mismatch", "device", "a GPU tensor and a CPU tensor of the same kind",
        rf"{GPU_TYPE}[^\n]{{0,120}}{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}{GPU_TYPE}",
        "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "
@@ -289,6 +323,7 @@ DEVICES = (
        "needs `t.float()` first), or `torch.empty(..., dtype=...).numpy()`."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
+       r"data type .?bfloat16.? not understood|"
        r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
        "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back.",

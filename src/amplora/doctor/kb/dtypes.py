@@ -217,11 +217,13 @@ KERNELS = (
        "Pass the dtype object (`bnb_4bit_compute_dtype=torch.bfloat16`, `torch_dtype=torch.float16`) or the bare "
        "name as a string ('bfloat16', 'float16'), not 'torch.bfloat16'."),
     _e("dtype-table-key", "cpu-kernel", "a dtype missing from a converter's or kernel's dtype table",
-       r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'",
+       r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'|"
+       r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*)\b",
        "A converter or kernel looks the tensor's dtype up in a table that has no entry for it: an older "
        "`convert.py` / export script without BF16 (bf16 safetensors), a Triton or CUTLASS kernel without "
        "float8_e8m0fnu (the exponent-only scale format of MXFP8 / MXFP4 and block-FP8 checkpoints, which kernels "
-       "expect upcast to float32), a tool without the newer fp8 types.",
+       "expect upcast to float32), a tool without the newer fp8 types: that dtype is not supported on this path "
+       "(its mapping lacks it).",
        "Upgrade the converter or library (such dtypes are added in newer releases), or convert the weights or "
        "scales to a dtype it knows first (bf16 -> fp16 / fp32 for an old converter, e8m0 scales upcast to float32 "
        "before the kernel)."),

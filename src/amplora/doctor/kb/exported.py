@@ -5,6 +5,13 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 EXPORTED = (
+    _e("coreml-fp16-spec", "backend", "a float16 feature in a Core ML model of an older specification",
+       r"has FLOAT16 dataType, which is only valid in specification version",
+       "A Core ML model of an older specification (version < 7, the neuralnetwork `.mlmodel` format) got a float16 "
+       "input or output feature; FLOAT16 multiarray features need specification 7 (iOS 16 / macOS 13, the "
+       "`mlprogram` format).",
+       "Export those features in float32 (`half=False`, FP32 outputs), or target a newer spec "
+       "(`minimum_deployment_target=ct.target.iOS16`, `convert_to='mlprogram'`) with a current coremltools."),
     _e("raw-weights-dtype-size", "backend", "raw weight files written in another dtype than the loader reads",
        r"only has \d+,? but request(ed)? \d+|file size \d+ does not match (the )?expected( size)? \d+",
        context=r"(?<![A-Za-z0-9_])(fp16|fp32|float16|float32|half|bf16|bfloat16|data[_ ]?type)(?![A-Za-z0-9_])",

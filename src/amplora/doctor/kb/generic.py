@@ -110,7 +110,7 @@ FALLBACKS = (
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
        r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b|"
-       r"\bdevice[ _-]mismatch(es)?\b|"
+       r"\bdevice[ _-]mismatch(es)?\b|Unhandled FakeTensor Device Propagation for aten\.(?!index)\w+|"
        r"\btensors?\s*(分布在了?|are (spread )?(on|over|across)|were (spread )?(on|over|across)|spread (over|across))\s*"
        r"(多个|multiple|several|different|two)\s*(GPUs?|devices|cards|显卡)",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
@@ -264,7 +264,12 @@ FALLBACKS = (
        r"\bexpected \w*(Half|Float|Double|BFloat16)Tensor,? (but )?(got|rec(ie|ei)ved|found) \w*(Half|Float|Double|BFloat16)"
        r"Tensor\b|"
        r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")|"
-       r"\bboth inputs should have (the )?same dtyp",
+       r"\bboth inputs should have (the )?same dtyp|"
+       r"\bdata types (b?float|u?int)\d+ and (b?float|u?int)\d+ do not match\b|"
+       r"\bexpected\b.{0,60}\bto be (in )?(torch\.)?(?P<want>bfloat16|float16|float32|float64|half|bf16|fp16|fp32)\b"
+       r".{0,80}\bbut\b.{0,80}\b(has dtype|got|is) (torch\.)?(?!(?P=want)\b)(bfloat16|float16|float32|float64|half)\b|"
+       r"\btype mismatch\b.{0,80}\b(torch\.)?(cuda\.)?(?P<t1>Half|Float|Double|BFloat16)Tensor\b.{0,80}"
+       r"\b(torch\.)?(cuda\.)?(?!(?P=t1)Tensor)(Half|Float|Double|BFloat16)Tensor\b",
        "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
@@ -399,7 +404,7 @@ LAST_RESORT = (
        r"\b(?:is |are )?only (?:available|supported|implemented) (?:on|for|in|with|training on) (?:the )?(?:CUDA|GPU|cuda|gpu)s?\b|"
        r"\bnot (?:implemented|supported|available) (?:on|for) (?:the )?CPUs?\b|\b(?:CUDA|GPU) is required for\b|"
        r"\bgot (?:a )?CPU tensors?\b|\brequires GPU-based|\bexpected (?:the )?\w+ to be on (?:cuda|CUDA|the GPU)\b(?!.{0,20}but)|"
-       r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b)",
+       r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b|\bCPU not supported\b)",
        "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
        "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
        "`device=`) was not moved, or the whole run is on the CPU.",

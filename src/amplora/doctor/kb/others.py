@@ -74,6 +74,30 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "`@torch.amp.custom_fwd(device_type='cuda')`, or, when the warning comes from a library's code, upgrade the "
      "library (or filter the FutureWarning)."),
     # a device type autocast does know, refused by an older torch (or one whose backend plugin is not loaded)
+    # a NaN only the compiled code produces, no half precision in the text
+    (r"\A(?=.*(torch\.compile|\binductor\b))(?=.*(?<![a-z])nan(?![a-z]))"
+     r"(?=.*(\beager\b.{0,60}\b(no nan|fine|works?|correct|has no|matches)|\b(no nan|fine|works?|correct)\b.{0,40}\beager\b))"
+     r"(?!.*\b(fp16|float16|half|bf16|bfloat16|autocast|amp)\b)",
+     "Not a precision fault as told: the NaN appears only in the compiled code while eager gives finite values, "
+     "which points at a compiler (Inductor) bug. Find the stage with `torch.compile(backend='aot_eager')`, upgrade "
+     "torch, and report it with the repro; run without compiling that function meanwhile."),
+    # Inductor failing to lower a graph: the compiler's own failure, whatever dtype its message names
+    (r"backend='inductor' raised:\s*(\w+: )?LoweringException",
+     "Not a precision fault as told: Inductor failed while lowering the compiled graph, a compiler bug or a pattern "
+     "this release does not support, so the dtype it names comes from the compiler's view of the graph. Check that "
+     "the code runs eagerly, upgrade torch, and report it with the repro; compile without that function "
+     "meanwhile."),
+    # map_location already given: it reaches torch.load's files, not a state dict pickled with the pickle module
+    (r"\A(?=.*\bpickle\.dumps?\()(?=.*\bmap_location\b)(?=.*deserialize object on (a )?CUDA device)",
+     "Not the usual device fault: `map_location` was passed, but the state dict was written with the `pickle` "
+     "module (`pickle.dumps`), whose CUDA storages are restored by torch's own unpickling and ignore "
+     "`map_location`. Save with `torch.save(model.state_dict(), path)` and load with `torch.load(path, "
+     "map_location='cpu')`, or re-save it on a GPU machine after `.cpu()`."),
+    # eager PyTorch allows a CUDA tensor indexed with CPU indices; only the compiler's fake-tensor pass objects
+    (r"Unhandled FakeTensor Device Propagation for aten\.index\w*",
+     "Not a device fault as told: indexing a CUDA tensor with CPU indices is allowed in eager PyTorch, and "
+     "torch.compile's fake-tensor pass did not handle it in this release. Move the indices to the tensor's device "
+     "(`idx.to(x.device)`) to compile it, or upgrade torch."),
     (r"unsupported autocast device_type '(mps|xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
      "Not a precision fault as told: this torch has no autocast for that device type (MPS autocast arrived in torch "
      "2.5; XPU, HPU and NPU need their plugin imported), and the call comes from code written for a newer stack. "

@@ -163,7 +163,7 @@ QUANTIZED = (
        "dtype you chose, or cast afterwards (`model.to(torch.bfloat16)`); keeping them fp32 and training under "
        "`torch.autocast` is the stable default."),
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
-       r"You cannot cast a (bitsandbytes|GPTQ|quantized) model in a new .?dtype|"
+       r"(You )?(cannot|can'?t|can not) cast a (bitsandbytes|GPTQ|quantized) model (in|to) a new .?dtype|"
        r"\.to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
        r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is (not supported|unsupported)|"
        r"\.(half|float)\(\).? is not supported for quantized model|"

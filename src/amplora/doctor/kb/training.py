@@ -330,8 +330,29 @@ NONFINITE_REPORTS = (
        "matmuls (`bf16=True` mixed precision, `torch_dtype=torch.bfloat16` only for the frozen base; amplora keeps "
        "adapters fp32), or use an optimizer with Kahan summation / stochastic rounding for pure-bf16 weights; "
        "compute losses and norms in fp32."),
+    _e("merge-rounding", "overflow", "a merged adapter differs from the unmerged one (rounding in the base dtype)",
+       r"\A(?=.*\b(merge_and_unload|merge_adapter|merged? (the )?(lora|adapter|model|weights))\b)"
+       r"(?=.*(loss of (accuracy|precision)|\\ne\b|≠|!=|not (equal|the same|identical)|(differ|different|mismatch)\w*"
+       r" (from|than|to|between|results?|outputs?|logits|loss)))",
+       unless=r"\bError\b|Exception|out of memory|size mismatch|shape",
+       cause="Merging adds B·A into the base weight in the base's dtype: in bf16 (8 bits of mantissa) or fp16, W + BA "
+       "is rounded, and a small update can vanish in the rounding, so the merged model's weights, logits and loss "
+       "differ slightly from the unmerged adapter's, which computes BA separately; a 4/8-bit base adds "
+       "requantization error.",
+       fix="Small differences are expected; for a faithful merge load the base in fp32, merge, then cast once to the "
+       "dtype you serve in (the rounding then happens once, on W + BA); do not merge into a quantized base: "
+       "dequantize it first."),
+    _e("load-dtype-downcast", "overflow", "fp32 tensors of a checkpoint downcast by the load dtype",
+       r"\bdowncast\w*\b.{0,60}\b(FP32|float32|fp32)\b.{0,60}\bto (BF16|bfloat16|FP16|float16|half)\b",
+       "Loading with `torch_dtype=torch.bfloat16` (or `.to(torch.bfloat16)` / `.half()`) casts every floating "
+       "tensor, also those the checkpoint keeps in float32 on purpose (gates, sinks, norms, biases, scales), so they "
+       "are rounded in memory and saved that way.",
+       "Load with `torch_dtype='auto'` (it keeps the checkpoint's per-tensor dtypes), or keep those modules in fp32 "
+       "(the model's `_keep_in_fp32_modules`, or cast them back with `.float()` after loading), and save from a "
+       "model loaded that way."),
     _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
-       DRIFT_SYMPTOM, context=HALF_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml",
+       DRIFT_SYMPTOM, context=HALF_WORDS,
+       unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b",
        cause="fp16 keeps 10 bits of mantissa and tops out at 65504: a model cast wholly with `.half()` loses "
        "precision in long reductions (softmax, norms, losses, attention sums) and small values underflow, so its "
        "outputs or accuracy differ from fp32 even without an overflow to inf/NaN.",
