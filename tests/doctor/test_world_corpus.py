@@ -254,6 +254,16 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   halves 15/26, 10/14, 14/17 and 12/13. Dropped before scoring: w9905 (word for word a text already in world.jsonl),
   w9834 (miscopied by its collector), w10116 and w10306 (threads another collector of the round took). Read for
   the rules afterwards: 37/47 and 18/20, 32/38 and 22/22, 36/42 and 20/21, 27/35 and 14/15, with floors.
+- heldout57 to heldout60 (w10500-w10521 and w10600-w10623, w10700-w10733 and w10800-w10827, w10900-w10933 and
+  w11000-w11039, w11100-w11123 and w11200-w11236; two collectors each: 18 more queries fixed in advance in rank
+  order, and attention kernels and mixture-of-experts, compilers and graph capture, checkpoint conversion and
+  merging, custom CUDA and C++ extensions): committed before they were scored once (on d29c384, after heldout21-56
+  were read): heldout57 22/23 right (96 %), 1 partly, 0 unrecognised, 17/20 rejects (3 false); heldout58 22/37
+  (59 %), 6, 9, 18/23 (5); heldout59 37/46 (80 %), 3, 6, 25/27 (2); heldout60 21/33 (64 %), 3, 9, 21/23 (2); the
+  rank-order halves 11/11, 15/21, 17/24 and 11/15. Dropped before scoring: w10509, w10615, w10620, w10703 and
+  w10705 (shortened or joined by their collectors, so not verbatim), w11021, w11204, w11223, w11232, w11233 and
+  w11235 (threads another collector of the round took). Read for the rules afterwards: 23/23 and 17/20, 36/37 and
+  20/23, 46/46 and 27/27, 32/33 and 21/23, with floors.
 """
 from __future__ import annotations
 
@@ -313,7 +323,11 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout53": (37, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
           "heldout55": (36, 1),   # of 42 after its misses were read (34 when scored once)
-          "heldout56": (27, 1)}   # of 35 after its misses were read (26 when scored once)
+          "heldout56": (27, 1),   # of 35 after its misses were read (26 when scored once)
+          "heldout57": (23, 3),   # of 23 after its misses were read (22 when scored once)
+          "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
+          "heldout59": (46, 0),   # of 46 after its misses were read (37 when scored once)
+          "heldout60": (32, 2)}   # of 33 after its misses were read (21 when scored once)
 
 
 @pytest.fixture(scope="module")
