@@ -6,10 +6,13 @@ import os
 import runpy
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+
+from .forkrun import run_many
 
 PROGRAMS = Path(__file__).parent / "programs"
 REPO = Path(__file__).resolve().parents[2]
@@ -75,21 +78,33 @@ NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_cust
 
 @pytest.fixture(scope="session")
 def doctor_runs(tmp_path_factory):
-    """Start all `amplora doctor run` subprocesses at once (most of their time is imports), collect per test:
+    """All `amplora doctor run`s at once, in the background while other tests run (most of their time would be
+    imports: each is forked after one import of torch, tests/doctor/forkrun.py); per test:
     {spec: Future[(CompletedProcess, json)]}."""
     out = tmp_path_factory.mktemp("runs")
     cache = tmp_path_factory.mktemp("cache")
-    pool = ThreadPoolExecutor(max_workers=max(3, os.cpu_count() or 1))
+    specs = [(spec, True) for spec in CLEAN_SPECS] + [(spec, False) for spec in FAULTY_SPECS + NONFINITE_SPECS]
+    futures = {spec: Future() for spec, _ in specs}
 
-    def run(spec, report):
+    def argv(spec, report):
         name, *args = spec.split()
-        json_path = out / (spec.replace(" ", "_") + ".json")
         flags = ["--report"] if report else []
-        proc = amplora_cli("doctor", "run", *flags, "--json", str(json_path), str(program_path(name)), *args,
-                           env_extra={"AMPLORA_CACHE": str(cache), "OMP_NUM_THREADS": "1"}, timeout=300)
-        return proc, (json.loads(json_path.read_text()) if json_path.exists() else None)
+        return ["doctor", "run", *flags, "--json", str(out / (spec.replace(" ", "_") + ".json")),
+                str(program_path(name)), *args]
 
-    futures = {spec: pool.submit(run, spec, True) for spec in CLEAN_SPECS}
-    futures.update({spec: pool.submit(run, spec, False) for spec in FAULTY_SPECS + NONFINITE_SPECS})
+    def run_all():
+        try:
+            procs = run_many([argv(spec, report) for spec, report in specs], cwd=REPO, workers=3, timeout=300,
+                             env_extra={"AMPLORA_CACHE": str(cache), "OMP_NUM_THREADS": "1"})
+            for (spec, _), proc in zip(specs, procs):
+                json_path = out / (spec.replace(" ", "_") + ".json")
+                futures[spec].set_result((proc, json.loads(json_path.read_text()) if json_path.exists() else None))
+        except BaseException as e:  # every test that waits for a run gets the failure
+            for future in futures.values():
+                if not future.done():
+                    future.set_exception(e)
+
+    thread = threading.Thread(target=run_all, daemon=True)
+    thread.start()
     yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
+    thread.join()

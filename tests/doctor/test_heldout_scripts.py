@@ -4,12 +4,11 @@ diagnosis holding its `must_say` phrases; each clean one exits 0 with no diagnos
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from .conftest import amplora_cli
+from .forkrun import run_many
 
 SCRIPTS = Path(__file__).parent / "scripts"
 # the first test runs all the scripts (the fixture): 216 doctor runs on two workers take longer than one test's 900 s
@@ -24,13 +23,12 @@ NAMED_WITHOUT_ORIGIN = {"u07_unet_segmentation.py", "u13_tiny_decoder_generation
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
+    """Every script under `amplora doctor run`, two at a time, each a process forked after torch and transformers
+    were imported once (tests/doctor/forkrun.py)."""
     tmp = tmp_path_factory.mktemp("scripts")  # the scripts write their checkpoints under TMPDIR
-
-    def run(label):
-        return amplora_cli("doctor", "run", str(SCRIPTS / label["script"]), cwd=SCRIPTS, timeout=300,
-                           env_extra={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp)})
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip((lab["script"] for lab in LABELS), pool.map(run, LABELS)))
+    procs = run_many([["doctor", "run", str(SCRIPTS / label["script"])] for label in LABELS], cwd=SCRIPTS,
+                     env_extra={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp)}, workers=2, timeout=300)
+    return dict(zip((label["script"] for label in LABELS), procs))
 
 
 def test_the_set_is_what_the_readme_says():
