@@ -675,6 +675,10 @@ SAMPLES = [
      "0.03)", [], None),
     ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
      "it again", [], None),
+    ("optimizer-step-device", "optimizer.load_state_dict(ckpt['optim'])\nAssertionError: If capturable=False, "
+     "state_steps should not be CUDA tensors.", [], None),
+    ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
+     "scaler.step", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -990,6 +994,7 @@ CLASS_WORDINGS = [
     ("deserialize-cuda", "Error: If you are running on a CPU-only machine, please use torch.load with "
      "map_location=torch.device('cpu') to map your storages to the CPU."),
     ("numpy-bf16", "arr = np.asarray(w)\nTypeError: data type 'bfloat16' not understood"),
+    ("generic-dtype", "TypeError: arch parameter must be of type torch.cuda.FloatTensor but got torch.cuda.HalfTensor"),
     ("xpu-fp64", "RuntimeError: FP64 data type is unsupported on current platform."),
     ("device-mismatch", "Unhandled FakeTensor Device Propagation for aten.addmm.default, found two different "
      "devices cuda:0, cpu"),
@@ -1958,6 +1963,12 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # an attention dtype error under torch.compile: the compiled graph is a suspect
     ("torch.compile(model)\nRuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: "
      "c10::Half key.dtype: float and value.dtype: float instead.", "attention-dtype", ["torch.compile"]),
+    # a GPU-only fused Adam given offloaded optimizer tensors: the CPU Adam
+    ("  File \"deepspeed/ops/adam/fused_adam.py\", line 170, in step\nRuntimeError: expected input to be on cuda",
+     "needs-gpu-tensor", ["DeepSpeedCPUAdam"]),
+    # timm's EMA kept on the CPU
+    ("model_avg = ModelEmaV3(model, device='cpu')\nRuntimeError: Expected all tensors to be on the same device, but found "
+     "at least two devices, cuda:0 and cpu!", "device-mismatch", ["EMA"]),
     # one dtype named in a refusal: it is said
     ("out = compiled(q, k, v, mask)\n# RuntimeError: Expected attn_mask dtype to be bool or float or to match query "
      "dtype, but got attn_mask.dtype: long int", "sdpa-mask-dtype", ["int64"]),

@@ -225,7 +225,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "inside its ops (dtype casts while loading weights) failed in older torch_npu releases.")
         fix.append("On Ascend upgrade torch_npu to the release for your torch, and keep inputs on the model's npu "
                    "device (`model.device`).")
-    if entry.kind == "device" and re.search(r"\bema\b|ema_model|moving_average|EMAModel", text, re.IGNORECASE):
+    if entry.kind == "device" and re.search(r"\bema\b|ema_model|moving_average|EMAModel|ModelEma\w*", text, re.IGNORECASE):
         cause.append("The text shows an EMA copy of the model: kept or loaded on another device than the model "
                      "(deep-copied before `model.to(device)`, loaded with `from_pretrained` on the CPU, gathered to "
                      "the CPU for the update), its weights meet the model's.")
@@ -393,6 +393,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     m = re.search(r"quantization method:? '?(\w+)", text)
     if m and m.group(1).lower() not in said:
         cause.append(f"The quantization method is {m.group(1)}.")
+    if entry.key == "needs-gpu-tensor" and re.search(r"fused_adam|FusedAdam|multi_tensor_adam", text) \
+            and "fused adam" not in said.lower():
+        cause.append("The op is a fused Adam (DeepSpeed's or apex's FusedAdam), which runs only on the GPU, and it got "
+                     "optimizer tensors offloaded to the CPU (ZeRO offload, NVMe swapping).")
+        fix.append("With optimizer offload use DeepSpeed's CPU Adam (`DeepSpeedCPUAdam`, which DeepSpeed picks when "
+                   "`offload_optimizer` is set and no optimizer is forced), or upgrade DeepSpeed if that release "
+                   "mixed them up; keep FusedAdam for states on the GPU.")
     m = _SAVED_ON_GPU.search(text)
     if m and entry.key == "deserialize-cuda":
         cause.append(f"It was saved from cuda:{m.group(1)} and this machine has {m.group(2)} GPU(s).")

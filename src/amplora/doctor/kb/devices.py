@@ -19,6 +19,15 @@ DEVICES = (
        "torch.cuda.device(x.device): ...`, or show the process one GPU (`CUDA_VISIBLE_DEVICES=1` makes it cuda:0) "
        "and keep the model on a single GPU; the library's fix is a device guard around the launch "
        "(`c10::cuda::OptionalCUDAGuard`, `with torch.cuda.device(...)`): upgrade it."),
+    _e("optimizer-step-device", "device", "an optimizer's `step` tensors on the wrong device after loading its state",
+       r"state_steps should not be CUDA tensors|\bargument state_steps\b|\bstate_steps\b.{0,80}\b(on|device)\b",
+       "Adam and AdamW keep each parameter's `step` count as a tensor, and a loaded or moved optimizer state put it "
+       "on the wrong device: torch 1.12.0's Adam moved `step` to CUDA on `load_state_dict` while `capturable=False` "
+       "needs it on the CPU, and the fused / capturable kernels need it on the parameters' GPU, where a state restored "
+       "by ZeroRedundancyOptimizer or by hand left it on the CPU.",
+       "Upgrade torch (1.12.1 fixed 1.12.0's load; 1.11 did not have it); when moving a state by hand move `exp_avg` "
+       "and `exp_avg_sq` to the parameter's device and leave `state['step']` where the optimizer wants it (the CPU "
+       "for the default path, the parameter's device with `fused=True` or `capturable=True`)."),
     _e("xla-cpu-tensor", "device", "a CPU tensor met tensors on the XLA device (TPU, Trainium)",
        r"(Input )?tensor is not an XLA tensor|not an XLA tensor: (torch\.\w+Tensor|CPU\w+Type)",
        "An op on the XLA device (a TPU, AWS Trainium / Inferentia, another PJRT device) got a tensor that lives on "

@@ -265,6 +265,8 @@ FALLBACKS = (
        r"Tensor\b|"
        r"(must|should) (have|be) the same (data ?type|dtype|scalar type)(?=.{0,200}" + _DTYPE_WORD + ")|"
        r"\bboth inputs should have (the )?same dtyp|"
+       r"\btype (torch\.)?(cuda\.)?(?P<t0>Half|Float|Double|BFloat16)Tensor,? but got (torch\.)?(cuda\.)?"
+       r"(?!(?P=t0)Tensor)(Half|Float|Double|BFloat16)Tensor\b|"
        r"\bdata types (b?float|u?int)\d+ and (b?float|u?int)\d+ do not match\b|"
        r"\bexpected\b.{0,60}\bto be (in )?(torch\.)?(?P<want>bfloat16|float16|float32|float64|half|bf16|fp16|fp32)\b"
        r".{0,80}\bbut\b.{0,80}\b(has dtype|got|is) (torch\.)?(?!(?P=want)\b)(bfloat16|float16|float32|float64|half)\b|"

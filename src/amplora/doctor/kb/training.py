@@ -330,6 +330,15 @@ NONFINITE_REPORTS = (
        "matmuls (`bf16=True` mixed precision, `torch_dtype=torch.bfloat16` only for the frozen base; amplora keeps "
        "adapters fp32), or use an optimizer with Kahan summation / stochastic rounding for pure-bf16 weights; "
        "compute losses and norms in fp32."),
+    _e("clip-before-unscale", "overflow", "gradients clipped while still scaled by the loss scaler",
+       r"\bclip\w*.{0,120}\bscaled gradients\b|\bscaled gradients\b.{0,120}\bclip\w*|"
+       r"\bclip\w*.{0,80}\bbefore\b.{0,40}\bunscal\w*",
+       cause="With fp16 loss scaling (GradScaler, apex, a hand-made scale) the gradients are multiplied by the loss "
+       "scale until they are unscaled, so a `clip_grad_norm_` before unscaling compares the scaled norm with the "
+       "threshold and clips far too hard (or not at all when the scale is small).",
+       fix="Unscale first, then clip: `scaler.unscale_(optimizer)`, `torch.nn.utils.clip_grad_norm_(params, "
+       "max_norm)`, `scaler.step(optimizer)`, `scaler.update()` (accelerate's `accelerator.clip_grad_norm_` does "
+       "this)."),
     _e("merge-rounding", "overflow", "a merged adapter differs from the unmerged one (rounding in the base dtype)",
        r"\A(?=.*\b(merge_and_unload|merge_adapter|merged? (the )?(lora|adapter|model|weights))\b)"
        r"(?=.*(loss of (accuracy|precision)|\\ne\b|≠|!=|not (equal|the same|identical)|(differ|different|mismatch)\w*"
