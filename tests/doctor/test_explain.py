@@ -679,6 +679,9 @@ SAMPLES = [
      "state_steps should not be CUDA tensors.", [], None),
     ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
      "scaler.step", [], None),
+    ("rng-state-dtype", "gen.set_state(ckpt['rng'])\nTypeError: RNG state must be a torch.ByteTensor", [], None),
+    ("complex-real-grad", "RuntimeError: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+     "grad_is_complex) to be true, but got false.", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -994,6 +997,14 @@ CLASS_WORDINGS = [
     ("deserialize-cuda", "Error: If you are running on a CPU-only machine, please use torch.load with "
      "map_location=torch.device('cpu') to map your storages to the CPU."),
     ("numpy-bf16", "arr = np.asarray(w)\nTypeError: data type 'bfloat16' not understood"),
+    ("int-input", "conv2d doesn't accept the type torch.ByteTensor of my images"),
+    ("device-mismatch", "RuntimeError: expected backend CPU and dtype Float but got backend CUDA and dtype Float"),
+    ("pin-gpu-tensor", "torch.set_default_device('cuda')\nbuf = torch.empty(1024, pin_memory=True)\nRuntimeError: Only "
+     "dense CPU tensors can be pinned"),
+    ("meta-copy", "UserWarning: Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving "
+     "module from meta to a different device."),
+    ("type-device-mismatch", "RuntimeError: Input type (torch.FloatTensor) and weight\n    type "
+     "(torch.cuda.FloatTensor) should be the same"),
     ("generic-dtype", "TypeError: arch parameter must be of type torch.cuda.FloatTensor but got torch.cuda.HalfTensor"),
     ("xpu-fp64", "RuntimeError: FP64 data type is unsupported on current platform."),
     ("device-mismatch", "Unhandled FakeTensor Device Propagation for aten.addmm.default, found two different "
@@ -1969,6 +1980,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # timm's EMA kept on the CPU
     ("model_avg = ModelEmaV3(model, device='cpu')\nRuntimeError: Expected all tensors to be on the same device, but found "
      "at least two devices, cuda:0 and cpu!", "device-mismatch", ["EMA"]),
+    # a hand-written device_map over two GPUs that leaves a module on the CPU
+    ("model = AutoModel.from_pretrained(path, device_map=split_model(2))\nRuntimeError: Expected all tensors to be on "
+     "the same device, but found at least two devices, cpu and cuda:0!", "device-mismatch", ["rotary_emb"]),
     # one dtype named in a refusal: it is said
     ("out = compiled(q, k, v, mask)\n# RuntimeError: Expected attn_mask dtype to be bool or float or to match query "
      "dtype, but got attn_mask.dtype: long int", "sdpa-mask-dtype", ["int64"]),

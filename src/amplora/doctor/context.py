@@ -400,6 +400,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("With optimizer offload use DeepSpeed's CPU Adam (`DeepSpeedCPUAdam`, which DeepSpeed picks when "
                    "`offload_optimizer` is set and no optimizer is forced), or upgrade DeepSpeed if that release "
                    "mixed them up; keep FusedAdam for states on the GPU.")
+    if (entry.key == "device-mismatch" and "cpu" in text.lower() and "rotary" not in said
+            and re.search(r"device_map|multi(ple)?[- ]GPUs?|split_model", text, re.IGNORECASE)):
+        cause.append("With a model split over GPUs by a `device_map` written by hand, a module the map does not list "
+                     "stays on the CPU: newer transformers keep the rotary embedding at the model level "
+                     "(`model.rotary_emb`), which older maps do not name.")
+        fix.append("List every module in the map (`device_map['language_model.model.rotary_emb'] = 0` and the norms, "
+                   "embeddings and heads), or let `device_map='auto'` build it.")
     m = _SAVED_ON_GPU.search(text)
     if m and entry.key == "deserialize-cuda":
         cause.append(f"It was saved from cuda:{m.group(1)} and this machine has {m.group(2)} GPU(s).")

@@ -28,6 +28,20 @@ DEVICES = (
        "Upgrade torch (1.12.1 fixed 1.12.0's load; 1.11 did not have it); when moving a state by hand move `exp_avg` "
        "and `exp_avg_sq` to the parameter's device and leave `state['step']` where the optimizer wants it (the CPU "
        "for the default path, the parameter's device with `fused=True` or `capturable=True`)."),
+    _e("rng-state-dtype", "mismatch", "a random generator's state cast to another dtype",
+       r"RNG state must be a torch\.ByteTensor",
+       "A random generator's state (`torch.get_rng_state()`, `Generator.get_state()`, CUDA RNG states) is a uint8 "
+       "(Byte) tensor, and it was cast on the way, typically by a checkpoint shrunk or moved by converting every "
+       "tensor (`.half()`, `.to(dtype)`, `.float()`) before `set_rng_state` / `Generator.set_state`.",
+       "Cast only floating-point tensors when converting a checkpoint (`t.half() if t.is_floating_point() else t`), "
+       "and keep RNG states as saved (uint8, on the CPU); a state already cast cannot be recovered: re-save it or "
+       "reseed."),
+    _e("complex-real-grad", "mismatch", "a real tensor given a complex gradient in backward",
+       r"input_is_complex == grad_is_complex",
+       "A real (float) tensor that requires grad was combined with a complex one (`torch.stack`, `cat` or a product with "
+       "`1j`), so backward hands it a complex gradient, which a real input cannot take.",
+       "Cast it to complex before combining (`x.to(torch.cfloat)`, `torch.complex(x, torch.zeros_like(x))`), or keep "
+       "real and imaginary parts as separate real tensors."),
     _e("xla-cpu-tensor", "device", "a CPU tensor met tensors on the XLA device (TPU, Trainium)",
        r"(Input )?tensor is not an XLA tensor|not an XLA tensor: (torch\.\w+Tensor|CPU\w+Type)",
        "An op on the XLA device (a TPU, AWS Trainium / Inferentia, another PJRT device) got a tensor that lives on "
@@ -80,11 +94,14 @@ DEVICES = (
        "(`device_map={'': int(os.environ['LOCAL_RANK'])}`) when it fits one GPU."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
        r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
-       r"cannot pin '\w+' only dense CPU tensors",
+       r"cannot pin '\w+' only dense CPU tensors|Only dense CPU tensors can be pinned",
        "`pin_memory` (the DataLoader's `pin_memory=True`) pages-locks host memory for fast copies to the GPU, and "
-       "it got tensors that are already on the GPU: the dataset or its collate function moves samples to CUDA.",
+       "it got tensors that are already on the GPU: the dataset or its collate function moves samples to CUDA, or "
+       "a default device of cuda (`torch.set_default_device`, `with torch.device('cuda')`) made a buffer created "
+       "with `pin_memory=True` and no `device=` on the GPU.",
        "Keep the dataset on the CPU and move each batch in the training loop (`batch.to(device, "
-       "non_blocking=True)`), or set `pin_memory=False` when the data already lives on the GPU."),
+       "non_blocking=True)`), or set `pin_memory=False` when the data already lives on the GPU; give a pinned "
+       "buffer `device='cpu'` explicitly when the default device is not the CPU."),
     _e("meta-state-dict", "device", "a state dict of meta tensors (no data)",
        r"Cannot copy out of meta tensor", context=r"state_dict|While copying the parameter",
        cause="The tensors being loaded are themselves on the meta device (a state dict taken from a model "
@@ -93,7 +110,8 @@ DEVICES = (
        fix="Load real weights: take the state dict from a materialized model or the checkpoint file; to load "
        "real tensors into a model built on meta use `model.load_state_dict(sd, assign=True)`."),
     _e("meta-copy", "device", "a model with weights still on meta was moved",
-       r"Cannot copy out of meta tensor|\bmeta[ -]tensors? (data )?(copy )?(error|issue|problem|bug)s?\b",
+       r"Cannot copy out of meta tensor|\bmeta[ -]tensors? (data )?(copy )?(error|issue|problem|bug)s?\b|"
+       r"use torch\.nn\.Module\.to_empty\(\)\s+instead of torch\.nn\.Module\.to\(\) when moving module from meta",
        "A module whose weights or buffers are still on the meta device (no data) was moved or cast with `.to()`: "
        "buffers not stored in the checkpoint (positional encodings, rotary tables) stay on meta after a meta "
        "init, a model "
@@ -295,7 +313,7 @@ DEVICES = (
        "TorchScript module itself must pass it down, or move the module to the CPU before saving), or make the GPU "
        "visible."),
     _e("type-device-mismatch", "device", "a GPU tensor and a CPU tensor of the same kind",
-       rf"{GPU_TYPE}[^\n]{{0,120}}{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}{GPU_TYPE}",
+       rf"{GPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{GPU_TYPE}",
        "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "
        "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS), and one side, usually the weights "
        "of a module left on the CPU, offloaded, or created after `model.to(device)`, or a tensor kept as a plain "
@@ -319,7 +337,7 @@ DEVICES = (
        r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
-       "has no dtype for and later releases support only in a few ops, or float16, which torch before 0.4 could "
+       "(uint16, uint32, uint64) has no dtype for and later releases support only in a few ops, or float16, which torch before 0.4 could "
        "not convert.",
        fix="Convert where the data is read: `a.astype(np.int32)` for labels and indices, `a.astype(np.float32)` "
        "(scaled, e.g. `/ 65535`) for images and audio; for float16 upgrade torch, or convert to float32 and "

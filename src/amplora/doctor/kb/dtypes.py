@@ -177,6 +177,7 @@ KERNELS = (
        r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias)( type|\s*\Z)|"
+       r"\bexpected Byte tensor \(got Float tensor\)|\b(does not|doesn'?t|cannot|can'?t) accept\b.{0,40}\bByteTensor\b|"
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
        r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)|"
        r"dtypes of the first \((u?int\d*|bool)\) and second \(float\d*\) input must match|"
