@@ -86,7 +86,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout54", 60), ("heldout55", 63),
                                          ("heldout56", 50), ("heldout57", 43),
                                          ("heldout58", 60), ("heldout59", 73),
-                                         ("heldout60", 56), ("heldout61", 53)])
+                                         ("heldout60", 56), ("heldout61", 53),
+                                         ("heldout62", 65), ("heldout63", 48),
+                                         ("heldout64", 51)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -192,7 +194,8 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (56, "heldout55", "w10100", 42, 21, 49), (57, "heldout56", "w10300", 35, 15, 41),
     (58, "heldout57", "w10500", 23, 20, 38), (59, "heldout58", "w10700", 37, 23, 41),
     (60, "heldout59", "w10900", 46, 27, 50), (61, "heldout60", "w11100", 33, 23, 38),
-    (62, "heldout61", "w11300", 31, 22, 40)])
+    (62, "heldout61", "w11300", 31, 22, 40), (63, "heldout62", "w11500", 37, 28, 44),
+    (64, "heldout63", "w11700", 27, 21, 30), (65, "heldout64", "w11900", 35, 16, 29)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -209,8 +212,9 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # the twenty-first to twenty-third were gathered by area (the classes forum users hit, late failures, the issue's)
     # the twenty-seventh's second half is torch's own APIs, nearly all on CUDA; the fortieth's is distributed training;
     # the forty-eighth's second half is beginners' setups; the fifty-second's pretraining codebases run on CUDA, and so
-    # do the sixtieth's custom CUDA extensions and most of the sixty-first's optimizers
-    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62) else 4 if number in (41, 53) else
+    # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
+    # sixty-fourth's data pipelines and numerical libraries
+    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62) else 4 if number in (41, 53, 63, 65) else
                                                  3 if number == 61 else 6 if number >= 22 else 7)
 
 
@@ -251,7 +255,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout47") + wc.load("heldout48") + wc.load("heldout49") + wc.load("heldout50")
               + wc.load("heldout51") + wc.load("heldout52") + wc.load("heldout53") + wc.load("heldout54")
               + wc.load("heldout55") + wc.load("heldout56") + wc.load("heldout57") + wc.load("heldout58")
-              + wc.load("heldout59") + wc.load("heldout60") + wc.load("heldout61"))
+              + wc.load("heldout59") + wc.load("heldout60") + wc.load("heldout61")
+              + wc.load("heldout62") + wc.load("heldout63") + wc.load("heldout64"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -88,12 +88,13 @@ and `heldout53` to `heldout56` (w9700, w9900, w10100 and w10300 on: 18 more fixe
 translation frameworks, edge devices and embedded boards, code models and agents, tuning and experiment tooling),
 and `heldout57` to `heldout60` (w10500, w10700, w10900 and w11100 on: 18 more fixed queries each, and attention
 kernels and mixture-of-experts, compilers and graph capture, checkpoint conversion and merging, custom CUDA and C++
-extensions), and `heldout61` (w11300 on: 18 more fixed queries, and optimizers and low-precision training
-utilities).
+extensions), and `heldout61` to `heldout64` (w11300, w11500, w11700 and w11900 on: 18 more fixed queries each, and
+optimizers and low-precision training utilities, data loading and preprocessing, offloading and big-model
+inference, probabilistic and numerical libraries).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout61 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout64 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -120,7 +121,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
           "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47",
           "heldout48", "heldout49", "heldout50", "heldout51", "heldout52", "heldout53", "heldout54", "heldout55",
-          "heldout56", "heldout57", "heldout58", "heldout59", "heldout60", "heldout61")
+          "heldout56", "heldout57", "heldout58", "heldout59", "heldout60", "heldout61", "heldout62",
+          "heldout63", "heldout64")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -305,6 +307,15 @@ BATCH60_FROM = 11100
 # training utilities: 8-bit and paged optimizers, torchao, Adafactor, schedule-free, EMA, clipping, fused optimizers),
 # the same way ("heldout61").
 BATCH61_FROM = 11300
+# The sixty-second to sixty-fourth (two collectors each: 18 more queries fixed in advance in rank order, and one
+# theme: data loading and preprocessing pipelines (DataLoader workers, collate functions, transforms, datasets,
+# DALI); offloading and big-model inference (accelerate's device_map and hooks, diffusers CPU offload,
+# DeepSpeed-Inference, layer-by-layer loaders); probabilistic and numerical libraries (Pyro, GPyTorch, BoTorch,
+# torch.distributions, torchdiffeq, linear algebra, complex and sparse tensors)), the same way ("heldout62" to
+# "heldout64").
+BATCH62_FROM = 11500
+BATCH63_FROM = 11700
+BATCH64_FROM = 11900
 
 
 def batch(record: dict) -> int:
@@ -326,7 +337,8 @@ def batch(record: dict) -> int:
     (w8100-w8299, w8300-w8499, w8500-w8699, w8700-w8899), 50 to 53 for the forty-ninth to fifty-second
     (w8900-w9099, w9100-w9299, w9300-w9499, w9500-w9699), 54 to 57 for the fifty-third to fifty-sixth
     (w9700-w9899, w9900-w10099, w10100-w10299, w10300-w10499), 58 to 61 for the fifty-seventh to sixtieth
-    (w10500-w10699, w10700-w10899, w10900-w11099, w11100-w11299), 62 for the sixty-first (w11300 on)."""
+    (w10500-w10699, w10700-w10899, w10900-w11099, w11100-w11299), 62 to 65 for the sixty-first to
+    sixty-fourth (w11300-w11499, w11500-w11699, w11700-w11899, w11900 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -336,7 +348,8 @@ def batch(record: dict) -> int:
               BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
               BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, BATCH45_FROM, BATCH46_FROM, BATCH47_FROM,
               BATCH48_FROM, BATCH49_FROM, BATCH50_FROM, BATCH51_FROM, BATCH52_FROM, BATCH53_FROM, BATCH54_FROM,
-              BATCH55_FROM, BATCH56_FROM, BATCH57_FROM, BATCH58_FROM, BATCH59_FROM, BATCH60_FROM, BATCH61_FROM)
+              BATCH55_FROM, BATCH56_FROM, BATCH57_FROM, BATCH58_FROM, BATCH59_FROM, BATCH60_FROM, BATCH61_FROM,
+              BATCH62_FROM, BATCH63_FROM, BATCH64_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -357,7 +370,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout61' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout64' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -405,7 +418,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 62}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 65}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
