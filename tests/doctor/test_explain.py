@@ -1970,7 +1970,7 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      ["AT_DISPATCH_FLOATING_TYPES_AND_HALF"]),
     # a conv whose weight is packed bytes: dequantize, do not cast
     ("RuntimeError: Input type (torch.cuda.BFloat16Tensor) and weight type (torch.cuda.ByteTensor) should be the "
-     "same", None, ["dequantiz"]),
+     "same", "packed-quant-weight", ["dequantiz"]),
     # an attention dtype error under torch.compile: the compiled graph is a suspect
     ("torch.compile(model)\nRuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: "
      "c10::Half key.dtype: float and value.dtype: float instead.", "attention-dtype", ["torch.compile"]),
@@ -1990,5 +1990,5 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)
     said = f"{e.cause} {e.fix}"
-    assert e.recognized and (key is None or e.key == key), e.key
+    assert e.recognized and e.key == key, e.key
     assert all(w in said for w in words), (words, said)

@@ -423,13 +423,6 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("In the extension dispatch with `AT_DISPATCH_FLOATING_TYPES_AND_HALF` (or "
                    "`AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, at::ScalarType::BFloat16, ...)`) and "
                    "rebuild, or call it with float32 inputs (`op(x.float()).to(x.dtype)`).")
-    if entry.key == "conv-type" and re.search(r"weight type \((torch\.)?(cuda\.)?(Byte|Char)Tensor|weight type "
-                                               r"\(c10::(Byte|Char)", text) and "dequant" not in said:
-        cause.append("The weight is packed 8-bit storage (a GGUF, bitsandbytes or other quantized checkpoint), "
-                     "not a float weight.")
-        fix.append("Load that model through its quantization backend, which dequantizes each weight before the op "
-                   "(a GGUF loader node or library that supports this model), or dequantize it first; do not cast "
-                   "the packed bytes.")
     m = _REFUSED.search(text)
     if m and entry.kind in ("device-capability", "backend", "cpu-kernel"):
         token = m.group(1) or m.group(2) or m.group(3)

@@ -273,7 +273,7 @@ QUANTIZED = (
     _e("packed-quant-weight", "quantized", "packed quantized weights used as plain weights",
        rf"({MATMUL}).{{0,80}}{PACKED}|expected scalar type (Half|BFloat16) but found (?-i:Char|Byte)|"
        r"\"(addmm|mm|bmm|matmul|baddbmm|addmv|linear)\w*\" not implemented for '(Byte|Char)'|"
-       r"weight type \((c10::)?(signed char|unsigned char|Char|Byte|torch\.\w*(Byte|Char)Tensor)\)|"
+       r"weight type \((c10::)?(signed char|unsigned char|Char|Byte|torch\.(cuda\.)?\w*(Byte|Char)Tensor)\)|"
        rf"not implemented for '(Byte|Char)'.{{0,200}}({QUANT_CONTEXT})|({QUANT_CONTEXT}).{{0,400}}"
        rf"not implemented for '(Byte|Char)'|unsupported operand type\(s\) for [^:\n]{{1,4}}: [^\n]{{0,20}}"
        r"'(Params4bit|Int8Params|QTensor|AffineQuantizedTensor)'",
