@@ -86,19 +86,21 @@ def doctor_runs(tmp_path_factory):
     specs = [(spec, True) for spec in CLEAN_SPECS] + [(spec, False) for spec in FAULTY_SPECS + NONFINITE_SPECS]
     futures = {spec: Future() for spec, _ in specs}
 
+    def json_path(spec):
+        return out / (spec.replace(" ", "_") + ".json")
+
     def argv(spec, report):
         name, *args = spec.split()
         flags = ["--report"] if report else []
-        return ["doctor", "run", *flags, "--json", str(out / (spec.replace(" ", "_") + ".json")),
-                str(program_path(name)), *args]
+        return ["doctor", "run", *flags, "--json", str(json_path(spec)), str(program_path(name)), *args]
 
     def run_all():
         try:
             procs = run_many([argv(spec, report) for spec, report in specs], cwd=REPO, workers=3, timeout=300,
                              env_extra={"AMPLORA_CACHE": str(cache), "OMP_NUM_THREADS": "1"})
             for (spec, _), proc in zip(specs, procs):
-                json_path = out / (spec.replace(" ", "_") + ".json")
-                futures[spec].set_result((proc, json.loads(json_path.read_text()) if json_path.exists() else None))
+                path = json_path(spec)
+                futures[spec].set_result((proc, json.loads(path.read_text()) if path.exists() else None))
         except BaseException as e:  # every test that waits for a run gets the failure
             for future in futures.values():
                 if not future.done():
