@@ -682,6 +682,10 @@ SAMPLES = [
     ("rng-state-dtype", "gen.set_state(ckpt['rng'])\nTypeError: RNG state must be a torch.ByteTensor", [], None),
     ("complex-real-grad", "RuntimeError: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
      "grad_is_complex) to be true, but got false.", [], None),
+    ("complex-kernel", "x = torch.randn(3, dtype=torch.cfloat, device='cuda')\nRuntimeError: \"cumprod_cuda\" not "
+     "implemented for 'ComplexFloat'", [], None),
+    ("device-in-words", "create_weights() builds its tensor without the device kwargs, which gives a device error in "
+     "bmm when use_cuda=True", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -1017,6 +1021,8 @@ CLASS_WORDINGS = [
     ("bnb-model-cast", "ValueError: You can't cast a quantized model to a new dtype after it is loaded"),
     ("flash-attn-on-cpu", "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the "
      "following error: Flash Attention 2 is not available on CPU."),
+    ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
+    ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
      "from Triton (cpu tensor?)"),
 ]
@@ -1044,6 +1050,10 @@ LOOKALIKE_REJECTS = [
     # two float32 arrays in a shape error: no two dtypes met
     "operand = np.ones((3, 6), dtype=np.float32)\nupdate = np.zeros((3, 2), dtype=np.float32)\n"
     "RuntimeError: Invalid argument: Updates tensor must be of rank 2; got 3.",
+    # a collective's system error that says "or device error": the network or NCCL, not two devices
+    "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. (8 GPUs)",
+    # a device error told in words over a CUDA out-of-memory: memory, not placement
+    "Device error on cuda:0 after epoch 3: CUDA out of memory. Tried to allocate 2.00 GiB",
     # a black Flux image with no sign of half precision or NaN: sampler settings or a missing VAE as likely
     "Flux gives me a black picture with every sampler I pick",
     # an fp8 matmul refused for a misaligned operand: memory layout, not precision

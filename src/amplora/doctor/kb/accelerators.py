@@ -103,13 +103,14 @@ ACCELERATORS = (
        r"MPS does not support [\w/]+ (ops? )?with int64|MPS: no support for int64|"
        r"\bMPS\b[^\n]{0,80}\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support|only works)|"
        r"\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support)[^\n]{0,40}\bMPS\b|"
-       r"only works on floating types on MPS|"
+       r"only works on floating types on MPS|Function \w+_i64 was not found in the library|"
        r"'?\w+_mps\(\)'? (operation )?does not support input type '?(int64|Long)'? in MPS backend",
        "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do: cumsum / "
        "cumprod (position ids built from an attention mask in generate()), argmax, min/max or isin on int64 "
        "need macOS 13.3+ (some 14+) and a recent torch.",
        "Upgrade torch (and macOS to 13.3 / 14 or newer), or cast that tensor to int32 before the op "
-       "(`mask.int().cumsum(-1)`), or run it on the CPU (`PYTORCH_ENABLE_MPS_FALLBACK=1`, or `.cpu()` for that "
+       "(`mask.int().cumsum(-1)`); values that are really numbers (regression labels read as integers, squared by "
+       "an MSE loss) belong in float32 (`labels.float()`); or run it on the CPU (`PYTORCH_ENABLE_MPS_FALLBACK=1`, or `.cpu()` for that "
        "step)."),
     _e("mps-int-matmul", "device-capability", "an MPS matmul on integer or complex tensors",
        r"MPS device does not support \w+ for non-float inputs",

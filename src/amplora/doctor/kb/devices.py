@@ -110,7 +110,7 @@ DEVICES = (
        fix="Load real weights: take the state dict from a materialized model or the checkpoint file; to load "
        "real tensors into a model built on meta use `model.load_state_dict(sd, assign=True)`."),
     _e("meta-copy", "device", "a model with weights still on meta was moved",
-       r"Cannot copy out of meta tensor|\bmeta[ -]tensors? (data )?(copy )?(error|issue|problem|bug)s?\b|"
+       r"Cannot copy out of meta tensor|\bmeta[ -](tensors?|device) (data )?(copy )?(error|issue|problem|bug)s?\b|"
        r"use torch\.nn\.Module\.to_empty\(\)\s+instead of torch\.nn\.Module\.to\(\) when moving module from meta",
        "A module whose weights or buffers are still on the meta device (no data) was moved or cast with `.to()`: "
        "buffers not stored in the checkpoint (positional encodings, rotary tables) stay on meta after a meta "

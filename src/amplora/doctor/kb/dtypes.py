@@ -246,6 +246,14 @@ KERNELS = (
        "Compute the rotation in fp32 and cast back: `xq_ = torch.view_as_complex(xq.float().reshape(..., -1, 2))`, "
        "keep `freqs_cis` complex64, and return `torch.view_as_real(xq_ * freqs_cis).flatten(3).type_as(xq)`; or "
        "use a real-valued rotary (cos/sin) implementation."),
+    _e("complex-kernel", "cpu-kernel", "an op without a kernel for complex64/complex128 on this device",
+       r"\"\w+\" not implemented for '(ComplexFloat|ComplexDouble)\b'?",
+       "This op has no kernel for complex tensors (ComplexFloat = complex64, ComplexDouble = complex128) on the "
+       "device it ran on: complex support arrived op by op, and many CUDA (or CPU) kernels of older torch take only "
+       "real dtypes even where the other device has a complex one.",
+       "Upgrade torch (the op may have its complex kernel in a later release), or compute it on the real and "
+       "imaginary parts (`torch.view_as_real(z)`, then `torch.view_as_complex`, or `a.real` / `a.imag` separately), "
+       "or run that one op on the device that has it and move the result back (`op(z.cpu()).to(z.device)`)."),
     _e("fp32-only-input", "mismatch", "a layer that runs only in float32 got fp16/bf16 under mixed precision",
        r"should be (in )?(float32|fp32)( type)?,? (but )?got (torch\.)?(float16|half|bfloat16)|"
        r"expected (a )?(float32|fp32) (tensor|input),? (but )?got (torch\.)?(float16|half|bfloat16)",

@@ -415,6 +415,17 @@ LAST_RESORT = (
        "fallback.",
        unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
        r"autocast device_type"),
+    # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
+    _e("device-in-words", "device", "tensors on two devices, told in words",
+       r"\A(?=.*\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b)"
+       r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
+       "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
+       "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "
+       "GPU tensor, which needs the CPU) while the rest of the run is on the GPU (cuda, xpu, mps).",
+       "Move every tensor of that op to one device (`t.to(x.device)`, the model's device for inputs); call "
+       "`.cpu()` before NumPy work; when a library creates the tensor, pass it your device (its `device=` / "
+       "`tkwargs`) or upgrade it; `amplora doctor run` names the tensor and the op.",
+       unless=_NOT_A_DTYPE_FAULT + r"|System call|NCCL|device-side|no CUDA GPUs|CUDA is not available|not compiled"),
 )
 
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "
