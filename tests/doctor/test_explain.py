@@ -686,6 +686,8 @@ SAMPLES = [
      "implemented for 'ComplexFloat'", [], None),
     ("device-in-words", "create_weights() builds its tensor without the device kwargs, which gives a device error in "
      "bmm when use_cuda=True", [], None),
+    ("merge-into-bnb-refused", "model = model.merge_and_unload()\nValueError: Cannot merge LORA layers when the "
+     "model is loaded in 4-bit mode", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]

@@ -220,6 +220,15 @@ QUANTIZED = (
        "needs a float weight to add the delta to.",
        fix="Keep the adapter unmerged for inference (the PeftModel on the quantized base), or merge it into the "
        "original fp16/bf16 (unquantized) base model and quantize the merged model again."),
+    _e("merge-into-bnb-refused", "quantized", "LoRA merge refused on a bitsandbytes 8-bit/4-bit base",
+       r"Cannot merge LORA layers when the model is loaded in (8|4)-bit mode",
+       cause="The base model was loaded quantized by bitsandbytes (`load_in_8bit` / `load_in_4bit`): its weights are "
+       "int8 or packed 4-bit with scales, and this PEFT release cannot fold the LoRA delta into them; a merge needs "
+       "a float weight to add it to.",
+       fix="Load the base again in fp16/bf16 without quantization (`from_pretrained(base, "
+       "torch_dtype=torch.float16)`, no `load_in_8bit` / `load_in_4bit`), load the adapter on it, `merge_and_unload()` "
+       "and save; quantize the merged model afterwards if needed. Newer PEFT merges into 4-bit/8-bit layers by "
+       "dequantizing, at the cost of rounding the delta."),
     _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
        r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors|"
        r"merg\w*[^.\n]{0,80}\b(4|8)-?bit[^.\n]{0,80}\b(wrong|differ\w*|worse|garbage|gibberish|degrad\w*|broken|"
