@@ -1023,6 +1023,7 @@ CLASS_WORDINGS = [
     ("bnb-model-cast", "ValueError: You can't cast a quantized model to a new dtype after it is loaded"),
     ("flash-attn-on-cpu", "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the "
      "following error: Flash Attention 2 is not available on CPU."),
+    ("checkpoint-autocast", "Activation checkpointing breaks bf16 training: the recompute gets other dtypes"),
     ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "

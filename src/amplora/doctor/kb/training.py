@@ -58,13 +58,13 @@ TRAINING = (
     _e("checkpoint-autocast", "autocast", "gradient checkpointing that loses the autocast state",
        r"(gradient[ _-]?checkpoint\w*|use_checkpoint|activation[ _-]checkpoint\w*)[^\n]{0,80}\b(incompatible|not "
        r"compatible|does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(mixed[ -]precision|fp16|"
-       r"\bamp\b|autocast|precision=16|half)|"
-       r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half)[^\n]{0,80}\b(incompatible|not compatible|"
+       r"\bamp\b|autocast|precision=16|half|bf16|bfloat16)|"
+       r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half|bf16|bfloat16)[^\n]{0,80}\b(incompatible|not compatible|"
        r"does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(gradient[ _-]?checkpoint\w*|"
        r"use_checkpoint|activation[ _-]checkpoint\w*)",
        "A hand-written checkpoint function (the `CheckpointFunction` of ldm, guided-diffusion, taming and similar "
        "research code) recomputes the forward during backward without the autocast state the forward ran under, "
-       "so the recomputed ops run in fp32 against fp16 tensors saved by the forward (or the reverse).",
+       "so the recomputed ops run in fp32 against fp16/bf16 tensors saved by the forward (or the reverse).",
        "Use `torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False)`, which restores autocast, or save "
        "`torch.is_autocast_enabled()` in the custom Function's forward and recompute under "
        "`torch.autocast('cuda', enabled=...)` in its backward; or turn checkpointing off (`use_checkpoint: False`)."),
