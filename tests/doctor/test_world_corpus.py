@@ -24,8 +24,8 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
 - heldout8 (w900-w959): gathered like heldout6, committed before it was scored once: 28/45 right (62 %), 3 partly,
   14 unrecognised; 14/15 rejects rejected, 1 false diagnosis. Read for the rules afterwards; it keeps its own floor
   rather than joining the seen texts, because what is left is not in the texts: w918 names no dtype, w920 is a
-  TensorRT segmentation fault, w941 does not show the 8-bit base its cause names, w950 is a merge refusal another
-  collector labelled a reject (w399), and the reject w951 is an MPS NaN report that itself suspects half precision.
+  TensorRT segmentation fault, w941 does not show the 8-bit base its cause names, and the reject w951 is an MPS NaN
+  report that itself suspects half precision.
 - heldout9 (w1000-w1139, two collectors): gathered like heldout6, committed before it was scored once: 39/53 right
   (74 %), 10 partly, 4 unrecognised; 19/19 rejects rejected; its misses were read for the rules afterwards (now all
   right: part of `seen`).
@@ -50,9 +50,8 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
 - heldout14 (w1900-w1961, w2000-w2035, two collectors: one the diverse way, one 16 fixed queries in rank order):
   committed before it was scored once: 46/71 right (65 %), 6 partly, 19 unrecognised; 24/25 rejects rejected, 1
   false diagnosis (a GradScaler warning logged above an unrelated TypeError). Read for the rules afterwards: 65/71
-  and 25/25; it keeps a floor: of the six left, w1945 is PEFT's merge refusal (a reject in heldout4, w399) and
-  the others do not show their cause (a device-side assert, null embeddings, FP8 amax groups, R torch's bf16
-  check, a bitsandbytes CPU segfault).
+  and 25/25; it keeps a floor: those left do not show their cause (a device-side assert, null embeddings, FP8 amax
+  groups, R torch's bf16 check, a bitsandbytes CPU segfault).
 - heldout15 (w2100-w2136, w2200-w2233, two collectors: one recent fine-tuning and inference threads, half the common
   messages in proportion; one projects outside the LLM libraries): committed before it was scored once: 41/50 right
   (82 %), 4 partly, 5 unrecognised; 20/20 rejects rejected, 0 false diagnoses. Read for the rules afterwards: 48/50
@@ -292,11 +291,11 @@ HELDOUT2_RIGHT_MIN = 31    # of 36; measured once (86 %)
 # on MPS, fp16 loss scaling that skips a step at a high scale and the AMP API's deprecation warning count as
 # unrecognised there, whichever way they were
 # labelled (kb.NAN_ADVICE, kb/others.py)
-FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when scored once)
+FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when scored once)
           "heldout10": (23, 1),   # of 23 after its misses were read (16 when scored once)
           "heldout11": (58, 1),   # of 62 after its misses were read (43 when scored once)
           "heldout12": (50, 1),   # of 52 after its misses were read (31 when scored once)
-          "heldout14": (63, 0),   # of 71 after its misses were read (46 when scored once)
+          "heldout14": (64, 0),   # of 71 after its misses were read (46 when scored once)
           "heldout15": (47, 0),   # of 50 after its misses were read (41 when scored once)
           "heldout16": (51, 1),   # of 52 after its misses were read (37 when scored once)
           "heldout17": (47, 0),   # of 50 after its misses were read (33 when scored once)
@@ -304,7 +303,7 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout19": (49, 1),   # of 50 after its misses were read (36 when scored once)
           "heldout20": (45, 0),   # of 58 after its misses were read (31 when scored once)
           "heldout21": (33, 0),   # of 36 after its misses were read (30 when scored once)
-          "heldout22": (51, 3),   # of 57 after its misses were read (36 when scored once)
+          "heldout22": (52, 3),   # of 57 after its misses were read (36 when scored once)
           "heldout23": (58, 1),   # of 60 after its misses were read (54 when scored once)
           "heldout24": (46, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
@@ -313,14 +312,14 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
-          "heldout31": (41, 1),   # of 50 after its misses were read (33 when scored once)
+          "heldout31": (42, 1),   # of 50 after its misses were read (33 when scored once)
           "heldout32": (49, 1),   # of 49 after its misses were read (42 when scored once)
           "heldout33": (44, 2),   # of 46 after its misses were read (33 when scored once)
           "heldout34": (51, 0),   # of 52 after its misses were read (37 when scored once)
           "heldout35": (50, 0),   # of 50 after its misses were read (43 when scored once)
           "heldout36": (34, 1),   # of 38 after its misses were read (25 when scored once)
           "heldout37": (54, 3),   # of 55 after its misses were read (42 when scored once)
-          "heldout38": (44, 1),   # of 46 after its misses were read (35 when scored once)
+          "heldout38": (45, 1),   # of 46 after its misses were read (35 when scored once)
           "heldout39": (47, 0),   # of 49 after its misses were read (39 when scored once)
           "heldout40": (52, 1),   # of 53 after its misses were read (34 when scored once)
           "heldout41": (48, 1),   # of 55 after its misses were read (34 when scored once)
@@ -335,7 +334,7 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout50": (34, 0),   # of 36 after its misses were read (25 when scored once)
           "heldout51": (37, 0),   # of 41 after its misses were read (33 when scored once)
           "heldout52": (27, 2),   # of 31 after its misses were read (22 when scored once)
-          "heldout53": (37, 2),   # of 47 after its misses were read (33 when scored once)
+          "heldout53": (38, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
           "heldout55": (36, 1),   # of 42 after its misses were read (34 when scored once)
           "heldout56": (27, 1),   # of 35 after its misses were read (26 when scored once)
@@ -343,10 +342,10 @@ FLOORS = {"heldout8": (40, 1),    # of 45 after its misses were read (28 when sc
           "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
           "heldout59": (46, 0),   # of 46 after its misses were read (37 when scored once)
           "heldout60": (32, 2),   # of 33 after its misses were read (21 when scored once)
-          "heldout61": (27, 3),   # of 31 after its misses were read (20 when scored once)
-          "heldout62": (29, 5),   # of 37 after its misses were read (23 when scored once)
+          "heldout61": (29, 3),   # of 31 after its misses were read (20 when scored once)
+          "heldout62": (31, 5),   # of 37 after its misses were read (23 when scored once)
           "heldout63": (23, 2),   # of 27 after its misses were read (20 when scored once)
-          "heldout64": (31, 0)}   # of 35 after its misses were read (30 when scored once)
+          "heldout64": (32, 0)}   # of 35 after its misses were read (30 when scored once)
 
 
 @pytest.fixture(scope="module")
