@@ -688,6 +688,8 @@ SAMPLES = [
      "bmm when use_cuda=True", [], None),
     ("merge-into-bnb-refused", "model = model.merge_and_unload()\nValueError: Cannot merge LORA layers when the "
      "model is loaded in 4-bit mode", [], None),
+    ("bnb-quant-state-missing", "WARNING FP4 quantization state not initialized. Please call .cuda() or .to(device) on "
+     "the LinearFP4 layer first.", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -1024,6 +1026,7 @@ CLASS_WORDINGS = [
     ("flash-attn-on-cpu", "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the "
      "following error: Flash Attention 2 is not available on CPU."),
     ("checkpoint-autocast", "Activation checkpointing breaks bf16 training: the recompute gets other dtypes"),
+    ("device-mismatch", "boxes.to(device)\nRuntimeError: Can't cast tensor from device cuda:1 to device cuda:0"),
     ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "

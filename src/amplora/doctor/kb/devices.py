@@ -69,6 +69,17 @@ DEVICES = (
        "Keep the quantized layers on the GPU (no CPU offload for 4/8-bit layers: `device_map={'': 0}`, a tool's "
        "high-VRAM / GPU-only mode) and move the inputs to the model's device (`x.to(model.device)`); bitsandbytes "
        "runs on the CPU only in its recent releases."),
+    _e("bnb-quant-state-missing", "device", "a bitsandbytes layer whose weight was never quantized on a GPU",
+       r"quantization state not initialized\. Please call \.cuda\(\) or \.to\(device\)|"
+       r"layer is not quantized\. Please call \.cuda\(\) or \.to\(device\)|assert quant_state is not None",
+       "bitsandbytes quantizes a 4-bit / 8-bit layer's weight when the layer is moved to a GPU and keeps the scales "
+       "in its `quant_state`; this layer has none: the model never went to a GPU (it runs on the CPU, or "
+       "`device_map` offloaded the layer), or its packed weights were loaded without their quantization state (a "
+       "hand-written state dict, `low_cpu_mem_usage=False`, pre-quantized weights sharded by FSDP).",
+       "Load it quantized onto the GPU in one step (`from_pretrained(..., quantization_config=bnb_config, "
+       "device_map={'': 0})`) and do not move or re-assign its weights afterwards; on a CPU-only machine load "
+       "without quantization (bf16 / fp32); if a loader or FSDP drops the state, upgrade transformers, accelerate "
+       "and bitsandbytes."),
     _e("cuda-in-forked-worker", "device", "CUDA used in a forked worker process",
        r"Cannot re-initialize CUDA in forked subprocess",
        "CUDA was used in a process forked from one that had already initialised CUDA: most often a DataLoader "

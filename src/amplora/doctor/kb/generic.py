@@ -110,7 +110,7 @@ FALLBACKS = (
        r"\bon device [\w:]+ to an? \w+ on device [\w:]+|"
        r"expected \S+ to be on (cpu|cuda)\b.{0,20}but it'?s on|\bto have device \S+?\.? but got\b|"
        r"\bExpected \w+\.device ?== ?\S+,? got\b|\bis on [\w:]+ and must be (on )?.?(cpu|cuda)\b|"
-       r"\bdevice[ _-]mismatch(es)?\b|expected backend (CUDA|CPU) and dtype \w+ but got backend (CPU|CUDA)\b|Unhandled FakeTensor Device Propagation for aten\.(?!index)\w+|"
+       r"\bdevice[ _-]mismatch(es)?\b|Can'?t cast tensor from device \S+ to device\b|expected backend (CUDA|CPU) and dtype \w+ but got backend (CPU|CUDA)\b|Unhandled FakeTensor Device Propagation for aten\.(?!index)\w+|"
        r"\btensors?\s*(分布在了?|are (spread )?(on|over|across)|were (spread )?(on|over|across)|spread (over|across))\s*"
        r"(多个|multiple|several|different|two)\s*(GPUs?|devices|cards|显卡)",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
