@@ -690,6 +690,8 @@ SAMPLES = [
      "model is loaded in 4-bit mode", [], None),
     ("bnb-quant-state-missing", "WARNING FP4 quantization state not initialized. Please call .cuda() or .to(device) on "
      "the LinearFP4 layer first.", [], None),
+    ("half-cast-overflow", "embeddings = feats.astype(np.float16)\n<stdin>:1: RuntimeWarning: overflow encountered in "
+     "cast", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -832,7 +834,7 @@ CLASS_WORDINGS = [
      "torch.cuda.FloatTensor"),
     ("long-indices", "std::runtime_error: t->scalar_type() == ty CHECK FAILED at TensorUtils.cpp\n"
      "    x = torch.embedding(weight, input, -1, False, False)"),
-    ("fp16-overflow", "RuntimeWarning: overflow encountered in cast when casting a float32 array to float16"),
+    ("half-cast-overflow", "RuntimeWarning: overflow encountered in cast when casting a float32 array to float16"),
     ("custom-function-autocast", "With bf16 autocast the backward of my @custom_bwd Function runs in float16"),
     # MPS: dtypes Apple GPUs lack
     ("mps-float8", "Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype."),

@@ -113,6 +113,16 @@ OVERFLOW = (
        "Take the constant from the tensor it goes into: `x.masked_fill(mask, torch.finfo(x.dtype).min)` (not "
        "`finfo` of another tensor's dtype, not -1e9), or -1e4 / `float('-inf')` for masks in fp16; or compute that "
        "part in fp32 (or bf16, which has fp32's range)."),
+    _e("half-cast-overflow", "overflow", "values cast to float16 beyond its range (NumPy's overflow warning)",
+       r"overflow encountered in cast",
+       context=r"(?<![A-Za-z0-9_])(float16|fp16|half|np\.half|f2)(?![A-Za-z0-9_])",
+       unless=r"coreml|coremltools|mlprogram|mlpackage",
+       cause="An array or tensor was cast to float16 (`astype(np.float16)`, `.half()`, an fp16 export or converter) "
+       "while some of its values lie beyond fp16's range (largest finite value 65504): NumPy warns \"overflow "
+       "encountered in cast\" and those values become inf, and NaN wherever they meet each other (inf - inf).",
+       fix="Keep such values in float32 (only cast what fits), or clip or scale them into fp16's range before the "
+       "cast (`np.clip(x, -65504, 65504)`, normalised features); bf16 has fp32's range where a 16-bit type is "
+       "needed."),
     _e("int-constant-overflow", "mismatch", "a number outside an integer tensor's range",
        r"cannot be converted to type (u?int(8|16|32|64)_t|unsigned char|signed char|short|int|long|"
        r"(c10::|at::)?(Byte|Char|Short|Int|Long)) without overflow",
