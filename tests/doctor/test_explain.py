@@ -692,6 +692,10 @@ SAMPLES = [
      "the LinearFP4 layer first.", [], None),
     ("half-cast-overflow", "embeddings = feats.astype(np.float16)\n<stdin>:1: RuntimeWarning: overflow encountered in "
      "cast", [], None),
+    ("hook-changed-type", "RuntimeError: hook 'freezing_hook_weight' has changed the type of value (was "
+     "torch.cuda.HalfTensor got torch.cuda.FloatTensor)", [], None),
+    ("not-cast-in-words", "After model.half() the adapter's prefix does not cast its key/value states to the model's "
+     "dtype", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -1029,6 +1033,10 @@ CLASS_WORDINGS = [
      "following error: Flash Attention 2 is not available on CPU."),
     ("checkpoint-autocast", "Activation checkpointing breaks bf16 training: the recompute gets other dtypes"),
     ("device-mismatch", "boxes.to(device)\nRuntimeError: Can't cast tensor from device cuda:1 to device cuda:0"),
+    ("deserialize-cuda", "Trained on a GPU box; evaluating on a CPU-only server gives a deserialization error when "
+     "the checkpoint is loaded"),
+    ("device-in-words", "With 2 GPUs the batches come from different cuda devices but the loss weights stay behind"),
+    ("mismatch-in-words", "The rotary module produces fp16 but the cached cos table is float32, so the model crashes"),
     ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
@@ -1058,6 +1066,9 @@ LOOKALIKE_REJECTS = [
     # two float32 arrays in a shape error: no two dtypes met
     "operand = np.ones((3, 6), dtype=np.float32)\nupdate = np.zeros((3, 2), dtype=np.float32)\n"
     "RuntimeError: Invalid argument: Updates tensor must be of rank 2; got 3.",
+    # two dtypes and a crash told in words over an out-of-memory error: memory, not a dtype clash
+    "The weights are in bf16 and the optimizer states are in fp32, and it crashes: CUDA out of memory. Tried to "
+    "allocate 2.00 GiB",
     # a collective's system error that says "or device error": the network or NCCL, not two devices
     "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. (8 GPUs)",
     # a device error told in words over a CUDA out-of-memory: memory, not placement
@@ -2004,6 +2015,15 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # one dtype named in a refusal: it is said
     ("out = compiled(q, k, v, mask)\n# RuntimeError: Expected attn_mask dtype to be bool or float or to match query "
      "dtype, but got attn_mask.dtype: long int", "sdpa-mask-dtype", ["int64"]),
+    # a QLoRA base initialised on the CPU under FSDP: bitsandbytes dequantizes on the GPU only
+    ("[FSDP+QLoRA] use_dora=True\nValueError: Expected a cuda device, but got: cpu", "device-mismatch",
+     ["bitsandbytes", "dequantize"]),
+    # a distillation teacher left on cuda:0 in every process
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cuda:0! "
+     "(in teacher(images))", "device-mismatch", ["teacher.to(device)"]),
+    # a dtype clash told in words: the user's own sentence is quoted, naming the parts
+    ("Distillation in fp16: the align_module's weight is fp32, but the student's outputs are fp16, and it crashes",
+     "mismatch-in-words", ["align_module"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, NO_BF16_GPU
+from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, NO_BF16_GPU, QUANTIZED_BASE
 from amplora.doctor.paste import extract_dtypes, spelled
 
 
@@ -68,6 +68,9 @@ _RELEASE_WORKS = re.compile(r"\bNo (error|issue|problem)s?\b:?[^.]{0,80}?\bv?\d+
                             r"\b[^.\n]{0,25}\bv?\d+\.\d+(\.\d+)+\b|"
                             r"\b(downgrad\w*|roll(ed|ing)? back|revert\w*)\b[^.\n]{0,30}\bv?\d+\.\d+(\.\d+)*\b[^.\n]{0,30}"
                             r"\b(fix\w*|solv\w*|works?|worked|helped)\b", re.IGNORECASE)
+# a model besides the one being trained: distillation teachers, EMA copies, RLHF reference and reward models
+_SECOND_MODEL = re.compile(r"\b(teacher|ema[_ ]model|model_ema|ref_model|reference model|reward model|critic)\b",
+                           re.IGNORECASE)
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
@@ -119,6 +122,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         if m and word not in said and entry.kind != "device":
             cause.append(about.format(m.group(0)))
             fix.append(advice)
+    m = _SECOND_MODEL.search(text)
+    if m and entry.kind == "device" and m.group(0).lower() not in said:
+        cause.append(f"The text names a second model (`{m.group(0)}`): a teacher, EMA, reference or reward model "
+                     f"loaded apart from the trained one stays where it was loaded (the CPU, or cuda:0 in every "
+                     f"process of a multi-GPU run) unless it is moved too.")
+        fix.append("Move that model to each process's device as well (`teacher.to(device)` with "
+                   "`device = torch.device('cuda', local_rank)`, or `accelerator.prepare` / `accelerator.device`) "
+                   "before its forward.")
     m = _OFFLOAD.search(text)
     if m and entry.kind == "device":
         cause.append(f"The text shows CPU offload (`{m.group(0)}`): offload hooks move each module's weights to the "
@@ -443,6 +454,15 @@ _BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
 def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> None:
     """What a quantized model in the paste (a bitsandbytes load, packed weights, a calibration run) explains about
     the fault."""
+    if (entry.kind == "device" and "cpu" in said and "bitsandbytes" not in said
+            and re.search(QUANTIZED_BASE + r"|\b(4|8)[- ]?bit\b|\bqdora\b", text, re.IGNORECASE)):
+        cause.append("The text shows a 4-bit / 8-bit (bitsandbytes) base: its dequantize and matmul kernels run on "
+                     "the GPU, so a quantized weight initialised or kept on the CPU (FSDP's CPU-RAM-efficient "
+                     "loading, CPU offload, DoRA computing its weight norm when the adapter is created) meets "
+                     "the GPU there.")
+        fix.append("Keep the quantized base on the GPU while adapters are created and run (`device_map={'': "
+                   "local_rank}`), or upgrade PEFT and bitsandbytes (later releases dequantize such CPU-initialised "
+                   "weights on the GPU).")
     if (entry.key == "dtype-check" and re.search(r"\b(4|8)[- ]?bit\b|load_in_[48]bit|bnb|bitsandbytes", text, re.I)
             and re.search(r"\buint8\b|\bByte\b", text)):
         cause.append("The uint8 tensor is a 4/8-bit bitsandbytes model's packed weight storage: copied, synced or "

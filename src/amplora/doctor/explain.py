@@ -48,6 +48,16 @@ def _named(line: str) -> int:
     return len(extract_dtypes(line)) + len(extract_devices(line))
 
 
+def _told(text: str, key: str) -> str:
+    """For an entry that reads a fault told in words: the user's own sentence that names two dtypes (or, for a
+    device story, two devices), quoted, so the answer names the parts the user named."""
+    count = extract_devices if key == "device-in-words" else extract_dtypes
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if len(count(sentence)) >= 2 and len(sentence) <= 240:
+            return f"The text says: \"{sentence.strip()}\"."
+    return ""
+
+
 def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(_bounded(text))
@@ -65,6 +75,8 @@ def explain(text: str) -> Explanation:
     if entry is None:
         return Explanation(recognized=False, fix=kb.advice(text), **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
+    if entry.key.endswith("-in-words"):
+        here = f"{here} {_told(text, entry.key)}".strip()
     unnamed = [op for op in facts["ops"] if op.lower() not in f"{entry.title} {entry.cause} {here}".lower()]
     if unnamed:
         here = f"{here} The op is {unnamed[0]}.".strip()  # the one thing a fixed answer cannot guess

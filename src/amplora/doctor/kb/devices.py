@@ -309,7 +309,9 @@ DEVICES = (
        r"Attempting to ?deserialize object on (a )?CUDA device|"
        r"If you are running on a CPU-only machine, please use torch\.load with map_location|"
        r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
-       r"restore_location|validate_cuda_device|_cuda_deserialize)\b",
+       r"restore_location|validate_cuda_device|_cuda_deserialize)\b|"
+       r"\A(?=.*\bdeserializ\w* (error|fail\w*|problem|issue)s?\b)(?=.*\b(CUDA|GPU)\b)"
+       r"(?=.*(\bnon-(CUDA|GPU)|\bCPU[- ]only\b|\blaptop\b|\bwithout (a )?(GPU|CUDA)\b|\bno (GPU|CUDA)\b))",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
        "driver, or fewer GPUs than when saved).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "

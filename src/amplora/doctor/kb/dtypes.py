@@ -146,9 +146,11 @@ KERNELS = (
        r"\b(bitwise_\w+|__and__|__or__|__xor__)\(?\)?:? .{0,80}(only supports? (integral|integer|boolean))",
        "A bitwise op (`&`, `|`, `^`, `~`, shifts) got floating-point tensors: a mask that should be bool or "
        "integer was built or cast as float (`torch.ones(...)` defaults to float32, `batch.to(dtype)` casts "
-       "attention masks, `mask.half()`).",
+       "attention masks, `mask.half()`, or `mask.to(other_tensor)`, which takes the other tensor's dtype as well "
+       "as its device).",
        "Make masks bool before combining them (`mask.bool() & other.bool()`, or `mask.to(torch.bool)`), or "
-       "multiply float masks (`m1 * m2`); cast only floating tensors when casting a batch."),
+       "multiply float masks (`m1 * m2`); move a mask with `mask.to(other.device)` when only the device should "
+       "change; cast only floating tensors when casting a batch."),
     _e("mask-not-bool", "index", "a mask that is not torch.bool",
        r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
        r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool|"

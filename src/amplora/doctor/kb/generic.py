@@ -132,6 +132,14 @@ FALLBACKS = (
        "dtypes in `ctx`), or decorate the Function with `@torch.amp.custom_fwd(device_type='cuda')` / "
        "`@torch.amp.custom_bwd(device_type='cuda')` so backward runs under the forward's autocast state; "
        "`amplora doctor run` names the Function."),
+    _e("hook-changed-type", "backward-dtype", "a hook returned a tensor of another dtype",
+       r"hook '?[\w.<>]+'? has changed the type of value",
+       "A hook (a gradient hook from `register_hook`, or a module's forward / backward hook) returned a tensor of "
+       "another type than the one it was given: a mask or scale made in fp32 (`torch.ones`, `torch.tensor`, the "
+       "default dtype) multiplied into an fp16/bf16 gradient or output promotes it to fp32, and torch refuses a "
+       "hook that changes the dtype.",
+       "Return the hook's result in its input's dtype: build masks and scales with `dtype=grad.dtype, "
+       "device=grad.device` (or `grad * mask.to(grad.dtype)`), or end the hook with `.to(grad.dtype)`."),
     _e("conv-type", "mismatch", "conv input and weight/bias types differ",
        r"Input type \(.*?\) and (weight|bias) type \(.*?\) should be the same|"
        r"Input and (weight|bias) (type|dtype)s? (should|must) be the same|"
@@ -313,8 +321,8 @@ LAST_RESORT = (
        "in the dtype the model computes in; with transformers, upgrade (later releases cast in the cache "
        "update) or fall back to the dynamic cache (no `cache_implementation=\"static\"`)."),
     _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
-       r"\A(?=.*\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b)"
-       r"(?=.*\b(in|is|are|be|being|as)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"
+       r"\A(?=.*(\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b|\bcrash(es|ed)?\b))"
+       r"(?=.*\b(in|is|are|be|being|as|produces?|returns?|outputs?)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"
        r"[^.\n]{0,80}\b(in|is|are|be|being|as)\s+[`'\"]?(?!(?P=a)\b)" + _HALF_OR_FULL + r"\b)|"
        # a title that pairs two dtypes with the word: "bf16/float RuntimeError - dtype incompatibility"
        r"\b(?P<b>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(/|vs\.?|and)\s*(?!(?P=b)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)\b"
@@ -324,6 +332,17 @@ LAST_RESORT = (
        "neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, autocast) nor loaded in one dtype.",
        "Cast at the boundary (`out.to(next_module.dtype)`), load both parts in one `torch_dtype`, or run the "
        "step under `torch.autocast` / a mixed-precision policy that casts for you.",
+       unless=_NOT_A_DTYPE_FAULT),
+    _e("not-cast-in-words", "mismatch", "a tensor not cast to the model's dtype, told in words",
+       r"\A(?=.*\b(bf16|bfloat16|fp16|float16|half)\b)(?=.*\b(does ?n[o']t|does not|did ?n[o']t|did not|fails? to|"
+       r"forg[eo]t to|never) (properly |correctly )?cast\w* [^.\n]{0,80}\bto (the )?(proper|right|correct|same|"
+       r"model'?s?|expected) (dtype|data ?type|type|precision)\b)",
+       "As the text says, a part of the code builds or keeps a tensor (a mask, a prefix, a cache, a module's "
+       "weights) in one dtype, usually fp32, and does not cast it to the fp16/bf16 the model was cast to, so it "
+       "meets the model's tensors in another dtype.",
+       "Cast that tensor where it is made (`mask.to(hidden_states.dtype)`, `torch.zeros(..., dtype=x.dtype)`), or "
+       "run the model under `torch.autocast` instead of casting it by hand (`model.bfloat16()`); if the code is a "
+       "library's, upgrade it (such casts are often fixed in a later release).",
        unless=_NOT_A_DTYPE_FAULT),
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
        r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
@@ -417,7 +436,8 @@ LAST_RESORT = (
        r"autocast device_type"),
     # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
     _e("device-in-words", "device", "tensors on two devices, told in words",
-       r"\A(?=.*\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b)"
+       r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
+       r"\b(on|from) (different|separate) (cuda |gpu )?devices\b))"
        r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "
