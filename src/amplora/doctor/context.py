@@ -68,6 +68,9 @@ _RELEASE_WORKS = re.compile(r"\bNo (error|issue|problem)s?\b:?[^.]{0,80}?\bv?\d+
                             r"\b[^.\n]{0,25}\bv?\d+\.\d+(\.\d+)+\b|"
                             r"\b(downgrad\w*|roll(ed|ing)? back|revert\w*)\b[^.\n]{0,30}\bv?\d+\.\d+(\.\d+)*\b[^.\n]{0,30}"
                             r"\b(fix\w*|solv\w*|works?|worked|helped)\b", re.IGNORECASE)
+# speculative decoding: a draft / assistant model beside the target
+_DRAFT = re.compile(r"--speculative[-_]\w+|\bassistant_model\b|\bdraft[_ ]model\b|\bspeculative decoding\b",
+                    re.IGNORECASE)
 # a model besides the one being trained: distillation teachers, EMA copies, RLHF reference and reward models
 _SECOND_MODEL = re.compile(r"\b(teacher|ema[_ ]model|model_ema|ref_model|reference model|reward model|critic)\b",
                            re.IGNORECASE)
@@ -122,6 +125,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         if m and word not in said and entry.kind != "device":
             cause.append(about.format(m.group(0)))
             fix.append(advice)
+    m = _DRAFT.search(text)
+    if m and entry.kind == "mismatch" and "draft" not in said:
+        cause.append(f"The text shows speculative decoding (`{m.group(0)}`): the draft (assistant) model is loaded "
+                     f"from its own config, whose dtype may differ from the target's, and its tensors meet the "
+                     f"target's hidden states.")
+        fix.append("Run the draft model in the target's dtype (the server's `--dtype` for both, or `torch_dtype=` "
+                   "given to both `from_pretrained` calls).")
     m = _SECOND_MODEL.search(text)
     if m and entry.kind == "device" and m.group(0).lower() not in said:
         cause.append(f"The text names a second model (`{m.group(0)}`): a teacher, EMA, reference or reward model "

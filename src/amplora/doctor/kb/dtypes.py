@@ -60,6 +60,13 @@ KERNELS = (
        "masks subtracts them.",
        "Invert with `~mask` / `mask.logical_not()`, or turn the mask into numbers first: "
        "`(1 - mask.to(x.dtype))` in the dtype it is combined with."),
+    _e("isin-dtype", "mismatch", "torch.isin given token ids of two integer dtypes",
+       r"Expected elements\.dtype\(\) == test_elements\.dtype\(\)|isin_mps_friendly",
+       "`torch.isin` (generate's stop / end-of-sequence checks, `isin_mps_friendly` on Apple MPS) needs its two "
+       "tensors in one dtype on some backends, and got token ids of two integer dtypes: ids made with `torch.int` "
+       "(int32) or `torch.tensor(list)` against the int64 (Long) `input_ids`, or float ids.",
+       "Give token ids torch.int64 (`torch.tensor(ids, dtype=torch.long)`, `ids.long()`) before `generate` or "
+       "`isin`; on MPS upgrade torch and transformers, whose later releases cast for you."),
     _e("kernel-dtype-check", "mismatch", "a fused kernel's check that its tensors share one dtype failed",
        r"\b\w+\.(scalar_type|dtype)\(\) ?== ?\w+\.(scalar_type|dtype)\(\)",
        "A fused C++/CUDA/SYCL kernel (rotary embedding, norm, attention, a quantized matmul) checks that its "

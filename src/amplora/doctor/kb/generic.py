@@ -346,7 +346,8 @@ LAST_RESORT = (
        unless=_NOT_A_DTYPE_FAULT),
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
        r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
-       r"is fine|runs? fine|runs? well|(is|are|was|were) (correct|right))\b)",
+       r"is fine|runs? fine|runs? well|(is|are|was|were) (correct|right))\b)|"
+       r"\b(does ?n[o']t|does not|do not|don'?t) work with (torch\.)?(float16|fp16|half)\b",
        "The same model or call works in fp32 and fails in fp16: the component that fails (a loader, an adapter, "
        "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
        "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "
