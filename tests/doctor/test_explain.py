@@ -696,6 +696,9 @@ SAMPLES = [
      "torch.cuda.HalfTensor got torch.cuda.FloatTensor)", [], None),
     ("not-cast-in-words", "After model.half() the adapter's prefix does not cast its key/value states to the model's "
      "dtype", [], None),
+    ("isin-dtype", "pytorch_utils.py > isin_mps_friendly > RuntimeError: Expected elements.dtype() == "
+     "test_elements.dtype() to be true, but got false.", [], None),
+    ("zero3-fp16-init", "AssertionError: Model must initialized in fp16 mode for ZeRO Stage 3.", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -1037,6 +1040,9 @@ CLASS_WORDINGS = [
      "the checkpoint is loaded"),
     ("device-in-words", "With 2 GPUs the batches come from different cuda devices but the loss weights stay behind"),
     ("mismatch-in-words", "The rotary module produces fp16 but the cached cos table is float32, so the model crashes"),
+    ("fp16-needs-gpu-listed", "ValueError: FP16 Mixed precision training with AMP or APEX('--fp16') and FP16 half "
+     "precision evaluation('--fp16_full_eval') can only be used on CUDA or NPU devices or certain XPU devices"),
+    ("half-fails-full-works", "Beam search in generate() doesn't work with float16 on our model"),
     ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
@@ -1066,6 +1072,8 @@ LOOKALIKE_REJECTS = [
     # two float32 arrays in a shape error: no two dtypes met
     "operand = np.ones((3, 6), dtype=np.float32)\nupdate = np.zeros((3, 2), dtype=np.float32)\n"
     "RuntimeError: Invalid argument: Updates tensor must be of rank 2; got 3.",
+    # NaN on an old GPU while the same program is right on the CPU, no half precision anywhere: a driver or kernel
+    "GTX 1080, CUDA 8.0: output comes out as expected from the CPU, but when the GPU is enabled nans are made",
     # two dtypes and a crash told in words over an out-of-memory error: memory, not a dtype clash
     "The weights are in bf16 and the optimizer states are in fp32, and it crashes: CUDA out of memory. Tried to "
     "allocate 2.00 GiB",
@@ -2021,6 +2029,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a distillation teacher left on cuda:0 in every process
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cuda:0! "
      "(in teacher(images))", "device-mismatch", ["teacher.to(device)"]),
+    # speculative decoding: the draft model in its own config's dtype
+    ("launch_server --speculative-draft eagle-8b --dtype bfloat16\nCapture cuda graph failed: mat1 and mat2 must have "
+     "the same dtype, but got Float and Half", "matmul-dtype", ["draft"]),
     # a dtype clash told in words: the user's own sentence is quoted, naming the parts
     ("Distillation in fp16: the align_module's weight is fp32, but the student's outputs are fp16, and it crashes",
      "mismatch-in-words", ["align_module"]),

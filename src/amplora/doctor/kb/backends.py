@@ -275,7 +275,7 @@ CAPABILITY = (
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
     _e("fp16-needs-gpu-listed", "device-capability", "fp16 mixed precision needs a GPU",
        r"fp16 mixed precision requires a device in \([^)]*\) \(not .?\w+.?\)|"
-       r"\(`?--fp16`?\) and FP16 half precision evaluation \(`?--fp16_full_eval`?\) can only be used on CUDA|"
+       r"\([`']?--fp16[`']?\) and FP16 half precision evaluation ?\([`']?--fp16_full_eval[`']?\) can only be used on CUDA|"
        r"half=True only compatible with GPU",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX),
     _e("bf16-only-component", "mismatch", "a bf16-only component got tensors of another dtype",

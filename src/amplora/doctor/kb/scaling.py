@@ -101,6 +101,15 @@ OVERFLOW = (
        "enabled=False):` with `.float()` inputs), clamp the values that overflow (logits, box deltas, exp/log "
        "inputs), or train with bf16 or without AMP; a lower learning rate or gradient clipping helps if it still "
        "diverges."),
+    _e("zero3-fp16-init", "mismatch", "DeepSpeed ZeRO-3 given a model not all in fp16",
+       r"Model must initialized in fp16 mode for ZeRO Stage 3",
+       "DeepSpeed ZeRO-3 with fp16 partitions the parameters as fp16 and checks at initialisation that they are: "
+       "some are not, usually a module created or replaced after the model was cast or loaded in fp16 (an "
+       "embedding resized with `resize_token_embeddings`, a new head, an adapter) and left in the default "
+       "float32.",
+       "Create new modules in the model's dtype (`nn.Embedding(..., dtype=old.weight.dtype)`), or cast the whole "
+       "model once (`model.half()`) before `deepspeed.initialize`; upgrade transformers if its resize created the "
+       "float32 embedding."),
     _e("half-constant-overflow", "overflow", "a number outside the half-precision tensor's range",
        r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
        r"-?\d(\.\d+)?e\+?\d+\W{0,2} (can'?t|cannot|could ?n[o']t) be (converted|represented) (to|in|as) "

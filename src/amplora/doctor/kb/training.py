@@ -389,7 +389,9 @@ NONFINITE_REPORTS = (
     _e("no-bf16-gpu-nonfinite", "overflow", "NaN, a zero loss or an unstable loss on a GPU without bf16",
        r"(?<![A-Za-z0-9])" + NO_BF16_GPU + r"(?![A-Za-z0-9])",
        context=NONFINITE_SYMPTOM + r"|loss\s*(异常|不稳定|时大时小)|\bunstable\b",
-       unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT + "|" + HALF_EVIDENCE,
+       # the same program right on the CPU and NaN on the GPU, with no half precision anywhere: a driver or kernel
+       unless=r"out of memory|OutOfMemoryError|\b(as expected|fine|correct\w*|works?)\b[^.\n]{0,20}\bfrom (the )?CPU\b|"
+       + PRECISION_RULED_OUT + "|" + HALF_EVIDENCE,
        cause="On a GPU without bf16 (V100, T4, P100, RTX 20xx, GTX 10xx) mixed precision runs in fp16, and a model "
        "trained or released in bf16 overflows fp16's 65504 there: NaN gradients, a loss that drops to 0 while the "
        "loss scaler skips every step, or a loss that swings, where the same run is fine in bf16 on a newer GPU.",
