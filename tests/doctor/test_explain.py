@@ -699,6 +699,7 @@ SAMPLES = [
     ("isin-dtype", "pytorch_utils.py > isin_mps_friendly > RuntimeError: Expected elements.dtype() == "
      "test_elements.dtype() to be true, but got false.", [], None),
     ("zero3-fp16-init", "AssertionError: Model must initialized in fp16 mode for ZeRO Stage 3.", [], None),
+    ("mask-overflow-in-words", "半精度训练的时候 overflow: the attention mask is filled with -1e12", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
 ]
@@ -2029,6 +2030,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a distillation teacher left on cuda:0 in every process
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cuda:0! "
      "(in teacher(images))", "device-mismatch", ["teacher.to(device)"]),
+    # an integer division into a Long out= buffer: torch.div is a true division
+    ("    torch.div(self.topk_ids, vocab_size, out=self._batch_index)\nRuntimeError: result type Float can't be cast "
+     "to the desired output type Long", "inplace-int", ["rounding_mode='floor'"]),
     # speculative decoding: the draft model in its own config's dtype
     ("launch_server --speculative-draft eagle-8b --dtype bfloat16\nCapture cuda graph failed: mat1 and mat2 must have "
      "the same dtype, but got Float and Half", "matmul-dtype", ["draft"]),

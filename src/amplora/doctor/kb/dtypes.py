@@ -22,7 +22,8 @@ BUFFERS = (
        "that contains BatchNorm's `num_batches_tracked` or clamping int64 indices with float bounds.",
        "Compute out of place and convert explicitly (`x = (x + y).long()`), use integer arguments "
        "(`idx.clamp_(0, int(hi))`), and skip integer buffers when averaging or scaling weights "
-       "(`if v.is_floating_point(): ...`)."),
+       "(`if v.is_floating_point(): ...`); an integer division written `torch.div(a, b, out=idx)` or `a / b` is a "
+       "true division returning float since torch 1.5: use `torch.div(a, b, rounding_mode='floor')` or `a // b`."),
     _e("out-dtype", "out-buffer", "an out= / in-place buffer has another dtype than the result",
        r"Expected out tensor to have dtype|result type \w+ can'?t be cast to the desired output type|"
        r"output with type \S+ doesn'?t match the desired type",

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (DIVERGED, HALF_EVIDENCE, MATMUL, MATMUL_TAIL, NAN_BEYOND_TRAINING,
-                                        PRECISION_RULED_OUT)
+from amplora.doctor.kb.patterns import (DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
+                                        NAN_BEYOND_TRAINING, PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -435,6 +435,15 @@ LAST_RESORT = (
        "fallback.",
        unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
        r"autocast device_type"),
+    # half precision, an overflow and a mask told in words: the mask's fill constant
+    _e("mask-overflow-in-words", "overflow", "an attention mask constant that overflows half precision, told in words",
+       r"\A(?=.*(" + HALF_WORDS + r"))(?=.*\boverflow\w*)(?=.*mask)",
+       "As the text says, half-precision training overflows at an attention mask: the fill value written for "
+       "fp32 (-1e9, a large INF constant, `torch.finfo(torch.float32).min`) lies beyond fp16's largest value, "
+       "65504, so it becomes -inf, and a row that is all -inf gives NaN in the softmax.",
+       "Fill masks with the dtype's own limit (`torch.finfo(scores.dtype).min`) or a constant fp16 holds (-1e4, "
+       "-10000), or compute the masked softmax in fp32; bf16 has fp32's range.",
+       unless=_NOT_A_DTYPE_FAULT),
     # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
     _e("device-in-words", "device", "tensors on two devices, told in words",
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
