@@ -278,6 +278,19 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   (TensorFlow dtype faults labelled rejects by their scope, not their cause), w12012 (a thread already in the
   corpus), w11600, w11820, w12001, w12005, w12015, w12022, w12032 and w12038 (threads another collector of the
   round took). Read for the rules afterwards: 29/37 and 23/28, 23/27 and 19/21, 31/35 and 16/16, with floors.
+- heldout65 to heldout67 (w12100-w12121 and w12200-w12234, w12300-w12320 and w12401-w12434, w12500-w12535 and
+  w12600-w12625; two collectors each: 18 more queries fixed in advance in rank order, and text generation internals,
+  parameter-efficient and model-surgery methods beyond LoRA, hosted platforms and cloud notebooks): each half
+  committed before it was scored once, on the commit that added it (heldout66 and heldout67's theme halves on
+  b71e7df, heldout65's on a91cfde, heldout66 and heldout67's rank-order halves on 5b972ff, heldout65's on 0a05de1),
+  after heldout21-64 and the halves scored before it were read: heldout65 23/30 right (77 %), 4 partly, 3
+  unrecognised, 23/25 rejects (2 false); heldout66 16/26 (62 %), 3, 7, 26/27 (1); heldout67 27/29 (93 %), 0, 2,
+  21/25 (4); the rank-order halves 10/12, 7/10 and 15/16. Dropped before scoring: w12217 (a title its collector saw
+  shortened), w12122 (a corpus text re-added with a lead-in line), w12318 (cut by its collector), w12509-w12511,
+  w12518, w12519, w12522 and w12534 (dtype errors of TensorFlow, ND4J, dfdx, Theano and MXNet labelled rejects by
+  their scope); w12221, w12400, w12404, w12415 and w12601 (threads another collector of the round took) were left
+  out after the score, which is given without them. Read for the rules afterwards: 28/30 and 23/25, 24/26 and
+  26/27, 29/29 and 22/25, with floors.
 """
 from __future__ import annotations
 
@@ -336,7 +349,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout52": (27, 2),   # of 31 after its misses were read (22 when scored once)
           "heldout53": (38, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
-          "heldout55": (36, 1),   # of 42 after its misses were read (34 when scored once)
+          "heldout55": (37, 1),   # of 42 after its misses were read (34 when scored once)
           "heldout56": (27, 1),   # of 35 after its misses were read (26 when scored once)
           "heldout57": (23, 3),   # of 23 after its misses were read (22 when scored once)
           "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
@@ -345,7 +358,10 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout61": (29, 3),   # of 31 after its misses were read (20 when scored once)
           "heldout62": (31, 5),   # of 37 after its misses were read (23 when scored once)
           "heldout63": (23, 2),   # of 27 after its misses were read (20 when scored once)
-          "heldout64": (32, 0)}   # of 35 after its misses were read (30 when scored once)
+          "heldout64": (32, 0),   # of 35 after its misses were read (30 when scored once)
+          "heldout65": (28, 2),   # of 30 after its misses were read (23 when scored once)
+          "heldout66": (24, 1),   # of 26 after its misses were read (16 when scored once)
+          "heldout67": (29, 3)}   # of 29 after its misses were read (27 when scored once)
 
 
 @pytest.fixture(scope="module")
