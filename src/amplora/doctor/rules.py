@@ -79,6 +79,13 @@ def _mismatch(s: Scene):
     culprit, cause, fix = _mismatch_story(s)
     if s.entry.key == "fp8-no-promotion":  # autocast never upcasts float8 storage: it must be upcast by hand
         cause, fix = s.entry.cause, s.entry.fix
+    if torch.get_default_dtype() == torch.float64 and any(t.dtype == torch.float64 for _, _, t in _floats(s)):
+        # the fault runs in the script's process: a default dtype left at float64 explains float64 modules
+        cause = (f"{cause} torch's default dtype is float64 right now (`torch.set_default_dtype(torch.float64)` "
+                 f"was called and not reset), so modules and tensors created since then (`nn.Linear`, `torch.zeros`, "
+                 f"`torch.tensor` of floats) are float64.")
+        fix = (f"Reset the default after the step that needed it (`torch.set_default_dtype(torch.float32)`), or give "
+               f"that step `dtype=torch.float64` explicitly instead of changing the default. {fix}")
     return culprit, cause, fix
 
 
