@@ -1229,6 +1229,9 @@ def test_a_kernel_story_follows_the_device_in_the_text():
      "RuntimeError: expected scalar type Half but found Float", ["fusedrmsnorm", "pip uninstall apex"]),
     ("CUDA_VISIBLE_DEVICES=0,1,2 swift rlhf --rlhf_type dpo\nRuntimeError: Expected all tensors to be on the same "
      "device, but found at least two devices, cuda:1 and cuda:0!", ["one process per gpu", "nproc_per_node"]),
+    # a mask moved with .to(another tensor) took that tensor's float dtype too
+    ("mask = existing_layers.to(layerwiseloss)\nRuntimeError: \"bitwise_and_cuda\" not implemented for 'Float'",
+     ["mask.to(other.device)"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)
