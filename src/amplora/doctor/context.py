@@ -459,13 +459,15 @@ _SAVED_ON_GPU = re.compile(r"deserialize object on CUDA device (\d+) but torch\.
 # a custom C++/CUDA extension's own source file named in the message or traceback
 _EXTENSION_SOURCE = re.compile(r"\w+_(cuda|kernel)\w*\.(cu|cpp)\b|\b\w+\.cu:\d+|cpp_extension|_ext-src/")
 _BNB_LOAD = re.compile(r"load_in_[48]bit|BitsAndBytesConfig|bnb_4bit")
+# a 4-bit / 8-bit base named anywhere in the paste (QLoRA, QDoRA, a bitsandbytes config)
+_QUANTIZED_BASE = re.compile(QUANTIZED_BASE + r"|\b(4|8)[- ]?bit\b|\bqdora\b", re.IGNORECASE)
 
 
 def _quantized_context(entry, text: str, said: str, cause: list, fix: list) -> None:
     """What a quantized model in the paste (a bitsandbytes load, packed weights, a calibration run) explains about
     the fault."""
     if (entry.kind == "device" and "cpu" in said and "bitsandbytes" not in said
-            and re.search(QUANTIZED_BASE + r"|\b(4|8)[- ]?bit\b|\bqdora\b", text, re.IGNORECASE)):
+            and _QUANTIZED_BASE.search(text)):
         cause.append("The text shows a 4-bit / 8-bit (bitsandbytes) base: its dequantize and matmul kernels run on "
                      "the GPU, so a quantized weight initialised or kept on the CPU (FSDP's CPU-RAM-efficient "
                      "loading, CPU offload, DoRA computing its weight norm when the adapter is created) meets "

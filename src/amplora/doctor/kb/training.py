@@ -40,6 +40,11 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(就|都|会|又|还)?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*"
                      r"0(\.0+)?(?![\d.])")
 
+# checkpointing and reduced precision said to break each other, in either order
+_CHECKPOINTING = r"(gradient[ _-]?checkpoint\w*|use_checkpoint|activation[ _-]checkpoint\w*)"
+_BREAKS = r"\b(incompatible|not compatible|does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b"
+_REDUCED = r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half|bf16|bfloat16)"
+
 TRAINING = (
     _e("checkpoint-recompute-dtype", "autocast", "a checkpointed forward recomputed in another precision",
        r"\A(?=.*Recomputed values for the following tensors have different metadata than during the forward pass)"
@@ -56,12 +61,8 @@ TRAINING = (
        "region (`x.to(w.dtype)`), and upgrade torch for FSDP2's recompute cast; `determinism_check='none'` only "
        "hides it."),
     _e("checkpoint-autocast", "autocast", "gradient checkpointing that loses the autocast state",
-       r"(gradient[ _-]?checkpoint\w*|use_checkpoint|activation[ _-]checkpoint\w*)[^\n]{0,80}\b(incompatible|not "
-       r"compatible|does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(mixed[ -]precision|fp16|"
-       r"\bamp\b|autocast|precision=16|half|bf16|bfloat16)|"
-       r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half|bf16|bfloat16)[^\n]{0,80}\b(incompatible|not compatible|"
-       r"does ?n[o']t work|fails?|breaks?|errors?|cannot|can'?t)\b[^\n]{0,80}(gradient[ _-]?checkpoint\w*|"
-       r"use_checkpoint|activation[ _-]checkpoint\w*)",
+       rf"{_CHECKPOINTING}[^\n]{{0,80}}{_BREAKS}[^\n]{{0,80}}{_REDUCED}|"
+       rf"{_REDUCED}[^\n]{{0,80}}{_BREAKS}[^\n]{{0,80}}{_CHECKPOINTING}",
        "A hand-written checkpoint function (the `CheckpointFunction` of ldm, guided-diffusion, taming and similar "
        "research code) recomputes the forward during backward without the autocast state the forward ran under, "
        "so the recomputed ops run in fp32 against fp16/bf16 tensors saved by the forward (or the reverse).",
