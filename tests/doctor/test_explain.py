@@ -702,6 +702,12 @@ SAMPLES = [
     ("mask-overflow-in-words", "半精度训练的时候 overflow: the attention mask is filled with -1e12", [], None),
     ("triton-bf16-codegen", "RuntimeError: Internal Triton PTX codegen error:\nptxas error : Arguments mismatch for "
      "instruction 'cvt'\n(the kernel stores acc.to(tl.bfloat16))", [], None),
+    ("bf16-family-in-fp16", "mT5-base summaries are gibberish after fine-tuning with --fp16", [], None),
+    ("dataframe-object-array", "x = torch.tensor(df[features].values, dtype=torch.float32)\nTypeError: can't convert "
+     "np.ndarray of type numpy.object_. The only supported types are: float64, float32, float16", [], None),
+    ("legacy-type-check", "TypeError: expected <class 'torch.FloatTensor'> instead of <class 'torch.Tensor'>", [],
+     None),
+    ("float-target-loss-words", "BCEWithLogitsLoss fails when my labels are a LongTensor", [], None),
 ]
 
 
@@ -833,7 +839,9 @@ CLASS_WORDINGS = [
     ("saved-twice-the-size", "merge_and_unload saves the model as fp32 although I trained in bf16"),
     ("bf16-weights-as-fp16", "merge script: torch_dtype=torch.float16 hard-wired, but my base model is in bfloat16"),
     ("fp16-nonfinite-report", "The VAE encodes every image to NaN latents and the loss is nan"),
-    ("fp16-nonfinite-report", "The T5 encoder produces NaN in F16 on CUDA"),
+    ("bf16-family-in-fp16", "The T5 encoder produces NaN in F16 on CUDA"),
+    ("numpy-bf16", "numpy doesn't support bfloat16, so dumping the weights to .npy fails"),
+    ("long-indices", "IndexError: tensors used as indice must be long"),
     ("bnb-int8-cublaslt", "cuBLAS API failed with status 15\nA: torch.Size([2048, 6144]), B: torch.Size([6400, 6144]), "
      "C: (2048, 6400); (lda, ldb, ldc): (c_int(65536), c_int(204800), c_int(65536))"),
     ("loss-scale-skips", "NaN/Inf percentage 0.50 in 10 gradient updates, but cost-scaling factor 7.6e-06 is already at "
@@ -2042,6 +2050,18 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a dtype clash told in words: the user's own sentence is quoted, naming the parts
     ("Distillation in fp16: the align_module's weight is fp32, but the student's outputs are fp16, and it crashes",
      "mismatch-in-words", ["align_module"]),
+    # a bool mask against an old-style .byte() one
+    ("acc = ((pred > 0.5) == y.byte()).float().mean()\nRuntimeError: Expected object of scalar type Bool but got "
+     "scalar type Byte for argument #2 'other'", "expected-scalar-type", ["bool", "mask.bool()"]),
+    # fp16 and bf16 both fail: the odd tensor is an fp32 one made inside the model
+    ("Loading the pipeline with torch_dtype fails for both torch.float16 and torch.bfloat16:\nRuntimeError: expected "
+     "scalar type Half but found BFloat16", "expected-scalar-type", ["in fp32 (the default dtype)"]),
+    # NumPy preprocessing feeding an fp16 TensorRT engine: float64 buffers
+    ("Preprocessing moved from torchvision to numpy (np.array(img) / 255, mean/std), and the trt fp16 engine now "
+     "outputs NaN for every image", "tensorrt-fp16-range", ["float64", "astype(np.float32)"]),
+    # integer labels into a loss that takes float targets
+    ("    loss = F.binary_cross_entropy_with_logits(logits, labels)\nRuntimeError: result type Float can't be cast to "
+     "the desired output type Long", "inplace-int", ["target.float()"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

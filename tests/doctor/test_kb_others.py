@@ -52,6 +52,9 @@ OTHERS = [
      "expected and harmless"),
     ("It prints a few lines of \"Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to ***\". Is this "
      "normal?", "expected and harmless"),
+    # float labels of a regression task and a classification head: the config's num_labels
+    ("Fine-tuning a sentiment checkpoint on a regression task with float scores:\nRuntimeError: expected scalar type "
+     "Long but found Float", "num_labels=1"),
 ]
 
 

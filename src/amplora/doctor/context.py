@@ -77,6 +77,15 @@ _SECOND_MODEL = re.compile(r"\b(teacher|ema[_ ]model|model_ema|ref_model|referen
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
+# losses whose target is a float tensor like the input, not class indices
+_FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(WithLogits)?Loss|mse_loss|MSELoss|"
+                                r"(smooth_)?l1_loss|(Smooth)?L1Loss)\b")
+# a report that a run fails with either half dtype
+_BOTH_HALVES_FAIL = re.compile(r"\b(both|either)\b[^.\n]{0,60}\b(float16|fp16|bfloat16|bf16)\b|"
+                               r"\bfails? (for|with|in) (both|either)\b", re.IGNORECASE)
+# an inference engine fed from NumPy preprocessing
+_ENGINE = re.compile(r"TensorRT|\bTRT\b|trt-|trtexec|onnxruntime|\bORT\b|\bengine\b", re.IGNORECASE)
+_NUMPY_PREP = re.compile(r"(?<![A-Za-z])(numpy|np\.(array|asarray|float64)|astype)(?![A-Za-z])", re.IGNORECASE)
 # a dtype a backend says it has no kernel for, as its message spells it
 _REFUSED = re.compile(r"not implemented for '?(?:DT_)?([A-Za-z]\w*)'?|scalar_type:\s*([A-Za-z]\w*?)\s*is not su|"
                       r"\]\.? Got:? '?(?:torch\.)?([A-Za-z]\w*)", re.IGNORECASE)
@@ -161,6 +170,30 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "Linear, which takes floating-point inputs.")
         fix.append("Token ids go through an `nn.Embedding` first; numeric features need `.float()` where the batch is "
                    "made (`torch.tensor(x, dtype=torch.float32)`).")
+    if entry.kind == "mismatch" and {"bool", "uint8"} <= set(dtypes):
+        cause.append("Comparisons and masks give bool tensors (uint8 only before torch 1.2), while older code still "
+                     "builds masks with `.byte()`, so a bool mask meets a uint8 one.")
+        fix.append("Make both sides bool (`mask.bool()`, `y.bool()` instead of `y.byte()`).")
+    if (entry.kind == "mismatch" and {"fp16", "bf16"} <= set(dtypes) and "fp32" not in dtypes
+            and _BOTH_HALVES_FAIL.search(text)):
+        cause.append("The text says it fails in fp16 and in bf16 alike: then the odd tensor is neither, but one the "
+                     "code makes in fp32 (the default dtype) inside the model: a buffer, a mask or a `torch.tensor` "
+                     "/ `arange` without `dtype=`, or a layer kept in fp32.")
+        fix.append("Create or cast that tensor in the weights' dtype (`dtype=hidden_states.dtype`), or upgrade the "
+                   "library (such casts are fixed in later releases).")
+    if (entry.kind in ("backend", "overflow") and _ENGINE.search(text) and _NUMPY_PREP.search(text)
+            and "float64" not in said):
+        cause.append("The text shows NumPy preprocessing: NumPy computes in float64 by default (an image divided "
+                     "by 255, a normalisation with float64 means), and a float64 buffer copied into an engine input "
+                     "that reads float32 or fp16 is read as other numbers, giving garbage or NaN.")
+        fix.append("Cast the input to the engine's input dtype before copying it in (`x.astype(np.float32)`, "
+                   "`np.ascontiguousarray(x, dtype=np.float32)`).")
+    if (entry.kind in ("mismatch", "index", "out-buffer") and "int64" in dtypes and _FLOAT_TARGET_LOSS.search(text)
+            and ".float()" not in said):
+        cause.append(f"The text shows `{_FLOAT_TARGET_LOSS.search(text).group(0)}`, a loss that takes floating-point "
+                     f"targets: integer (Long) labels must be cast for it.")
+        fix.append("Cast the target to the input's dtype: `loss_fn(output, target.float())` "
+                   "(`target.to(output.dtype)` under half precision).")
     m = _SEVERAL_GPUS.search(text)
     if (m and entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
             and not _PER_GPU_LAUNCH.search(text)):

@@ -25,7 +25,7 @@ _DTYPE_TOKENS = [
     (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
     (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
     (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
-    (r"BoolTensor|(?<=CPU)BoolType|(?<=CUDA)BoolType|\btorch\.bool\b|(?<=ScalarType )Bool\b", "bool"),
+    (r"BoolTensor|(?<=CPU)BoolType|(?<=CUDA)BoolType|\btorch\.bool\b|(?<=ScalarType )Bool\b|(?<=scalar type )Bool\b", "bool"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)
 # (a word of a hyphenated model or repository name, `meta-llama/...`, is no device)

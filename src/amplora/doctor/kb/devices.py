@@ -361,12 +361,24 @@ DEVICES = (
        "`np.zeros(n, dtype=t.dtype)` or `np.asarray(x, dtype=torch.float16)`.",
        "Give NumPy its own dtype (`np.float32`), or convert from the tensor: `t.cpu().numpy()` (a bf16 tensor "
        "needs `t.float()` first), or `torch.empty(..., dtype=...).numpy()`."),
+    # an object array is most often ragged or holds strings (a data fault); from a DataFrame, its mixed column dtypes
+    _e("dataframe-object-array", "numpy", "a DataFrame with columns of several dtypes became an object array",
+       r"\A(?=.*np\.ndarray of type numpy\.object_?)(?=.*(\bdf\w*\[|\bDataFrame\b|\bpandas\b|\bpd\.|"
+       r"\.values\b(?!\()|\.to_numpy\(\)|\.iloc\b))",
+       "`.values` / `.to_numpy()` of a DataFrame whose columns hold different dtypes (bool or category dummy "
+       "columns beside numbers, a column read as strings) gives a NumPy array of dtype object, which torch cannot "
+       "turn into a tensor whatever `dtype=` the call asks for.",
+       "Give the columns one numeric dtype first: `df[cols].astype('float32').to_numpy()` or "
+       "`df[cols].to_numpy(dtype=np.float32)` (dummies as numbers: `pd.get_dummies(..., dtype=float)`); "
+       "`pd.to_numeric(df[c], errors='coerce')` finds a column of strings."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
+       r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"
        r"data type .?bfloat16.? not understood|"
        r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
        "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back.",
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
-       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail))"),
+       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
+       r"do(es)?n'?t support|do(es)? not support))"),
 )

@@ -99,7 +99,7 @@ KERNELS = (
        "casts of activations or losses, or cast the whole module consistently (`model.half()` with fp16 "
        "inputs)."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
-       r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices must be long|"
+       r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
        r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
@@ -407,6 +407,18 @@ KERNELS = (
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
        "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
+    # a check against a legacy tensor type, which holds one dtype on one device
+    _e("legacy-type-check", "mismatch", "a check for a legacy tensor type (`torch.FloatTensor`) failed",
+       r"instead of <class 'torch\.(cuda\.)?\w+Tensor'>|"
+       r"<class 'torch\.(cuda\.)?\w+Tensor'>[^\n]{0,20}\binstead of <class 'torch\.(cuda\.)?\w*Tensor'>|"
+       r"\A(?=.*\bisinstance\([^)\n]*torch\.(cuda\.)?\w+Tensor\))(?=.*\bFalse\b)(?=.*\b(float64|Double|half|"
+       r"float16|bfloat16|cuda)\b)",
+       "A check against a legacy tensor type such as `isinstance(x, torch.FloatTensor)` is true only for a float32 "
+       "tensor on the CPU: float64 data (what `torch.from_numpy` gives for NumPy's default dtype), a half or bf16 "
+       "tensor, or a tensor on the GPU (`torch.cuda.FloatTensor`) fails it although it is a floating-point tensor.",
+       "Pass float32 tensors on the device the check wants (`torch.from_numpy(x).float()`, "
+       "`x.astype(np.float32)`); in your own code test the dtype itself (`x.dtype == torch.float32`, "
+       "`x.is_floating_point()`) instead of the legacy type."),
 )
 
 # dtype mismatches with a known story (needs evidence in the text)

@@ -320,6 +320,16 @@ LAST_RESORT = (
        fix="Cast the states to the cache's dtype before writing them (`k.to(cache.dtype)`), or create the cache "
        "in the dtype the model computes in; with transformers, upgrade (later releases cast in the cache "
        "update) or fall back to the dynamic cache (no `cache_implementation=\"static\"`)."),
+    _e("float-target-loss-words", "mismatch", "integer labels given to a loss that takes float targets, told in words",
+       r"\A(?=.*\b(BCE\w*|binary_cross_entropy\w*|MSE(Loss)?|mse_loss|L1Loss|l1_loss|SmoothL1Loss)\b)"
+       r"(?=.*(\b(Long|int64|LongTensor|integer|int)\s+(tensors? )?(targets?|labels?)\b|"
+       r"\b(targets?|labels?)\b[^.\n]{0,30}\b(Long|int64|LongTensor|integers?)\b))",
+       "As the text says, integer (Long) labels reach a loss that takes floating-point targets in the input's dtype "
+       "(`BCELoss`, `BCEWithLogitsLoss`, `MSELoss`, `L1Loss`), which refuses them: class ids from a dataset or "
+       "`torch.tensor([0, 1])` are int64.",
+       "Cast the targets to the input's dtype: `loss_fn(logits, target.float())` (`target.to(logits.dtype)` under "
+       "half precision); one-hot multi-label targets as float too.",
+       unless=_NOT_A_DTYPE_FAULT),
     _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
        r"\A(?=.*(\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b|\bcrash(es|ed)?\b))"
        r"(?=.*\b(in|is|are|be|being|as|produces?|returns?|outputs?)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"

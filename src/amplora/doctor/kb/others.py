@@ -103,6 +103,14 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "2.5; XPU, HPU and NPU need their plugin imported), and the call comes from code written for a newer stack. "
      "Upgrade torch (or import the backend's plugin), or use a release of the calling library that supports "
      "yours."),
+    # float labels of a regression task refused by a classification loss: the config, not the labels' dtype
+    (r"\A(?=.*(scalar type Long but got scalar type Float|expected scalar type Long but found Float|"
+     r"nll_loss\w*\" not implemented for 'Float'))(?=.*(\b(stsb|sts-?b)\b|\bregression (task|problem|model|head|"
+     r"labels?|targets?)\b|num_labels\s*=\s*1\b|problem_type\W{0,4}regression))",
+     "Not a precision fault: float labels of a regression task reached a classification (cross-entropy) loss, "
+     "which wants class indices, because the model's config has more than one label (`num_labels=2` kept from a "
+     "classification checkpoint). Load it with `num_labels=1` (`problem_type=\"regression\"`, "
+     "`ignore_mismatched_sizes=True` for the new head); casting the labels to Long would truncate them."),
 ))
 
 # fp16 dynamic loss scaling skipping a step while the scale is still high: calibration, not a fault

@@ -248,6 +248,17 @@ TRAINING = (
 )
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
+# model families pretrained in bf16 whose activations overflow fp16 (T5's feed-forward output)
+_BF16_FAMILY = (r"(?<![A-Za-z0-9])((m|byt|flan[- _]?|long|umt)?t5([- _]?v1[._]1)?|ul2|mdeberta([- _]?v3)?|"
+                r"deberta[- _]?v3)(?![A-Za-z0-9])")
+# fp32 said to be right, which tells that the failing run was in reduced precision
+_FP32_FINE = (r"\b(fp32|float32|full precision)\b[^.\n]{0,30}\b(works?( fine| well| as expected)?|is fine|ok|correct|"
+              r"no (quality )?(drop|problem|issue)s?)\b")
+_NOT_LEARNING = (r"\b(does ?n[o']t|does not|did ?n[o']t|did not) (seem to )?learn\b|\bnot learning\b|"
+                 r"\blearns? nothing\b")
+_ODD_OUTPUT = (r"\b(strange|weird|odd|abnormal|bad|wrong|incorrect)\s+(outputs?|results?|generations?|predictions?|"
+               r"translations?|summar\w*)\b")
+
 NONFINITE_REPORTS = (
     _e("bf16-weights-as-fp16", "overflow", "weights trained in bf16 are loaded or converted as fp16",
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(forced|hard-?coded|always|converted|conversion|casts?|loaded|saved|"
@@ -263,6 +274,21 @@ NONFINITE_REPORTS = (
        fix="Load, convert and serve in the checkpoint's own dtype (`torch_dtype=torch.bfloat16` or `'auto'`, a "
        "converter's dtype option instead of a hard-coded `.half()`), or in fp32 on a GPU without bf16; if fp16 is "
        "a must, check activations against 65504 and keep the overflowing layers in fp32."),
+    # model families pretrained in bf16 whose activations pass fp16's range: told by the family's name, with half
+    # precision (or fp32 said to work) and a symptom in the text
+    _e("bf16-family-in-fp16", "overflow", "a T5-family model run in fp16 (its activations pass 65504)",
+       r"\A(?=.*" + _BF16_FAMILY + r")(?=.*(" + HALF_WORDS + "|" + AMP_WORDS + "|" + _FP32_FINE + r"))|"
+       r"\A(?=.*" + _BF16_FAMILY + r")(?=.*" + _NOT_LEARNING + ")",
+       context=f"{NONFINITE_SYMPTOM}|{DRIFT_SYMPTOM}|{_NOT_LEARNING}|" + _ODD_OUTPUT,
+       unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT,
+       cause="T5-family models (T5 v1.1, mT5, Flan-T5, ByT5, UL2, and mDeBERTa-v3 alike) were pretrained in bf16, "
+       "and their activations, the feed-forward output above all, pass fp16's largest value 65504 when they run in "
+       "fp16 (`fp16=True` mixed precision, `.half()`, a float16 conversion or engine): inf/NaN, a loss of NaN or 0, "
+       "garbage or degraded text, or a model that learns nothing, where the same run in fp32 or bf16 is fine.",
+       fix="Train and run these models in bf16 (Ampere or newer GPUs) or in fp32 (`fp16=False`, no `--fp16`); do "
+       "not convert them to fp16 (`.half()`, a float16 CTranslate2 / FasterTransformer / TensorRT model): keep the "
+       "feed-forward output layer (`wo`) in fp32, as transformers does through `_keep_in_fp32_modules` when it "
+       "loads T5 in fp16, or use bf16 or int8 weights there."),
     _e("backend-half-kernel-bug", "backend", "a half-precision kernel of this backend gives wrong results",
        r"(fp16|bf16|half|float16|bfloat16|reduced[- ]precision|low[- ]precision).{0,300}(wrong|incorrect|"
        r"all[- ]zeros?|zeros|nans?|garbage|mess|ugly|broken|corrupt\w*|distorted|noise|black|regression)\b|"
