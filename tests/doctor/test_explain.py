@@ -450,9 +450,6 @@ SAMPLES = [
     ("ddp-cpu-module", "ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
      "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
      "parameters {device(type='cpu')}.", [], None),
-    ("device-string", "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
-     "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: gpu",
-     [], None),
     ("invalid-gradient-dtype", "RuntimeError: Function AddmmBackward0 returned an invalid gradient at index 0 - "
      "expected type TensorOptions(dtype=float, device=cuda:0, layout=Strided, requires_grad=false (default), "
      "pinned_memory=false (default), memory_format=(nullopt)) but got TensorOptions(dtype=c10::Half, device=cuda:0, "
@@ -708,6 +705,15 @@ SAMPLES = [
     ("legacy-type-check", "TypeError: expected <class 'torch.FloatTensor'> instead of <class 'torch.Tensor'>", [],
      None),
     ("float-target-loss-words", "BCEWithLogitsLoss fails when my labels are a LongTensor", [], None),
+    ("openvino-gpu-no-layout", "compile_model(model, 'GPU') fails: No layout format available for gather, impl_type: "
+     "any (format: bfyx, data_type: bf16)", ["bf16"], None),
+    ("tf-opkernel-dtype", "NOT_FOUND: No registered 'Conv2D' OpKernel for 'GPU' devices compatible with node "
+     "{{node conv2d/Conv2D}}\n Requested Attributes: T=DT_HALF, data_format=\"NHWC\"\n Registered: device='GPU'; T "
+     "in [DT_FLOAT]", [], None),
+    ("onednn-half-backward", "RuntimeError: DNNL does not support bf16/f16 backward on the platform with avx2_vnni_2",
+     ["bf16"], None),
+    ("cpu-bf16-reference-matmul", "torch.matmul of two bfloat16 tensors on the CPU gives an incorrect sum for "
+     "2048x2048 inputs (no mkldnn on this machine)", ["bf16"], None),
 ]
 
 
@@ -842,6 +848,10 @@ CLASS_WORDINGS = [
     ("bf16-family-in-fp16", "The T5 encoder produces NaN in F16 on CUDA"),
     ("numpy-bf16", "numpy doesn't support bfloat16, so dumping the weights to .npy fails"),
     ("long-indices", "IndexError: tensors used as indice must be long"),
+    ("dtype-unsupported", "Is bfloat16 supported?\n\nWith the model cast to bfloat16 the kernel fails:\nTraceback (most "
+     "recent call last):\n  File \"run.py\", line 3, in <module>"),
+    ("bf16-gpu-unsupported", "This repo uses bfloat16, so it needs a GPU with compute capacity >= 8.0?"),
+    ("half-slow-report", "With bf16 autocast on the CPU the training loop seems to be stuck and never finishes."),
     ("bnb-int8-cublaslt", "cuBLAS API failed with status 15\nA: torch.Size([2048, 6144]), B: torch.Size([6400, 6144]), "
      "C: (2048, 6400); (lda, ldb, ldc): (c_int(65536), c_int(204800), c_int(65536))"),
     ("loss-scale-skips", "NaN/Inf percentage 0.50 in 10 gradient updates, but cost-scaling factor 7.6e-06 is already at "
@@ -1140,6 +1150,11 @@ LOOKALIKE_REJECTS = [
     "RuntimeError: No CUDA GPUs are available\n  File \"train.py\", line 3, in <module>\n    torch.cuda.set_device(0)",
     # a merged model whose shapes differ: another error
     "merge_and_unload() fails: RuntimeError: size mismatch for lm_head.weight, the merged model is different",
+    # one dtype named twice (bfloat16 holds "float16"): no two dtypes met
+    "x = torch.ones(3, dtype=torch.bfloat16)\ny = torch.ones(3, dtype=torch.bfloat16)\nwhy does this print 3?",
+    # an onnxruntime graph without an input, beside fp16 working less well than fp32
+    "Only in FP16, FP32 works: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : SkipLayerNormalization Missing Input: "
+    "model.layers.0.input_layernorm.weight",
 ]
 
 
@@ -2062,6 +2077,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # integer labels into a loss that takes float targets
     ("    loss = F.binary_cross_entropy_with_logits(logits, labels)\nRuntimeError: result type Float can't be cast to "
      "the desired output type Long", "inplace-int", ["target.float()"]),
+    # an int8 tensor in a plain float matmul: a quantized layer's weight read directly
+    ("    out = F.linear(x, self.proj.weight)\nAclNN_Parameter_Error(EZ1001): Tensor matB not implemented for DT_INT8, "
+     "should be in dtype support list [DT_FLOAT,DT_FLOAT16,DT_BFLOAT16,].", "ascend-npu-dtype", ["layer(x)"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -55,6 +55,17 @@ OTHERS = [
     # float labels of a regression task and a classification head: the config's num_labels
     ("Fine-tuning a sentiment checkpoint on a regression task with float scores:\nRuntimeError: expected scalar type "
      "Long but found Float", "num_labels=1"),
+    # a device name torch does not know: a spelling, not a placement
+    ("RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu, xla, vulkan device "
+     "type at start of device string: gpu", "torch.device('cuda')"),
+    ("x.to('dml')\nRuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+     "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: dml",
+     "torch_directml.device()"),
+    # a test's expected wording of a device error, not the error itself
+    ('AssertionError: "Expected all tensors to be on the same device" does not match "Tensor on device cuda:0 is not '
+     'on the expected device cpu!"', "assertRaisesRegex"),
+    # Gaudi computes bf16: the library's check did not know HPUs
+    ("Setting ds_accelerator to hpu (auto detect)\nValueError: Your setup doesn't support bf16/gpu.", "optimum-habana"),
 ]
 
 

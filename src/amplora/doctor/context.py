@@ -484,6 +484,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         name = spelled(known[0]) if known else token.lower()
         if name.split(" ")[0] not in said or entry.key == "dtype-unsupported":  # its cause lists dtypes in general
             cause.append(f"The refused dtype is {name}.")
+        if known and known[0] in ("int8", "uint8") and re.search(r"F\.linear|\bmatmul|\baddmm|\bmm\(", text) \
+                and "quantiz" not in said:
+            cause.append("An int8 tensor in a float matmul is a quantized layer's weight used directly (`F.linear(x, "
+                         "layer.weight)`), bypassing the layer's own forward, which dequantizes it or calls the int8 "
+                         "kernel.")
+            fix.append("Call the quantized layer itself (`layer(x)`, or its quant method's `apply`) instead of "
+                       "reading its weight.")
     return " ".join(cause), " ".join(fix)
 
 

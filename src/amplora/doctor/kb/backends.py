@@ -314,11 +314,36 @@ CAPABILITY = (
        "Check `torch.cuda.is_bf16_supported()`: if it is False, set `dtype: fp32` (or fp16 where the recipe allows "
        "it); if it is True, the NCCL or CUDA-version part failed (Windows, a torch without NCCL, ROCm with an older "
        "torchtune): upgrade torchtune, or install a torch build with NCCL."),
+    _e("tf-opkernel-dtype", "cpu-kernel", "a TensorFlow op with no kernel for this dtype on this device",
+       r"\A(?=.*No registered '\w+' OpKernel for '\w+' devices compatible with node)"
+       r"(?=.*\bT=DT_(HALF|BFLOAT16|DOUBLE)\b)",
+       "TensorFlow (or its device plugin: DirectML, Metal) has no kernel of this op for the requested dtype on "
+       "that device: only the dtypes listed under 'Registered' exist there, and a float16 (mixed_float16) or "
+       "bfloat16 model asks for another.",
+       "Run the model, or that layer, in a registered dtype: float32 (`tf.keras.mixed_precision."
+       "set_global_policy('float32')`, or `dtype='float32'` on the layer), or place the op on a device that has "
+       "the kernel; a newer plugin may add it."),
+    _e("onednn-half-backward", "device-capability", "oneDNN runs bf16/fp16 forward only on this CPU",
+       r"DNNL does not support (bf16|f16|bf16/f16) backward",
+       "On CPUs whose only bf16/fp16 instructions are AVX2-VNNI-2 or AVX-512-FP16 (Lunar Lake, Arrow Lake, Meteor "
+       "Lake and other client CPUs) oneDNN computes bf16/fp16 convolutions and matmuls in the forward pass only, so "
+       "training (the backward pass) under CPU autocast in bf16 or fp16 fails there.",
+       "Train in fp32 on that CPU (no `torch.autocast('cpu', ...)` around the training step) and keep bf16 "
+       "autocast for inference, or upgrade torch (later releases fall back from oneDNN there)."),
+    _e("cpu-bf16-reference-matmul", "cpu-kernel", "bf16 matmul on a CPU without oneDNN's bf16 path is inaccurate",
+       r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(matmul|mm|bmm|GEMM|addmm)\b)(?=.*\b(CPU|mkldnn|onednn)\b)"
+       r"(?=.*\b(incorrect|wrong|inaccura\w*)\b)",
+       "On CPUs without AVX512-BF16 / AMX (or a torch built without mkldnn) bf16 matmul runs a reference kernel "
+       "that is slow and accumulates in low precision, so long inner dimensions come out wrong (a sum of 1024 ones "
+       "is not 1024); oneDNN's bf16 GEMM, used where the CPU has those instructions, accumulates in fp32.",
+       "Compute the matmul in fp32 on such a CPU (`(a.float() @ b.float()).to(torch.bfloat16)`, or keep the model "
+       "fp32), use a CPU with AVX512-BF16 / AMX (`torch.backends.mkldnn.is_available()`), or upgrade torch.",
+       unless=r"OpenVINO|openvino|out of memory"),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"_check_if_gpu_supports_dtype|You can use float16 instead by explicitly setting the ?.?dtype.? flag|"
        r"(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
-       r"compute capability|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
+       r"compute capa(bility|city)|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "
        r"[`'\"]?(pure_)?(bfloat16|bf16)|"
        r"setup doesn'?t support bf16|"

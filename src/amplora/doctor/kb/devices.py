@@ -240,14 +240,6 @@ DEVICES = (
        "CPU; `device_ids` is only for a module already on that GPU.",
        "Move the model first: `model.to(local_rank)` then `DDP(model, device_ids=[local_rank])`; for CPU training "
        "leave `device_ids` out."),
-    _e("device-string", "device-spelling", "a device string torch does not know",
-       r"Expected one of cpu, cuda.{0,300}device type at start of device string: (\w+)",
-       "The device was written with a name torch does not know (`'gpu'`, `'cuda0'`, `'GPU:0'`): torch spells the "
-       "GPU `cuda` (`cuda:0`), Apple GPUs `mps`, Intel GPUs `xpu`.",
-       "Write `torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), or build it as "
-       "`'cuda' if torch.cuda.is_available() else 'cpu'`.",
-       # a real device type this torch does not list is an old torch or a missing backend plugin, not a spelling
-       unless=r"device string: (meta|mps|xpu|hpu|npu|mtia|privateuseone|lazy|ipu|xla|vulkan|maia)\b"),
     _e("autocast-without-cuda", "device", "autocast for CUDA on a machine where CUDA is not available",
        r"User provided device_type of .?cuda.?, but CUDA is not available|"
        r"CUDA is not available or torch_xla is imported\. Disabling autocast|"

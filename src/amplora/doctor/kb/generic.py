@@ -239,6 +239,8 @@ FALLBACKS = (
        "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING,
        unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}"),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
+       # a title asking whether a dtype is supported, above the error the user met with it
+       r"\A(?=\W*(Is|Are) (bf16|bfloat16|fp16|float16|half precision) supported\b)(?=.*(Error\b|Traceback|File \"))|"
        r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
        r"type)s?)?[\s:=`'\"(\[]*"
@@ -265,8 +267,8 @@ FALLBACKS = (
        "the library or torch if a newer release adds the dtype.",
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named"),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
-       r"(dtype|scalar type|type).{0,60}(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
-       r"(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
+       r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
+       r"(?<![A-Za-z0-9])(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
        r"\b(Half|Float|BFloat16) did not match (Half|Float|BFloat16)\b|"
        r"\bexpected \w*(Half|Float|Double|BFloat16)Tensor,? (but )?(got|rec(ie|ei)ved|found) \w*(Half|Float|Double|BFloat16)"
@@ -305,7 +307,7 @@ _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
                r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
 _NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
-                      r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type")
+                      r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")
 
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
 LAST_RESORT = (

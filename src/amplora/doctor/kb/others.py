@@ -111,6 +111,25 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "which wants class indices, because the model's config has more than one label (`num_labels=2` kept from a "
      "classification checkpoint). Load it with `num_labels=1` (`problem_type=\"regression\"`, "
      "`ignore_mismatched_sizes=True` for the new head); casting the labels to Long would truncate them."),
+    # a device name torch does not know: a spelling or a tool's own name (a device type this torch lacks is left to
+    # the entries: an old torch or a missing backend plugin)
+    (r"Expected one of cpu, cuda.{0,300}device type at start of device string: "
+     r"(?!(meta|mps|xpu|hpu|npu|mtia|privateuseone|lazy|ipu|xla|vulkan|maia)\b)\w+",
+     "Not a precision or placement fault: the device was written with a name torch does not know (`'gpu'`, "
+     "`'cuda0'`, `'GPU:0'`, another tool's name such as OpenVINO's `'GPU'` or DirectML's `'dml'`). Write "
+     "`torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), build it as `'cuda' if torch.cuda.is_available() "
+     "else 'cpu'`, and for DirectML take the device from `torch_directml.device()`."),
+    # a test that expected one wording of an error and got another
+    (r"AssertionError: \"[^\"\n]{1,300}\" does not match \"",
+     "Not a precision or device fault: a test expected one wording of an error (`assertRaisesRegex`) and the op "
+     "raised another. Update the test's expected pattern to the message the op raises now (or make the op raise "
+     "the expected one)."),
+    # Gaudi has bf16: an older transformers' bf16 check knew only CUDA GPUs and some CPUs
+    (r"\A(?=.*Your setup doesn'?t support bf16)(?=.*(ds_accelerator to hpu|\bGaudi\b|\bhabana\w*|\bhpu:\d|"
+     r"--device[ =]hpu\b|device\W{1,4}hpu\b))",
+     "Not a precision fault as told: Intel Gaudi (HPU) computes bf16 natively, and this transformers release's bf16 "
+     "check knows only CUDA GPUs and some CPUs. Upgrade transformers (later releases count HPUs), or train through "
+     "optimum-habana (`GaudiTrainer`, `GaudiTrainingArguments(bf16=True)`)."),
 ))
 
 # fp16 dynamic loss scaling skipping a step while the scale is still high: calibration, not a fault

@@ -75,3 +75,6 @@ FALLBACK_BESIDE_FAILURE = rf"using FP32 instead.*{_FAILURE}|{_FAILURE}.*using FP
 # fp16 dynamic loss scaling logging a skipped step (apex, DeepSpeed, fairseq, Megatron)
 LOSS_SCALE_SKIP = (r"OVERFLOW!? ?Skipping step|overflow[.,]? +skipping step|Attempted loss scale|"
                    r"reducing loss scale to")
+# a text that says its fp16 run is right: no fp16 story can be its fault
+HALF_SAID_RIGHT = (r"\b(f16|fp16|float16)\b( models?| controls?| results?| outputs?| graphs?)?( and \w+( controls?)?)? "
+                   r"(is|are) (correct|right|fine|ok)\b")

@@ -3,6 +3,7 @@ or the engine chose, and what reading or constraining it takes."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import HALF_SAID_RIGHT
 
 _COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b|"
            r"convert_neural_network(_spec)?_weights_to_fp16")
@@ -43,10 +44,20 @@ RUNTIMES = (
        "the model's fp32 weights, so results differ from fp32 and can overflow.",
        fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
        "`EXECUTION_MODE_HINT: ACCURACY`), with optimum-intel `ov_config={'INFERENCE_PRECISION_HINT': 'f32'}`."),
+    _e("openvino-gpu-no-layout", "backend", "OpenVINO's GPU plugin has no kernel for this data type",
+       r"No layout format available for \S+, impl_type: \w+ \(format: \w+, data_type: (bf16|f64|i64|u8|i8|f16)\)",
+       cause="OpenVINO's GPU plugin has no kernel of that layer for the data type named (`data_type`): bf16 "
+       "tensors that stayed bf16 after conversion on an Intel GPU that computes f16 but not bf16 (Arc, Xe-LPG, "
+       "integrated graphics), or f64 / 64-bit integers the GPU plugin does not compute.",
+       fix="Convert the model's remaining bf16 (or f64) tensors to f16 / f32 before compiling for the GPU (export "
+       "in fp16 or fp32 rather than bf16, `ov.save_model(..., compress_to_fp16=True)`), set "
+       "`INFERENCE_PRECISION_HINT` to f16, or upgrade OpenVINO (later releases convert leftover bf16 and add "
+       "kernels); the CPU plugin runs it meanwhile."),
     _e("openvino-f16-output", "mismatch", "an OpenVINO f16 output read as f32",
        r"(fp16|f16|float16|FP16|half).{0,600}(float\s*\*|data\(\)|\bget_data\b|e\+3\d|garbage|incorrect|wrong|"
        r"anomal\w*)|(float\s*\*|data\(\)).{0,600}(fp16|f16|FP16|half)",
        context=_OPENVINO,
+       unless=HALF_SAID_RIGHT,
        cause="A model exported or converted in half precision keeps f16 element types on its inputs/outputs in "
        "OpenVINO, and reading that buffer as `float*` (or feeding float32 data into an f16 input) reinterprets "
        "fp16 bits as fp32, which gives garbage values such as -4.3e+37.",

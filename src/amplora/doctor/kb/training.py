@@ -4,8 +4,8 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU,
-                                        PRECISION_RULED_OUT)
+from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_SAID_RIGHT, HALF_WORDS,
+                                        NO_BF16_GPU, PRECISION_RULED_OUT)
 
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
@@ -388,7 +388,7 @@ NONFINITE_REPORTS = (
        "model loaded that way."),
     _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
        DRIFT_SYMPTOM, context=HALF_WORDS,
-       unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b",
+       unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b|" + HALF_SAID_RIGHT,
        cause="fp16 keeps 10 bits of mantissa and tops out at 65504: a model cast wholly with `.half()` loses "
        "precision in long reductions (softmax, norms, losses, attention sums) and small values underflow, so its "
        "outputs or accuracy differ from fp32 even without an overflow to inf/NaN.",
@@ -439,7 +439,8 @@ NONFINITE_REPORTS = (
        unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
-       r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed)\b|"
+       r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
+       r"(seems to be |is |gets? )?stuck|never finish\w*)\b|"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|freez\w*|hang(s|ing)?)\b(?:[^.\n]|\.(?=\w)){0,80}"
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
        r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b",
