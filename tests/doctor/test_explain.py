@@ -848,6 +848,9 @@ CLASS_WORDINGS = [
     ("bf16-family-in-fp16", "The T5 encoder produces NaN in F16 on CUDA"),
     ("numpy-bf16", "numpy doesn't support bfloat16, so dumping the weights to .npy fails"),
     ("long-indices", "IndexError: tensors used as indice must be long"),
+    ("long-indices", "RuntimeError: Expected object of type Variable[torch.LongTensor] but found type "
+     "Variable[torch.IntTensor] for argument #1 'target'"),
+    ("int-input", "RuntimeError: _th_sigmoid_out not supported on CPUType for Long"),
     ("dtype-unsupported", "Is bfloat16 supported?\n\nWith the model cast to bfloat16 the kernel fails:\nTraceback (most "
      "recent call last):\n  File \"run.py\", line 3, in <module>"),
     ("bf16-gpu-unsupported", "This repo uses bfloat16, so it needs a GPU with compute capacity >= 8.0?"),

@@ -101,6 +101,7 @@ KERNELS = (
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
+       r"Expected object of type (Variable\[)?torch\.(cuda\.)?LongTensor\]? but found type|"
        r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
@@ -184,7 +185,8 @@ KERNELS = (
        "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
        "(`target.float()`, for label smoothing / soft labels)."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
-       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|could not infer output dtype\. Input dtype must be "
+       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|\bnot supported on \w*Type for (Long|Int|Bool|Short|"
+       r"Byte|Char)\b|could not infer output dtype\. Input dtype must be "
        r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias)( type|\s*\Z)|"
        r"\bexpected Byte tensor \(got Float tensor\)|\b(does not|doesn'?t|cannot|can'?t) accept\b.{0,40}\bByteTensor\b|"

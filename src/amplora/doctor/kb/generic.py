@@ -204,7 +204,8 @@ FALLBACKS = (
        r"\bexpect(ed)? scalar (\w+) type,? but (input|got|found) (\w+)|"
        r"\bExpected (Float|Half|BFloat16|Double), got (Float|Half|BFloat16|Double)\b|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
-       r"Expected object of type torch\.(cuda\.)?\w+Tensor but found type torch\.(cuda\.)?\w+Tensor|"
+       r"Expected object of type (Variable\[)?torch\.(cuda\.)?\w+Tensor\]? but found type (Variable\[)?torch\.(cuda\.)?"
+       r"\w+Tensor|"
        r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,?( but)? got( type)? torch\.(cuda\.)?\w+Tensor|"
        r"can'?t assign a torch\.(cuda\.)?\w+Tensor to a torch\.(cuda\.)?\w+Tensor|"
        r"was expected to be an? \w+ tensor but is an? \w+ tensor",  # legacy torch names; TensorFlow's wording
