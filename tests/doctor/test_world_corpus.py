@@ -291,6 +291,16 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   their scope); w12221, w12400, w12404, w12415 and w12601 (threads another collector of the round took) were left
   out after the score, which is given without them. Read for the rules afterwards: 28/30 and 23/25, 24/26 and
   26/27, 29/29 and 22/25, with floors.
+- heldout68 to heldout70 (w12700-w12730, w12900-w12927 and w13000-w13029, w13100-w13123 and w13200-w13234; 18 more
+  queries fixed in advance in rank order each, and two themes: encoder and encoder-decoder transformers, NumPy,
+  pandas and scikit-learn meeting torch): each half scored once before the rules were changed for it (heldout69's
+  two halves and heldout70's rank-order half on b1509ed, heldout68's on 5d9b325, heldout70's theme half on
+  5e65efe), after heldout21-67 and the halves scored before it were read: heldout68 7/14 right (50 %), 2 partly,
+  5 unrecognised, 7/17 rejects (10 false); heldout69 30/37 (81 %), 3, 4, 13/16 (3); heldout70 26/34 (76 %), 0, 8,
+  22/22 (0); the rank-order halves 7/14, 15/21 and 9/14, the theme halves 15/16 and 17/20 (0 false). Dropped
+  before scoring: w13206 (a traceback its collector saw cut); w13001, w13013, w13213 and w13218 (threads the other
+  collector of the round took) were left out after the score, which is given without them. Read for the rules afterwards: 14/14 and 13/17, 37/37 and 14/16, 33/34 and
+  22/22, with floors.
 """
 from __future__ import annotations
 
@@ -333,7 +343,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout36": (34, 1),   # of 38 after its misses were read (25 when scored once)
           "heldout37": (54, 3),   # of 55 after its misses were read (42 when scored once)
           "heldout38": (45, 1),   # of 46 after its misses were read (35 when scored once)
-          "heldout39": (47, 0),   # of 49 after its misses were read (39 when scored once)
+          "heldout39": (48, 0),   # of 49 after its misses were read (39 when scored once)
           "heldout40": (52, 1),   # of 53 after its misses were read (34 when scored once)
           "heldout41": (48, 1),   # of 55 after its misses were read (34 when scored once)
           "heldout42": (45, 0),   # of 46 after its misses were read (32 when scored once)
@@ -350,18 +360,21 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout53": (38, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
           "heldout55": (37, 1),   # of 42 after its misses were read (34 when scored once)
-          "heldout56": (27, 1),   # of 35 after its misses were read (26 when scored once)
+          "heldout56": (27, 0),   # of 35 after its misses were read (26 when scored once)
           "heldout57": (23, 3),   # of 23 after its misses were read (22 when scored once)
           "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
           "heldout59": (46, 0),   # of 46 after its misses were read (37 when scored once)
           "heldout60": (32, 2),   # of 33 after its misses were read (21 when scored once)
           "heldout61": (29, 3),   # of 31 after its misses were read (20 when scored once)
-          "heldout62": (31, 5),   # of 37 after its misses were read (23 when scored once)
+          "heldout62": (32, 5),   # of 37 after its misses were read (23 when scored once)
           "heldout63": (23, 2),   # of 27 after its misses were read (20 when scored once)
           "heldout64": (32, 0),   # of 35 after its misses were read (30 when scored once)
           "heldout65": (28, 2),   # of 30 after its misses were read (23 when scored once)
           "heldout66": (24, 1),   # of 26 after its misses were read (16 when scored once)
-          "heldout67": (29, 3)}   # of 29 after its misses were read (27 when scored once)
+          "heldout67": (29, 3),   # of 29 after its misses were read (27 when scored once)
+          "heldout68": (14, 4),   # of 14 after its misses were read (7 when scored once)
+          "heldout69": (37, 2),   # of 37 after its misses were read (30 when scored once)
+          "heldout70": (33, 0)}   # of 34 after its misses were read (26 when scored once)
 
 
 @pytest.fixture(scope="module")

@@ -92,11 +92,13 @@ extensions), and `heldout61` to `heldout64` (w11300, w11500, w11700 and w11900 o
 optimizers and low-precision training utilities, data loading and preprocessing, offloading and big-model
 inference, probabilistic and numerical libraries), and `heldout65` to `heldout67` (w12100, w12300 and w12500 on: 18
 more fixed queries each, and text generation internals, parameter-efficient and model-surgery methods beyond LoRA,
-hosted platforms and cloud notebooks).
+hosted platforms and cloud notebooks), and `heldout68` to `heldout70` (w12700, w12900 and w13100 on: 18 more
+fixed queries each, and Intel and other non-NVIDIA paths, encoder and encoder-decoder transformers, NumPy, pandas
+and scikit-learn meeting torch).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout67 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout70 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -124,7 +126,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout41", "heldout42", "heldout43", "heldout44", "heldout45", "heldout46", "heldout47",
           "heldout48", "heldout49", "heldout50", "heldout51", "heldout52", "heldout53", "heldout54", "heldout55",
           "heldout56", "heldout57", "heldout58", "heldout59", "heldout60", "heldout61", "heldout62",
-          "heldout63", "heldout64", "heldout65", "heldout66", "heldout67")
+          "heldout63", "heldout64", "heldout65", "heldout66", "heldout67",
+          "heldout68", "heldout69", "heldout70")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -326,6 +329,12 @@ BATCH64_FROM = 11900
 BATCH65_FROM = 12100
 BATCH66_FROM = 12300
 BATCH67_FROM = 12500
+# The sixty-eighth to seventieth (two collectors each: 18 more queries fixed in advance in rank order, and one theme:
+# Intel GPUs, Gaudi, DirectML, oneDNN and OpenVINO; encoder and encoder-decoder transformers fine-tuned the classic
+# way; NumPy, pandas and scikit-learn meeting torch), the same way ("heldout68" to "heldout70").
+BATCH68_FROM = 12700
+BATCH69_FROM = 12900
+BATCH70_FROM = 13100
 
 
 def batch(record: dict) -> int:
@@ -349,7 +358,8 @@ def batch(record: dict) -> int:
     (w9700-w9899, w9900-w10099, w10100-w10299, w10300-w10499), 58 to 61 for the fifty-seventh to sixtieth
     (w10500-w10699, w10700-w10899, w10900-w11099, w11100-w11299), 62 to 65 for the sixty-first to
     sixty-fourth (w11300-w11499, w11500-w11699, w11700-w11899, w11900-w12099), 66 to 68 for the sixty-fifth to
-    sixty-seventh (w12100-w12299, w12300-w12499, w12500 on)."""
+    sixty-seventh (w12100-w12299, w12300-w12499, w12500-w12699), 69 to 71 for the sixty-eighth to seventieth
+    (w12700-w12899, w12900-w13099, w13100 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -360,7 +370,8 @@ def batch(record: dict) -> int:
               BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, BATCH45_FROM, BATCH46_FROM, BATCH47_FROM,
               BATCH48_FROM, BATCH49_FROM, BATCH50_FROM, BATCH51_FROM, BATCH52_FROM, BATCH53_FROM, BATCH54_FROM,
               BATCH55_FROM, BATCH56_FROM, BATCH57_FROM, BATCH58_FROM, BATCH59_FROM, BATCH60_FROM, BATCH61_FROM,
-              BATCH62_FROM, BATCH63_FROM, BATCH64_FROM, BATCH65_FROM, BATCH66_FROM, BATCH67_FROM)
+              BATCH62_FROM, BATCH63_FROM, BATCH64_FROM, BATCH65_FROM, BATCH66_FROM, BATCH67_FROM,
+              BATCH68_FROM, BATCH69_FROM, BATCH70_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -381,7 +392,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout67' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout70' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -429,7 +440,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 68}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 71}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
