@@ -7,8 +7,9 @@
 - each 0-dim floating result, and each one of up to 65536 elements that is fp16/bf16 or has an fp16/bf16 operand,
   computed on the CPU outside any module and outside backward (a running sum, a metric, a hand-written loss,
   probabilities computed by hand, a step of a sampler): finite, checked as it is made (on accelerators that would
-  cost a sync per op). One made from inputs that were already inf/NaN arms a trace of every op outside modules for
-  the next few outermost calls, which finds where such a value is born the next time the script's loop makes it;
+  cost a sync per op). One made from inputs that were already inf/NaN arms a trace of every op outside modules (and
+  in the forward hooks the script registered on modules) for the next few outermost calls, which finds where such
+  a value is born the next time the script's loop makes it;
 - each such result of an op in a custom autograd.Function's backward.
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 
 import torch
@@ -34,6 +36,9 @@ from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
 _engine = torch.autograd.Variable._execution_engine
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_DOCTOR_DIR = os.path.dirname(os.path.abspath(__file__))
+_MODULE_FILE = os.path.join("nn", "modules", "module.py")
 # dtypes whose values `isfinite` reads (float8 has no kernel for it)
 _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
@@ -59,6 +64,25 @@ def _never_raises(hook):
         except Exception:
             return None
     return guarded
+
+
+def _forward_hook_at(frame):
+    """(the hook's name, its module's class) when `frame` runs inside a forward hook a script registered on a
+    module, else None: the frame just below torch's module call that is not a `forward`."""
+    below = None
+    for _ in range(40):
+        if frame is None:
+            return None
+        code = frame.f_code
+        if code.co_name in ("_call_impl", "_wrapped_call_impl") and code.co_filename.endswith(_MODULE_FILE):
+            if below is None or below.co_name == "forward" or below.co_filename.startswith(_TORCH_DIR):
+                return None
+            module = frame.f_locals.get("self")
+            return below.co_name, type(module).__name__
+        if not code.co_filename.startswith((_TORCH_DIR, _DOCTOR_DIR)):
+            below = code
+        frame = frame.f_back
+    return None
 
 
 def all_finite(tensors) -> bool:
@@ -140,7 +164,15 @@ class NonFiniteWatch:
         makes inf/NaN from finite inputs on the CPU. Also keeps the square roots and norms taken outside modules in
         this step: their backward divides by their result, so a loss whose gradient comes back NaN is checked for
         one that was 0."""
-        if self.depth or self.done:
+        if self.done:
+            return
+        if self.depth:
+            # inside a module call only a user's forward hook is the script's own code (an activation penalty
+            # summed there): traced once armed, like the code outside modules
+            if self._armed and torch._C._current_graph_task_id() == -1:
+                hook = _forward_hook_at(sys._getframe(2))
+                if hook is not None:
+                    self._trace_armed(func, args, kwargs, out, f"the forward hook `{hook[0]}` of {hook[1]}")
             return
         if torch._C._current_graph_task_id() != -1:
             self._custom_backward(func, args, kwargs, out, sys._getframe(2))
@@ -148,14 +180,21 @@ class NonFiniteWatch:
         try:
             if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
                 self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
-            if not self._armed:
-                return
+            if self._armed:
+                self._trace_armed(func, args, kwargs, out, None)
+        except Exception:  # the doctor must never break the user's run
+            self._armed = 0
+
+    def _trace_armed(self, func, args, kwargs, out, where) -> None:
+        """Once armed: the first op on the CPU that makes inf/NaN from finite inputs is where the value is born."""
+        try:
             outs = out if isinstance(out, (list, tuple)) else [out]
             if any(isinstance(t, torch.Tensor) and t.device.type != "cpu" for t in outs):
                 return
-            self._tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
+            self._tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(3))
             if self._tracer.first is not None:
-                self.first, self._armed = explain_birth(self._tracer.first, OUTSIDE, None), 0
+                phase = OUTSIDE if where is None else "forward"
+                self.first, self._armed = explain_birth(self._tracer.first, phase, where), 0
         except Exception:  # the doctor must never break the user's run
             self._armed = 0
 
