@@ -28,7 +28,7 @@ from torch.autograd.function import BackwardCFunction
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.capture import autocast_state, live_frames, scan_frames
+from amplora.doctor.capture import _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames, scan_frames
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_located, explain_params, locate, nonfinite_params,
                                       root_at_zero)
@@ -36,8 +36,6 @@ from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
 _engine = torch.autograd.Variable._execution_engine
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_DOCTOR_DIR = os.path.dirname(os.path.abspath(__file__))
 _MODULE_FILE = os.path.join("nn", "modules", "module.py")
 # dtypes whose values `isfinite` reads (float8 has no kernel for it)
 _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)

@@ -247,7 +247,6 @@ TRAINING = (
        unless=r"mat1 and mat2|self and mat2|m1 and m2"),
 )
 
-# tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 # model families pretrained in bf16 whose activations overflow fp16 (T5's feed-forward output)
 _BF16_FAMILY = (r"(?<![A-Za-z0-9])((m|byt|flan[- _]?|long|umt)?t5([- _]?v1[._]1)?|ul2|mdeberta([- _]?v3)?|"
                 r"deberta[- _]?v3)(?![A-Za-z0-9])")
@@ -259,6 +258,7 @@ _NOT_LEARNING = (r"\b(does ?n[o']t|does not|did ?n[o']t|did not) (seem to )?lear
 _ODD_OUTPUT = (r"\b(strange|weird|odd|abnormal|bad|wrong|incorrect)\s+(outputs?|results?|generations?|predictions?|"
                r"translations?|summar\w*)\b")
 
+# tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
     _e("bf16-weights-as-fp16", "overflow", "weights trained in bf16 are loaded or converted as fp16",
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(forced|hard-?coded|always|converted|conversion|casts?|loaded|saved|"
