@@ -714,6 +714,10 @@ SAMPLES = [
      ["bf16"], None),
     ("cpu-bf16-reference-matmul", "torch.matmul of two bfloat16 tensors on the CPU gives an incorrect sum for "
      "2048x2048 inputs (no mkldnn on this machine)", ["bf16"], None),
+    ("assigned-grad-dtype", "    p.grad = torch.from_numpy(avg_grads[name])\nRuntimeError: assigned grad has data of a "
+     "different type", [], None),
+    ("collective-dtype-ranks", "The metric sync hangs: rank 0 builds its tensor for dist.all_reduce as float64 and "
+     "rank 1 as float32, so the data types do not match across ranks.", [], None),
 ]
 
 

@@ -409,6 +409,14 @@ KERNELS = (
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
        "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
+    _e("assigned-grad-dtype", "mismatch", "a gradient assigned to `.grad` in another dtype than its parameter",
+       r"assigned grad has data of a different type",
+       "A gradient set by hand (`p.grad = g`: an aggregated or averaged gradient, one computed with NumPy or "
+       "received from another process, a master copy's gradient) has another dtype than its parameter, float64 "
+       "from NumPy or a secure-aggregation step against float32 parameters, or fp32 against bf16, and torch refuses "
+       "to store it.",
+       "Cast it to the parameter's dtype (and device) when assigning: `p.grad = g.to(dtype=p.dtype, "
+       "device=p.device)`; build aggregated gradients in the parameters' dtype."),
     # a check against a legacy tensor type, which holds one dtype on one device
     _e("legacy-type-check", "mismatch", "a check for a legacy tensor type (`torch.FloatTensor`) failed",
        r"instead of <class 'torch\.(cuda\.)?\w+Tensor'>|"

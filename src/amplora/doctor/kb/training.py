@@ -161,6 +161,19 @@ TRAINING = (
        "Keep the weights fp32 and train with bf16 autocast instead of casting the model: load in fp32 and use "
        "`bf16=True` (Trainer) / `ipex.optimize(model, optimizer=opt, dtype=torch.bfloat16)`, which keeps fp32 "
        "master parameters, or `torch.autocast('xpu', dtype=torch.bfloat16)`."),
+    # ranks that enter one collective with tensors of different dtypes, told in words (NCCL does not check)
+    _e("collective-dtype-ranks", "mismatch", "ranks entered a collective with tensors of different dtypes",
+       r"\A(?=.*\b(all_?reduce|all_?gather\w*|reduce_scatter\w*|broadcast|collectives?)\b)"
+       r"(?=.*(\b(dtype|data ?type)s?\b[^.\n]{0,60}\b(mismatch\w*|inconsisten\w*|differ\w*|do(es)? not match|"
+       r"do(es)?n'?t match|not (the )?same)\b|\bdifferent (dtypes|data ?types)\b))",
+       "The ranks entered one collective (`all_reduce`, `all_gather`, `broadcast`) with tensors of different dtypes: "
+       "NCCL does not compare dtypes across ranks, so it reads the bytes as the wrong type (sums that look like an "
+       "overflow) or the ranks wait for each other forever (a hang); a tensor built from a Python or NumPy value "
+       "(`torch.tensor(x)`) is float32 on one rank and float64 or int64 on another, or one rank cast its model.",
+       "Give the tensor the same dtype on every rank before the collective (`torch.tensor(x, dtype=torch.float64, "
+       "device=device)`, `t.to(torch.float32)`), and check it (`TORCH_DISTRIBUTED_DEBUG=DETAIL` reports collectives "
+       "that do not match across ranks).",
+       unless=r"out of memory|Watchdog caught collective operation timeout(?!.*dtype)"),
     _e("collective-dtype-mix", "mismatch", "a collective got buffers of two dtypes",
        r"output tensor must have the same type as input tensor|input tensor must have the same type as output",
        "An all-gather / reduce-scatter got input and output buffers of different dtypes: parameters or gradients "
