@@ -716,6 +716,8 @@ SAMPLES = [
      "2048x2048 inputs (no mkldnn on this machine)", ["bf16"], None),
     ("assigned-grad-dtype", "    p.grad = torch.from_numpy(avg_grads[name])\nRuntimeError: assigned grad has data of a "
      "different type", [], None),
+    ("integer-tensor-division", "    avg[k] = avg[k] / n\nRuntimeError: Integer division of tensors using div or / is "
+     "no longer supported, and in a future release div will perform true division as in Python 3.", [], None),
     ("collective-dtype-ranks", "The metric sync hangs: rank 0 builds its tensor for dist.all_reduce as float64 and "
      "rank 1 as float32, so the data types do not match across ranks.", [], None),
 ]
@@ -2087,6 +2089,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # an int8 tensor in a plain float matmul: a quantized layer's weight read directly
     ("    out = F.linear(x, self.proj.weight)\nAclNN_Parameter_Error(EZ1001): Tensor matB not implemented for DT_INT8, "
      "should be in dtype support list [DT_FLOAT,DT_FLOAT16,DT_BFLOAT16,].", "ascend-npu-dtype", ["layer(x)"]),
+    # a library that hooks torch moves storages itself
+    ("hook = sy.TorchHook(torch)\nmodel.to(device)\nRuntimeError: Expected object of backend CPU but got backend CUDA "
+     "for argument #2 'source'", "device-mismatch", ["hooks torch", "set_default_tensor_type"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

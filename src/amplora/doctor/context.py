@@ -80,6 +80,9 @@ _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembe
 # losses whose target is a float tensor like the input, not class indices
 _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(WithLogits)?Loss|mse_loss|MSELoss|"
                                 r"(smooth_)?l1_loss|(Smooth)?L1Loss)\b")
+# a library that patches torch's tensor methods (PySyft's TorchHook)
+_TORCH_HOOKED = re.compile(r"\b\w*TorchHook\(|\bhook(ed|s|ing)? (torch|pytorch)\b|\b(torch|pytorch) is hooked\b|"
+                           r"\bhooked with\b", re.IGNORECASE)
 # a report that a run fails with either half dtype
 _BOTH_HALVES_FAIL = re.compile(r"\b(both|either)\b[^.\n]{0,60}\b(float16|fp16|bfloat16|bf16)\b|"
                                r"\bfails? (for|with|in) (both|either)\b", re.IGNORECASE)
@@ -194,6 +197,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"targets: integer (Long) labels must be cast for it.")
         fix.append("Cast the target to the input's dtype: `loss_fn(output, target.float())` "
                    "(`target.to(output.dtype)` under half precision).")
+    m = _TORCH_HOOKED.search(text)
+    if m and entry.kind == "device" and "hook" not in said:
+        cause.append(f"The text shows a library that hooks torch (`{m.group(0)}`): its hooks replace tensor methods "
+                     f"and `param.data` assignment (a `set_()` on the existing storage), so `model.to('cuda')` "
+                     f"makes a CPU tensor take a CUDA source.")
+        fix.append("Move the model to its device before hooking torch, set the default tensor type to CUDA around "
+                   "`model.to(device)` (`torch.set_default_tensor_type('torch.cuda.FloatTensor')`), or upgrade the "
+                   "library.")
     m = _SEVERAL_GPUS.search(text)
     if (m and entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
             and not _PER_GPU_LAUNCH.search(text)):

@@ -409,6 +409,14 @@ KERNELS = (
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
        "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
+    _e("integer-tensor-division", "out-buffer", "`/` between integer tensors refused (torch 1.5 and 1.6)",
+       r"Integer division of tensors using div or / is no longer supported",
+       "torch 1.5 and 1.6 refused `/` between integer tensors (it floor-divided before and divides truly from 1.7), "
+       "so code that divides integer tensors fails there: averaging a state dict or checkpoints divides every entry, "
+       "including integer ones such as BatchNorm's `num_batches_tracked`, and index or count arithmetic does too.",
+       "Say which division is meant: `torch.floor_divide(a, b)` / `a // b` for integers, `torch.true_divide(a, b)` "
+       "or `a.float() / b` for a float result; when averaging state dicts, average only floating entries "
+       "(`if v.is_floating_point()`) and keep integer ones from one checkpoint."),
     _e("assigned-grad-dtype", "mismatch", "a gradient assigned to `.grad` in another dtype than its parameter",
        r"assigned grad has data of a different type",
        "A gradient set by hand (`p.grad = g`: an aggregated or averaged gradient, one computed with NumPy or "
