@@ -861,6 +861,7 @@ CLASS_WORDINGS = [
      "recent call last):\n  File \"run.py\", line 3, in <module>"),
     ("bf16-gpu-unsupported", "This repo uses bfloat16, so it needs a GPU with compute capacity >= 8.0?"),
     ("half-slow-report", "With bf16 autocast on the CPU the training loop seems to be stuck and never finishes."),
+    ("fp16-nonfinite-report", "With mix-precisioned training the loss becomes nan at the very beginning."),
     ("bnb-int8-cublaslt", "cuBLAS API failed with status 15\nA: torch.Size([2048, 6144]), B: torch.Size([6400, 6144]), "
      "C: (2048, 6400); (lda, ldb, ldc): (c_int(65536), c_int(204800), c_int(65536))"),
     ("loss-scale-skips", "NaN/Inf percentage 0.50 in 10 gradient updates, but cost-scaling factor 7.6e-06 is already at "
