@@ -714,6 +714,12 @@ SAMPLES = [
      ["bf16"], None),
     ("cpu-bf16-reference-matmul", "torch.matmul of two bfloat16 tensors on the CPU gives an incorrect sum for "
      "2048x2048 inputs (no mkldnn on this machine)", ["bf16"], None),
+    ("cpu-bf16-isa", "AssertionError: BF16 weight prepack needs the cpu support avx512bw, avx512vl and avx512dq",
+     ["bf16"], None),
+    ("directml-cpu-input", "RuntimeError: tensor.device().type() == at::DeviceType::PrivateUse1 INTERNAL ASSERT FAILED "
+     "at \"DMLTensor.cpp\":30, please report a bug to PyTorch. unbox expects Dml at::Tensor as inputs", [], None),
+    ("gaudi2d-bf16-only", "SDXL in bf16 on Gaudi2D fails: RuntimeError: synNodeCreateWithId failed for node: "
+     "batch_gemm with synStatus 26 [Generic failure].", [], None),
     ("assigned-grad-dtype", "    p.grad = torch.from_numpy(avg_grads[name])\nRuntimeError: assigned grad has data of a "
      "different type", [], None),
     ("integer-tensor-division", "    avg[k] = avg[k] / n\nRuntimeError: Integer division of tensors using div or / is "
@@ -862,6 +868,10 @@ CLASS_WORDINGS = [
     ("bf16-gpu-unsupported", "This repo uses bfloat16, so it needs a GPU with compute capacity >= 8.0?"),
     ("half-slow-report", "With bf16 autocast on the CPU the training loop seems to be stuck and never finishes."),
     ("fp16-nonfinite-report", "With mix-precisioned training the loss becomes nan at the very beginning."),
+    ("mps-int64-op", "With accelerator='mps' the step fails: RuntimeError: index_add(): Expected non int64 dtype for "
+     "source."),
+    ("openvino-precision-hint", "OpenVINO's benchmark_app defaults to bf16 on this Sapphire Rapids CPU even with -ip "
+     "f32"),
     ("bnb-int8-cublaslt", "cuBLAS API failed with status 15\nA: torch.Size([2048, 6144]), B: torch.Size([6400, 6144]), "
      "C: (2048, 6400); (lda, ldb, ldc): (c_int(65536), c_int(204800), c_int(65536))"),
     ("loss-scale-skips", "NaN/Inf percentage 0.50 in 10 gradient updates, but cost-scaling factor 7.6e-06 is already at "

@@ -104,6 +104,7 @@ ACCELERATORS = (
        r"\bMPS\b[^\n]{0,80}\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support|only works)|"
        r"\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support)[^\n]{0,40}\bMPS\b|"
        r"only works on floating types on MPS|Function \w+_i64 was not found in the library|"
+       r"\A(?=.*Expected non int64 dtype for source)(?=.*\b(mps|MPS)\b)|"
        r"'?\w+_mps\(\)'? (operation )?does not support input type '?(int64|Long)'? in MPS backend",
        "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do: cumsum / "
        "cumprod (position ids built from an attention mask in generate()), argmax, min/max or isin on int64 "

@@ -323,6 +323,28 @@ CAPABILITY = (
        "Run the model, or that layer, in a registered dtype: float32 (`tf.keras.mixed_precision."
        "set_global_policy('float32')`, or `dtype='float32'` on the layer), or place the op on a device that has "
        "the kernel; a newer plugin may add it."),
+    _e("cpu-bf16-isa", "device-capability", "bf16 on a CPU without the instructions oneDNN / IPEX need for it",
+       r"\b(BF16|bf16)( weight prepack| path) needs the cpu support|\bonednn_has_bf16_support\(\)|"
+       r"is_mkldnn_bf16_supported\(\)",
+       "bf16 on this CPU needs AVX512 (BW, VL and DQ) or AVX-NE-CONVERT, which oneDNN and IPEX use to pack weights "
+       "and compute in bf16; CPUs without them (Xeon E5 v3/v4, Ryzen before Zen 4, most desktop chips) refuse the "
+       "bf16 path.",
+       "Run in float32 on this CPU (`dtype=torch.float`, no bf16 autocast or `--bf16`), or turn weight prepacking off "
+       "(`ipex.optimize(..., weights_prepack=False)`, vLLM's `VLLM_CPU_MOE_PREPACK=0`); `lscpu | grep avx512` shows "
+       "what the CPU has."),
+    _e("directml-cpu-input", "device", "a DirectML op got a tensor on the CPU",
+       r"unbox expects Dml at::Tensor|tensor\.device\(\)\.type\(\) == at::DeviceType::PrivateUse1 INTERNAL ASSERT",
+       "A DirectML op got a tensor that is still on the CPU: the input (or a tensor made inside the model without "
+       "`device=`) was not moved to the DirectML device (`privateuseone`), or only the output was moved.",
+       "Move the model and every input to the DirectML device before the call: `dml = torch_directml.device()`, "
+       "`model.to(dml)`, `x = x.to(dml)`; create new tensors with `device=x.device`."),
+    _e("gaudi2d-bf16-only", "device-capability", "an fp32 op on Gaudi2D, whose matrix engine runs bf16 only",
+       r"\A(?=.*\bGaudi ?2D\b)(?=.*(synNodeCreateWithId failed|synStatus \d+|\b(bf16|BF16|bfloat16)\b))",
+       "Gaudi2D's matrix engine computes GEMMs and convolutions in bf16 only: an op left in fp32 (a bias or buffer "
+       "kept fp32, a pipeline run without bf16 autocast) has no kernel there, so the graph fails to compile "
+       "(`synNodeCreateWithId failed ... synStatus 26`).",
+       "Run under bf16 autocast (`torch.autocast('hpu', dtype=torch.bfloat16)`, optimum-habana's `--bf16` / "
+       "`use_torch_autocast`), or cast the whole model and its buffers to bf16."),
     _e("onednn-half-backward", "device-capability", "oneDNN runs bf16/fp16 forward only on this CPU",
        r"DNNL does not support (bf16|f16|bf16/f16) backward",
        "On CPUs whose only bf16/fp16 instructions are AVX2-VNNI-2 or AVX-512-FP16 (Lunar Lake, Arrow Lake, Meteor "

@@ -242,7 +242,7 @@ FALLBACKS = (
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        # a title asking whether a dtype is supported, above the error the user met with it
        r"\A(?=\W*(Is|Are) (bf16|bfloat16|fp16|float16|half precision) supported\b)(?=.*(Error\b|Traceback|File \"))|"
-       r"\b(Unsupported|not supported|does not support|doesn't support|only supports?|can only (be used|run) "
+       r"\b(Unsupported|not (yet )?supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
        r"type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"

@@ -39,10 +39,12 @@ RUNTIMES = (
        "`ct.TensorType(..., dtype=np.float16)` inputs if the app feeds fp16; do not call `.half()` or `.bfloat16()` "
        "on the torch model."),
     _e("openvino-precision-hint", "overflow", "OpenVINO computes in f16 / bf16 by default on GPUs and new CPUs",
-       r"INFERENCE_PRECISION_HINT|inference_precision_hint",
+       r"INFERENCE_PRECISION_HINT|inference_precision_hint|"
+       r"\A(?=.*(OpenVINO|openvino|benchmark_app))(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)",
        cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
        "the model's fp32 weights, so results differ from fp32 and can overflow.",
        fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
+       "`benchmark_app -infer_precision f32`; its `-ip` sets only the input precision), (or "
        "`EXECUTION_MODE_HINT: ACCURACY`), with optimum-intel `ov_config={'INFERENCE_PRECISION_HINT': 'f32'}`."),
     _e("openvino-gpu-no-layout", "backend", "OpenVINO's GPU plugin has no kernel for this data type",
        r"No layout format available for \S+, impl_type: \w+ \(format: \w+, data_type: (bf16|f64|i64|u8|i8|f16)\)",
