@@ -291,16 +291,20 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   their scope); w12221, w12400, w12404, w12415 and w12601 (threads another collector of the round took) were left
   out after the score, which is given without them. Read for the rules afterwards: 28/30 and 23/25, 24/26 and
   26/27, 29/29 and 22/25, with floors.
-- heldout68 to heldout70 (w12700-w12730, w12900-w12927 and w13000-w13029, w13100-w13123 and w13200-w13234; 18 more
-  queries fixed in advance in rank order each, and two themes: encoder and encoder-decoder transformers, NumPy,
-  pandas and scikit-learn meeting torch): each half scored once before the rules were changed for it (heldout69's
-  two halves and heldout70's rank-order half on b1509ed, heldout68's on 5d9b325, heldout70's theme half on
-  5e65efe), after heldout21-67 and the halves scored before it were read: heldout68 7/14 right (50 %), 2 partly,
-  5 unrecognised, 7/17 rejects (10 false); heldout69 30/37 (81 %), 3, 4, 13/16 (3); heldout70 26/34 (76 %), 0, 8,
-  22/22 (0); the rank-order halves 7/14, 15/21 and 9/14, the theme halves 15/16 and 17/20 (0 false). Dropped
-  before scoring: w13206 (a traceback its collector saw cut); w13001, w13013, w13213 and w13218 (threads the other
-  collector of the round took) were left out after the score, which is given without them. Read for the rules afterwards: 14/14 and 13/17, 37/37 and 14/16, 33/34 and
-  22/22, with floors.
+- heldout68 to heldout72 (w12700-w12730 and w12800-w12824, w12900-w12927 and w13000-w13029, w13100-w13123 and
+  w13200-w13234, w13300-w13319 and w13400-w13424, w13500-w13515 and w13600-w13628; 18 more queries fixed in advance
+  in rank order each, and Intel GPUs, Gaudi, DirectML, oneDNN and OpenVINO; encoder and encoder-decoder
+  transformers; NumPy, pandas and scikit-learn meeting torch; federated learning and differential privacy;
+  time-series forecasting): each half scored once before the rules were changed for it (heldout69's two halves and
+  heldout70's rank-order half on b1509ed, heldout68's on 5d9b325, heldout70's theme half on 5e65efe, heldout71's
+  on 51bc6b9 and ff24b14, heldout72's rank-order half on c2ba447, heldout68 and heldout72's theme halves on
+  4f72a7e), after heldout21-67 and the halves scored before it were read: heldout68 12/29 right (41 %), 4 partly,
+  13 unrecognised, 16/27 rejects (11 false); heldout69 30/37 (81 %), 3, 4, 13/16 (3); heldout70 26/34 (76 %), 0, 8,
+  22/22 (0); heldout71 10/15 (67 %), 2, 3, 24/26 (2); heldout72 20/26 (77 %), 2, 4, 17/17 (0); the rank-order
+  halves 7/14, 15/21, 9/14, 2/5 and 6/8, the theme halves 5/15, 15/16, 17/20, 8/10 and 14/18. Dropped before
+  scoring: w13206 and w13605 (texts their collectors saw cut); w13001, w13013, w13213, w13218, w13401, w13404 and
+  w13407 (threads the other collector of the round took) were left out. Read for the rules afterwards: 27/29 and
+  22/27, 37/37 and 14/16, 33/34 and 22/22, 15/15 and 24/26, 22/26 and 17/17, with floors.
 """
 from __future__ import annotations
 
@@ -360,7 +364,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout53": (38, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
           "heldout55": (37, 1),   # of 42 after its misses were read (34 when scored once)
-          "heldout56": (27, 0),   # of 35 after its misses were read (26 when scored once)
+          "heldout56": (28, 0),   # of 35 after its misses were read (26 when scored once)
           "heldout57": (23, 3),   # of 23 after its misses were read (22 when scored once)
           "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
           "heldout59": (46, 0),   # of 46 after its misses were read (37 when scored once)
@@ -372,9 +376,11 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout65": (28, 2),   # of 30 after its misses were read (23 when scored once)
           "heldout66": (24, 1),   # of 26 after its misses were read (16 when scored once)
           "heldout67": (29, 3),   # of 29 after its misses were read (27 when scored once)
-          "heldout68": (14, 4),   # of 14 after its misses were read (7 when scored once)
+          "heldout68": (27, 5),   # of 29 after its misses were read (12 when scored once)
           "heldout69": (37, 2),   # of 37 after its misses were read (30 when scored once)
-          "heldout70": (33, 0)}   # of 34 after its misses were read (26 when scored once)
+          "heldout70": (33, 0),   # of 34 after its misses were read (26 when scored once)
+          "heldout71": (15, 2),   # of 15 after its misses were read (10 when scored once)
+          "heldout72": (22, 0)}   # of 26 after its misses were read (20 when scored once)
 
 
 @pytest.fixture(scope="module")
