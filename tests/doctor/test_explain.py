@@ -1455,6 +1455,18 @@ def test_where_a_traceback_was_raised_in_ipython_and_rich_formats(frame, where):
     assert f"raised in {where}" in e.cause, e.cause
 
 
+def test_an_older_ipython_frame_gives_its_line_from_the_arrow():
+    # `path.py in func(args)`, a Colab link around the path, the current line marked `-->`
+    text = ("[/usr/local/lib/python3.7/dist-packages/forecast/losses.py](https://localhost:8080/#) in __call__(self, y)\n"
+            "    418         sq = torch.maximum(-error, torch.zeros_like(error))\n"
+            "--> 420         loss = (self.quantiles * sq).mean()\n    421 \n\n"
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+            "cpu!")
+    e = explain(text)
+    assert "raised in forecast (forecast/losses.py, line 420, in __call__)" in e.cause, e.cause
+    assert "The failing line is `loss = (self.quantiles * sq).mean()`" in e.cause, e.cause
+
+
 def test_chinese_text_run_into_ascii_words_is_read():
     # CJK characters are word characters for `\b`, so "fp16推理" and "loss为nan" hide their words without a space
     e = explain("fp16推理出现黑图")  # fp16 inference gives black images

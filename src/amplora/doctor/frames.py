@@ -9,12 +9,28 @@ from amplora.doctor.paste import undecorated
 # a traceback frame as Python, IPython/Jupyter and Rich print it: (path, line, function)
 _FRAME_RE = re.compile(r'File "(?P<a>[^"]+)", line (?P<al>\d+), in (?P<af>\S+)|'
                        r'File (?P<b>~?[^\s":]+\.py):(?P<bl>\d+), in (?P<bf>[\w.<>]+)|'
-                       r'(?P<c>(?:~|/|[A-Za-z]:\\)[^\s":]+\.py):(?P<cl>\d+) in (?P<cf>[\w.<>]+)')
+                       r'(?P<c>(?:~|/|[A-Za-z]:\\)[^\s":]+\.py):(?P<cl>\d+) in (?P<cf>[\w.<>]+)|'
+                       # older IPython: `path.py in func(args)` (a Colab link around the path), the line on `-->`
+                       r'(?P<d>(?:~|/|[A-Za-z]:\\)[^\s":\[\]()]+\.py)(?:\]\([^)\s]*\))? in (?P<df>[\w.<>]+)\(')
+# the current line of an older IPython frame: `--> 420     mqloss = ...`
+_ARROW_RE = re.compile(r"^-+>\s*(\d+)\s(.*)$", re.MULTILINE)
+
+
+def _arrow(text: str, m) -> re.Match | None:
+    """The `-->` line of the IPython frame `m`, before the next frame."""
+    nxt = _FRAME_RE.search(text, m.end())
+    return _ARROW_RE.search(text, m.end(), nxt.start() if nxt else len(text))
 
 
 def _frames(text: str) -> list[tuple[str, str, str]]:
-    return [(m["a"] or m["b"] or m["c"], m["al"] or m["bl"] or m["cl"], m["af"] or m["bf"] or m["cf"])
-            for m in _FRAME_RE.finditer(text)]
+    frames = []
+    for m in _FRAME_RE.finditer(text):
+        if m["d"]:
+            arrow = _arrow(text, m)
+            frames.append((m["d"], arrow.group(1) if arrow else "?", m["df"]))
+        else:
+            frames.append((m["a"] or m["b"] or m["c"], m["al"] or m["bl"] or m["cl"], m["af"] or m["bf"] or m["cf"]))
+    return frames
 _LIBRARY_RE = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)[/\\]?(.*)")
 
 
@@ -52,6 +68,10 @@ def failing_line(text: str) -> str:
         pass
     if last is None:
         return ""
+    if last["d"]:
+        arrow = _arrow(text, last)
+        line = undecorated(arrow.group(2)) if arrow else ""
+        return line if line and len(line) <= 160 else ""
     for raw in text[last.end():].splitlines()[1:3]:
         line = undecorated(raw)
         if not line or re.fullmatch(r"[~^\s]+", line):
