@@ -55,7 +55,8 @@ NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?|output(ted|ting)|inference|infer(ri
 HALF_WORDS = (r"((?<![A-Za-z0-9])(use_|enable_)?fp16(_run|_enabled?)?(?![A-Za-z0-9])|(?<![A-Za-z0-9_])(float[ -]?16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
               r"--no-half|no_half|--half|half=True|HalfTensor|F16)"
               r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[\] =:'\"]+16\b|\bin half\b|半精度)")
-AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mix(ed)?[ _-]precision(ed)?|use_amp|apex|opt_level\W{0,3}O[123])"
+AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mix(ed)?[ _-]precision(ed)?|use_amp|apex|"
+             r"opt_level\W{0,3}O[123])"
              r"(?![A-Za-z0-9_])|混合?精度|"
              r"自動混合精度|혼합 ?정밀도")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"

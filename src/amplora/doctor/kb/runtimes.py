@@ -40,7 +40,8 @@ RUNTIMES = (
        "on the torch model."),
     _e("openvino-precision-hint", "overflow", "OpenVINO computes in f16 / bf16 by default on GPUs and new CPUs",
        r"INFERENCE_PRECISION_HINT|inference_precision_hint|"
-       r"\A(?=.*(OpenVINO|openvino|benchmark_app))(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)",
+       r"\A(?=.*(OpenVINO|openvino|benchmark_app))"
+       r"(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)",
        cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
        "the model's fp32 weights, so results differ from fp32 and can overflow.",
        fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
