@@ -868,6 +868,7 @@ CLASS_WORDINGS = [
     ("bf16-gpu-unsupported", "This repo uses bfloat16, so it needs a GPU with compute capacity >= 8.0?"),
     ("half-slow-report", "With bf16 autocast on the CPU the training loop seems to be stuck and never finishes."),
     ("fp16-nonfinite-report", "With mix-precisioned training the loss becomes nan at the very beginning."),
+    ("dtype-unsupported", "NotImplementedError: not yet supported dtype: torch.bfloat16"),
     ("mps-int64-op", "With accelerator='mps' the step fails: RuntimeError: index_add(): Expected non int64 dtype for "
      "source."),
     ("openvino-precision-hint", "OpenVINO's benchmark_app defaults to bf16 on this Sapphire Rapids CPU even with -ip "
@@ -1175,6 +1176,8 @@ LOOKALIKE_REJECTS = [
     # an onnxruntime graph without an input, beside fp16 working less well than fp32
     "Only in FP16, FP32 works: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : SkipLayerNormalization Missing Input: "
     "model.layers.0.input_layernorm.weight",
+    # the text says its fp16 run is right: no fp16 story is the fault
+    "[Bug]: OpenVINO bf16 MatMul returns corrupted output on this CPU; f16 and f32 controls are correct",
 ]
 
 
