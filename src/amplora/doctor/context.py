@@ -191,9 +191,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "that reads float32 or fp16 is read as other numbers, giving garbage or NaN.")
         fix.append("Cast the input to the engine's input dtype before copying it in (`x.astype(np.float32)`, "
                    "`np.ascontiguousarray(x, dtype=np.float32)`).")
-    if (entry.kind in ("mismatch", "index", "out-buffer") and "int64" in dtypes and _FLOAT_TARGET_LOSS.search(text)
-            and ".float()" not in said):
-        cause.append(f"The text shows `{_FLOAT_TARGET_LOSS.search(text).group(0)}`, a loss that takes floating-point "
+    m = _FLOAT_TARGET_LOSS.search(text)
+    if m and entry.kind in ("mismatch", "index", "out-buffer") and "int64" in dtypes and ".float()" not in said:
+        cause.append(f"The text shows `{m.group(0)}`, a loss that takes floating-point "
                      f"targets: integer (Long) labels must be cast for it.")
         fix.append("Cast the target to the input's dtype: `loss_fn(output, target.float())` "
                    "(`target.to(output.dtype)` under half precision).")

@@ -16,17 +16,12 @@ _FRAME_RE = re.compile(r'File "(?P<a>[^"]+)", line (?P<al>\d+), in (?P<af>\S+)|'
 _ARROW_RE = re.compile(r"^-+>\s*(\d+)\s(.*)$", re.MULTILINE)
 
 
-def _arrow(text: str, m) -> re.Match | None:
-    """The `-->` line of the IPython frame `m`, before the next frame."""
-    nxt = _FRAME_RE.search(text, m.end())
-    return _ARROW_RE.search(text, m.end(), nxt.start() if nxt else len(text))
-
-
 def _frames(text: str) -> list[tuple[str, str, str]]:
+    matches = list(_FRAME_RE.finditer(text))
     frames = []
-    for m in _FRAME_RE.finditer(text):
-        if m["d"]:
-            arrow = _arrow(text, m)
+    for m, nxt in zip(matches, matches[1:] + [None]):
+        if m["d"]:  # its line is on the `-->` before the next frame
+            arrow = _ARROW_RE.search(text, m.end(), nxt.start() if nxt else len(text))
             frames.append((m["d"], arrow.group(1) if arrow else "?", m["df"]))
         else:
             frames.append((m["a"] or m["b"] or m["c"], m["al"] or m["bl"] or m["cl"], m["af"] or m["bf"] or m["cf"]))
@@ -68,8 +63,8 @@ def failing_line(text: str) -> str:
         pass
     if last is None:
         return ""
-    if last["d"]:
-        arrow = _arrow(text, last)
+    if last["d"]:  # the last frame: its `-->` line is the next one in the rest of the text
+        arrow = _ARROW_RE.search(text, last.end())
         line = undecorated(arrow.group(2)) if arrow else ""
         return line if line and len(line) <= 160 else ""
     for raw in text[last.end():].splitlines()[1:3]:

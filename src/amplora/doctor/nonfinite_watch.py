@@ -19,8 +19,8 @@ Gradients that overflow while a GradScaler's scale is above 1 are the scaler bac
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
-import os
 import sys
 
 import torch
@@ -28,7 +28,8 @@ from torch.autograd.function import BackwardCFunction
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.capture import _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames, scan_frames
+from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames,
+                                    scan_frames)
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_located, explain_params, locate, nonfinite_params,
                                       root_at_zero)
@@ -36,7 +37,6 @@ from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
 _engine = torch.autograd.Variable._execution_engine
-_MODULE_FILE = os.path.join("nn", "modules", "module.py")
 # dtypes whose values `isfinite` reads (float8 has no kernel for it)
 _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
@@ -68,18 +68,13 @@ def _forward_hook_at(frame):
     """(the hook's name, its module's class) when `frame` runs inside a forward hook a script registered on a
     module, else None: the frame just below torch's module call that is not a `forward`."""
     below = None
-    for _ in range(40):
-        if frame is None:
-            return None
-        code = frame.f_code
-        if code.co_name in ("_call_impl", "_wrapped_call_impl") and code.co_filename.endswith(_MODULE_FILE):
-            if below is None or below.co_name == "forward" or below.co_filename.startswith(_TORCH_DIR):
+    for f in itertools.islice(live_frames(frame), 40):
+        if f.f_code is _CALL_IMPL:
+            if below is None or below.co_name == "forward":
                 return None
-            module = frame.f_locals.get("self")
-            return below.co_name, type(module).__name__
-        if not code.co_filename.startswith((_TORCH_DIR, _DOCTOR_DIR)):
-            below = code
-        frame = frame.f_back
+            return below.co_name, type(f.f_locals.get("self")).__name__
+        if not f.f_code.co_filename.startswith((_TORCH_DIR, _DOCTOR_DIR)):
+            below = f.f_code
     return None
 
 
