@@ -111,7 +111,8 @@ def grad_gemm_dtype(compute: torch.dtype) -> torch.dtype:
     (∂m ∝ Σ_t gy·y) for a compute dtype; the fused node (adapters/fast/node.py) reads it for the dtype of its
     input. Both accumulate in fp32 inside the kernel whatever the operands' dtype; this decides the operands' and
     the result's (for ∂m in bf16: a faster sum, with no fp32 copy of gy·y).
-    bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result). Their operands gh and
+    bf16: the GEMMs run in bf16 (fp32 accumulation, one bf16 rounding of the r-wide result; on CUDA none: the
+    GEMM writes its fp32 accumulator for an fp32 master, addmm's out_dtype). Their operands gh and
     h are bf16 products already, so that rounding is of the size of the error they carry, while an fp32 GEMM would
     first copy the tokens-by-width activation and gradient to fp32 for every adapted layer (a bf16 LoRA step on
     CPU took 13% less time without those copies; bench/speed.py reproduces it). It is what autocast + fp32

@@ -23,11 +23,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amplora.adapters import quant
-from amplora.adapters.fast import Clock, FastLayer, no_autocast
+from amplora.adapters import dora as dora_mod, quant
+from amplora.adapters.fast import Clock, FastLayer, matmul_fp32, no_autocast
 from amplora.precision import PRESETS, Precision
 
-DORA_EPS = 1e-6  # guards the row norm of W + s·BA against zero rows
+DORA_EPS = dora_mod.EPS
 _NORM_BLOCK = 1 << 16  # elements of W per block of ‖W_i‖² (see refresh_weight_norm)
 
 
@@ -104,26 +104,34 @@ class LoraLinear(nn.Module):
         c = x.dtype
         return F.linear(F.linear(x, self.lora_A.weight.to(c)), self.lora_B.weight.to(c))
 
-    def weight_times_A(self) -> torch.Tensor:
-        """W @ Aᵀ (out × r) in fp32, a fresh tensor (dora_norm accumulates into it): no W-sized temporary."""
+    def weight_times_A(self, a_c: torch.Tensor | None = None) -> torch.Tensor:
+        """W @ Aᵀ (out × r) in fp32, a fresh tensor (dora_cross_term accumulates into it): no W-sized temporary.
+        a_c: A in the compute dtype when the caller has it (fast/kept.py), read instead of casting A again."""
         base, a = self._modules["base_layer"], self.adapter_tensors()[0]
         w = quant.weight_of(base)
         if quant.is_nf4_weight(w):  # bitsandbytes' own dequant + matmul, in the compute dtype
             c = self.precision.compute
-            return quant.matmul_no_bias(a if a.dtype == c else a.to(c), base).float().T
+            a = a if a.dtype == c else a_c if a_c is not None and a_c.dtype == c else a.to(c)
+            return quant.matmul_no_bias(a, base).float().T
         # a plain W in its storage dtype (exact for fp32 storage), on the left: with M = out rather than M = r the
         # GEMM runs faster on CPU
-        return torch.mm(w, a.t() if a.dtype == w.dtype else a.t().to(w.dtype)).float()
+        at = a.t() if a.dtype == w.dtype else a_c.t() if a_c is not None and a_c.dtype == w.dtype else \
+            a.t().to(w.dtype)
+        return matmul_fp32(w, at)
 
-    def dora_norm(self) -> torch.Tensor:
-        """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3). Autocast off: it is called
-        inside the model's policy region, which would run its products in the compute dtype."""
+    def dora_cross_term(self, a_c: torch.Tensor | None = None) -> torch.Tensor:
+        """B_i·[(W·Aᵀ)_i + (s/2)·B_i·(A·Aᵀ)] per row i, fp32, detached, a fresh tensor: 2s times it is
+        ‖W_i + s·(BA)_i‖² − ‖W_i‖², in as few ops as it takes (dora.norms finishes the norm). Autocast off: it is
+        called inside the model's policy region, which would run its products in the compute dtype. a_c: see
+        weight_times_A."""
         (a, b, _), s = self.adapter_tensors(), self.scaling
         with torch.no_grad(), no_autocast(a):
-            # ‖W_i + s·(BA)_i‖² = ‖W_i‖² + 2s·B_i·[(W·Aᵀ)_i + (s/2)·B_i·(A·Aᵀ)], in as few ops as it takes
-            inner = self.weight_times_A().addmm_(b, a @ a.T, alpha=s / 2)
-            sq = torch.linalg.vecdot(b, inner).mul_(2 * s).add_(self.weight_sq_norm)
-            return sq.clamp_min_(DORA_EPS * DORA_EPS).sqrt_()
+            inner = self.weight_times_A(a_c).addmm_(b, a @ a.T, alpha=s / 2)
+            return torch.linalg.vecdot(b, inner)
+
+    def dora_norm(self) -> torch.Tensor:
+        """‖W + s·BA‖_row in fp32, detached: a constant for backward (DoRA paper §4.3)."""
+        return dora_mod.norms([self])[0]
 
     def dora_scale(self) -> torch.Tensor:
         """g = m / ‖W + s·BA‖_row in fp32 (gradient flows to m only)."""

@@ -1,5 +1,5 @@
 """DoRA's per-row terms (norm, g, zero check) in a forward with grad: computed once per state of the weights and
-recomputed after every change of them (FastLayer.dora_terms)."""
+recomputed after every change of them (fast/kept.py)."""
 from __future__ import annotations
 
 import copy
@@ -16,15 +16,15 @@ from .test_node import BF16, F32, IN, SHAPE, make_layer, run
 
 @pytest.fixture
 def norm_calls(monkeypatch):
-    """How many times any layer computed its row norm (each call re-reads W)."""
+    """How many times any layer computed its row norm (each time re-reads W)."""
     calls = []
-    original = LoraLinear.dora_norm
+    original = LoraLinear.dora_cross_term
 
-    def counted(self):
+    def counted(self, *args):
         calls.append(self)
-        return original(self)
+        return original(self, *args)
 
-    monkeypatch.setattr(LoraLinear, "dora_norm", counted)
+    monkeypatch.setattr(LoraLinear, "dora_cross_term", counted)
     return calls
 
 
@@ -54,11 +54,11 @@ def test_dora_terms_are_computed_once_per_state_of_the_weights(compute, norm_cal
         layer.lora_magnitude_vector.data = layer.lora_magnitude_vector.data * 1.1
 
     for change in (optimizer_step, in_place_edit, new_magnitude):
-        before = layer.fast.dora_terms_cache
+        before = layer.fast.kept
         with torch.no_grad():
             change()
         y, grads = run(layer, x, fused=True)
-        assert layer.fast.dora_terms_cache is not before, change.__name__
+        assert layer.fast.kept is not before, change.__name__
         y_ref, grads_ref = fresh_grads(layer, x)
         assert torch.equal(y, y_ref), change.__name__
         assert all(torch.equal(grads[k], grads_ref[k]) for k in grads), change.__name__
@@ -71,11 +71,11 @@ def test_a_zero_written_into_the_magnitude_in_place_is_seen(norm_calls):
     layer = make_layer("dora", F32)
     x = torch.randn(*SHAPE, IN)
     run(layer, x, fused=True)
-    assert layer.fast.dora_terms_cache[2] is True  # no zero in g yet
+    assert layer.fast.kept.dora[1] is True  # no zero in g yet
     with torch.no_grad():
         layer.lora_magnitude_vector[:2] = 0
     _, grads = run(layer, x, fused=True)
-    assert layer.fast.dora_terms_cache[2] is False
+    assert layer.fast.kept.dora[1] is False
     _, grads_ref = run(layer, x, fused=False)
     assert torch.isfinite(grads["m"]).all()
     torch.testing.assert_close(grads["m"], grads_ref["m"], rtol=1e-5, atol=1e-6)

@@ -93,8 +93,8 @@ def test_untracked_steps_with_no_call_between_backward_and_the_next_forward_are_
 def test_a_tracked_optimizer_lets_the_micro_batches_share_doras_terms(ids, monkeypatch):
     model = amplora.apply(tiny_llama(), method="dora", r=4, precision="fp32")
     calls = []
-    original = amplora.LoraLinear.dora_norm
-    monkeypatch.setattr(amplora.LoraLinear, "dora_norm", lambda self: calls.append(1) or original(self))
+    original = amplora.LoraLinear.dora_cross_term
+    monkeypatch.setattr(amplora.LoraLinear, "dora_cross_term", lambda self, *a: calls.append(1) or original(self, *a))
     opt = torch.optim.AdamW([p for _, p in amplora.trainable_parameters(model)], lr=0.01, fused=True)
     handle = amplora.track_optimizer(opt, model)
     layers = len(amplora.lora_layers(model))

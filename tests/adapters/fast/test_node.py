@@ -416,14 +416,14 @@ def test_model_loss_and_grads_match_autograd(base_fp32, ids, method, preset):
 
 
 
-# ---- without grad: A, Bᵀ in the compute dtype and DoRA's norm kept per version of the weights --------------
+# ---- A, Bᵀ in the compute dtype and DoRA's norm kept per version of the weights --------------------------
 @pytest.mark.parametrize("method", ["lora", "dora"])
 @pytest.mark.parametrize("compute", [F32, BF16])
-def test_inference_cache_follows_every_change_of_the_weights(method, compute):
+def test_casts_follow_every_change_of_the_weights(method, compute):
     layer = make_layer(method, compute)
     x = torch.randn(*SHAPE, IN).to(compute)
 
-    def fresh():  # the layer as it is now, computed with grad (which never uses the cache), bit for bit
+    def fresh():  # the layer as it is now, computed by a copy that starts with nothing kept, bit for bit
         with torch.enable_grad():
             return copy.deepcopy(layer)(x).detach()
 
@@ -438,21 +438,20 @@ def test_inference_cache_follows_every_change_of_the_weights(method, compute):
 
     with torch.no_grad():
         y = layer(x)
-        cached = layer.fast.inference_cache
+        cached = layer.fast.kept
         assert cached is not None and torch.equal(y, fresh())
-        assert torch.equal(layer(x), y) and layer.fast.inference_cache is cached  # reused while nothing changed
+        assert torch.equal(layer(x), y) and layer.fast.kept is cached  # reused while nothing changed
         for change, p in ((step, layer.lora_A.weight), (load, layer.lora_B.weight), (swap, layer.lora_B.weight),
                           (swap, layer.lora_A.weight)):
             change(p)
             y_new = layer(x)
-            assert layer.fast.inference_cache is not cached and not torch.equal(y_new, y), change.__name__
+            assert layer.fast.kept is not cached and not torch.equal(y_new, y), change.__name__
             assert torch.equal(y_new, fresh()), change.__name__
-            y, cached = y_new, layer.fast.inference_cache
-    layer(x)
-    assert layer.fast.inference_cache is None  # a forward with grad drops it
+            y, cached = y_new, layer.fast.kept
+    assert torch.equal(layer(x).detach(), y) and layer.fast.kept is cached  # with grad: the same copies
 
 
-def test_inference_cache_is_dropped_when_the_base_weight_changes():
+def test_dora_terms_are_dropped_when_the_base_weight_changes():
     layer = make_layer("dora", F32)
     x = torch.randn(*SHAPE, IN)
     with torch.no_grad():
@@ -479,7 +478,7 @@ def test_weight_norm_in_row_blocks_is_the_norm_over_the_whole_weight(storage, mo
 
 
 @pytest.mark.parametrize("method", ["lora", "dora"])
-def test_inference_cache_sees_a_fused_optimizer_step(method):
+def test_casts_see_a_fused_optimizer_step(method):
     """AdamW(fused=True) updates parameters in place without bumping their version counters: a generate()
     between backward and the optimizer step, then another after it, must not reuse the first one's A and B."""
     layer = make_layer(method, BF16)

@@ -5,12 +5,12 @@
 (node.py), alone or with its siblings (siblings.py), or None for a call the node does not cover: the layer then
 runs its plain forward.
 
-What it keeps. Without grad (generate, eval), A and Bᵀ in the compute dtype and DoRA's row norm and g: a decoded
-token would otherwise pay them again in every layer (for DoRA a pass over W). With grad, DoRA's norm, g and
-whether g has a zero: the micro-batches of one optimizer step, the recompute of an activation-checkpointed forward
-and the no-grad cache share them (W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on a 2-core CPU,
-hot in cache). Both are keyed on `weights_key()`: the version counters and storages of A, B, the magnitude and W,
-and the tick of the model's `Clock`.
+What it keeps (kept.py): A and Bᵀ in the compute dtype, and for DoRA the row norm, g and whether g has a zero,
+made for every stale layer of the model at once and shared by training, evaluation and generation, the
+micro-batches of one optimizer step and the recompute of an activation-checkpointed forward (a decoded token would
+otherwise pay them again in every layer; for DoRA, W·Aᵀ and a dozen small ops: 0.44 ms per 576→1536 bf16 layer on
+a 2-core CPU, hot in cache). They are keyed on `weights_key()`: the version counters and storages of A, B, the
+magnitude and W, and the tick of the model's `Clock`.
 
 Why a clock. A fused optimizer (AdamW(fused=True)) writes parameters in place without bumping their version
 counters, so versions alone miss its steps. The clock ticks after every step of an optimizer given to
@@ -29,7 +29,7 @@ import torch
 import torch.nn as nn
 
 from amplora.adapters import quant
-from amplora.adapters.fast import node
+from amplora.adapters.fast import kept as kept_mod, node
 from amplora.adapters.fast.torch_private import version
 
 
@@ -114,14 +114,13 @@ class FastLayer:
         self.layer, self.clock = layer, clock
         self.top_level = top_level  # a layer built alone: its calls are the top-level calls
         self.siblings = None  # a siblings.Siblings this layer shares its input with, set by siblings.link
-        self.inference_cache = None  # see node_args
-        self.dora_terms_cache = None  # see dora_terms
+        self.kept = None  # a kept.Kept: A and Bᵀ in the compute dtype, DoRA's terms, per weights_key
         clock.layers.append(self)
 
     def __deepcopy__(self, memo):
         """A copied layer (copy.deepcopy of it or of its model) starts with nothing kept, on the copied clock."""
         new = memo[id(self)] = FastLayer.__new__(FastLayer)
-        new.__dict__.update(self.__dict__, inference_cache=None, dora_terms_cache=None)
+        new.__dict__.update(self.__dict__, kept=None)
         new.layer = copy.deepcopy(self.layer, memo)
         new.clock = copy.deepcopy(self.clock, memo)
         new.clock.layers.append(new)
@@ -129,7 +128,7 @@ class FastLayer:
         return new
 
     def clear(self) -> None:
-        self.inference_cache = self.dora_terms_cache = None
+        self.kept = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor | None:
         if self.top_level:
@@ -157,48 +156,28 @@ class FastLayer:
         return (not layer.merged and isinstance(modules["lora_dropout"], nn.Identity)
                 and node.supported(modules["base_layer"], layer.dora, False))
 
-    def node_args(self) -> tuple[node.Layer, tuple]:
-        """This layer as the fused node takes it: (Layer, (A, B, magnitude)). Without grad, from the no-grad
-        cache (module docstring); a forward with grad drops that cache."""
+    def node_args(self, grouped: bool = False) -> tuple[node.Layer, tuple]:
+        """This layer as the fused node takes it: (Layer, (A, B, magnitude)), with what it keeps for the current
+        weights (kept.py); grouped: its A is its group's whole stack (the node of siblings.py)."""
         layer = self.layer
-        a, b, m = params = layer.adapter_tensors()
-        base = layer._modules["base_layer"]
-        if torch.is_grad_enabled():
-            self.inference_cache = None
-            if not layer.dora:
-                return node.Layer(base, layer.scaling), params
-            return node.Layer(base, layer.scaling, *self.dora_terms()), params
-        key = self.weights_key()
-        if self.inference_cache is None or self.inference_cache[0] != key:
-            c = layer.precision.compute
-            a_c = a if a.dtype == c else a.detach().to(c)
-            b_c = b if b.dtype == c else node._bt(b, c).t()  # a view of Bᵀ made contiguous: the fast layout
-            norm, _, g_c = self.dora_terms() if layer.dora else (None, None, None)  # shared with training
-            self.inference_cache = (key, a_c, b_c, norm, g_c)
-        _, a_c, b_c, norm, g_c = self.inference_cache
-        return node.Layer(base, layer.scaling, norm, g=g_c), (a_c, b_c, m)
+        kept = self.kept
+        if kept is None or kept.key != self.weights_key() or (grouped and kept.stack is None):
+            kept_mod.refresh(self.clock, self)  # every stale layer of the model at once
+            kept = self.kept
+        dora = kept.dora or (None, None, None, None)
+        lay = node.Layer(layer._modules["base_layer"], layer.scaling, *dora, a_c=kept.stack if grouped else kept.a_c,
+                         bt=kept.bt)
+        return lay, layer.adapter_tensors()
 
-    def weights_key(self) -> tuple:
+    def weights_key(self, ts: tuple | None = None) -> tuple:
         """Changes whenever A, B, the magnitude or W may have: their version counters and storages, and the
-        clock's tick (module docstring)."""
+        clock's tick (module docstring). ts: this layer's `tensors()` when the caller has them."""
+        ts = self.tensors() if ts is None else ts
+        return (self.clock.ticks, self.layer.precision.compute, *map(version, ts), *(t.data_ptr() for t in ts))
+
+    def tensors(self) -> tuple:
+        """(A, B, W) and, for DoRA, the magnitude: what weights_key reads."""
         layer = self.layer
         a, b, m = layer.adapter_tensors()
-        ts = (a, b, quant.weight_of(layer._modules["base_layer"])) + ((m,) if layer.dora else ())
-        return (self.clock.ticks, layer.precision.compute, *map(version, ts), *(t.data_ptr() for t in ts))
-
-    def dora_terms(self) -> tuple[torch.Tensor, bool, torch.Tensor]:
-        """DoRA: (the detached fp32 row norm, whether g has no zero, g = m / norm in the compute dtype), as
-        node.Layer takes them, once per weights_key.
-        The zero check lets the node recover z from its output (y / g) instead of keeping a tokens × out copy;
-        off the CPU it would synchronize once per layer and step, which serialized host and GPU on an H100 (bf16
-        DoRA: 0.38 s/step against 0.24 keeping z; bench/speed.py --device cuda --batch 8 --seq 1024), so z is kept
-        there instead."""
-        key = self.weights_key()
-        cache = self.dora_terms_cache
-        if cache is None or cache[0] != key:
-            layer = self.layer
-            norm = layer.dora_norm()
-            g_c = node.dora_scale(layer._parameters["lora_magnitude_vector"].detach(), norm, layer.precision.compute)
-            zero_free = not bool((g_c == 0).any()) if g_c.is_cpu else False
-            cache = self.dora_terms_cache = (key, norm, zero_free, g_c)
-        return cache[1:]
+        w = quant.weight_of(layer._modules["base_layer"])
+        return (a, b, w) if m is None else (a, b, w, m)

@@ -62,12 +62,18 @@ class Layer(NamedTuple):
     """What the node needs of one adapted layer besides its parameters: the frozen base (nn.Linear, bnb
     Linear4bit or Conv1D), s, and for DoRA the detached fp32 (out,) row norm of W + s·BA (None for LoRA), whether
     g = m / norm in the compute dtype is free of zeros (None: the node checks, which synchronizes a GPU), and that
-    g if the caller has it already (None: the node computes it)."""
+    g if the caller has it already (None: the node computes it); A in the compute dtype, or for a node of several
+    layers the stack [A_1; A_2; ...] in it, the same tensor on every layer (None: the node casts); Bᵀ in the compute
+    dtype (None: the node casts); for DoRA, 1 / norm (None: the node computes it). kept.py keeps all of them
+    per state of the weights."""
     base: nn.Module
     scaling: float
     norm: torch.Tensor | None = None
     g_zero_free: bool | None = None
     g: torch.Tensor | None = None
+    norm_inv: torch.Tensor | None = None
+    a_c: torch.Tensor | None = None
+    bt: torch.Tensor | None = None
 
 
 class AdapterLinear(torch.autograd.Function):
@@ -157,9 +163,11 @@ class AdapterLinear(torch.autograd.Function):
                 gz = gy2
                 if kept[i] is not None:  # DoRA
                     g_c, m_scale = dora[i]
-                    if need[5 + 3 * i]:  # products in c, a token-long sum accumulated in fp32 (see grad_gemm_dtype)
-                        grads[3 * i + 2] = (gy2 * kept[i].reshape(gy2.shape)).sum(0, dtype=g).float() \
-                            .mul_(m_scale)
+                    if need[5 + 3 * i]:  # products in c, a token-long sum accumulated in fp32 (see grad_gemm_dtype;
+                        # off the CPU the reduction writes fp32 itself, with no copy and no cast kernel after it)
+                        prod = gy2 * kept[i].reshape(gy2.shape)
+                        grads[3 * i + 2] = (prod.sum(0, dtype=g).float() if xd2.is_cpu
+                                            else prod.sum(0, dtype=torch.float32)).mul_(m_scale)
                     gz = gy2 * g_c
                 ghs.append(torch.mm(gz, bts[i].t()))  # tokens × r; s is applied to the small results below
                 live.append(i)
@@ -168,7 +176,7 @@ class AdapterLinear(torch.autograd.Function):
                     if wide:  # (hᵀ·gz)ᵀ: AccumulateGrad copies it into B's layout, but the GEMM is the faster one
                         grad_b = _mm_scaled(_cast(hs[i].t(), g), _cast(gz, g), s, like=(bts[i], b.t())).t()
                     else:  # gzᵀ·h, already in B's layout: no copy kernel to launch
-                        grad_b = _mm_scaled(_cast(gz.t(), g), _cast(hs[i], g), s, like=(bts[i].t(), b))
+                        grad_b = _mm_scaled(_cast(gz.t(), g), _cast(hs[i], g), s, like=(bts[i].t(), b), to=b.dtype)
                     grads[3 * i + 1] = _cast(grad_b, b.dtype)
                 if need[0]:  # summed in place over the layers: fresh and in c, as are gz and W
                     grad_x = base_grad_input(gz, layer.base, into=grad_x)
@@ -189,7 +197,8 @@ class AdapterLinear(torch.autograd.Function):
                 grad_xd = _mm_scaled(gh, a_c, s, like=(xd2,)).view(*ctx.x_shape)
             if any(need[3 + 3 * i] for i in live):  # a token-long reduction, accumulated in fp32 inside the GEMM
                 # one s for the whole stack, or 1 when the layers' s differ (applied per row below)
-                grad_a = _cast(_mm_scaled(_cast(gh.t(), g), _cast(xd2, g), s, like=(a_c,)), torch.float32)
+                grad_a = _cast(_mm_scaled(_cast(gh.t(), g), _cast(xd2, g), s, like=(a_c,), to=torch.float32),
+                               torch.float32)
                 rows = (grad_a,) if len(live) == 1 else grad_a.split_with_sizes([params[3 * i].shape[0] for i in live])
                 for i, row in zip(live, rows):
                     if need[3 + 3 * i]:
@@ -225,14 +234,16 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
     c = x.dtype
     x2 = x.reshape(-1, x.shape[-1])
     xd2 = x2 if xd is None else xd.reshape(-1, xd.shape[-1])
-    a_all = _stack(params[0::3], c)
+    a_all = layers[0].a_c
+    if a_all is None or a_all.dtype != c or any(layer.a_c is not a_all for layer in layers[1:]):
+        a_all = _stack(params[0::3], c)
     h = F.linear(xd2, a_all)  # x·[A_1; A_2; ...]ᵀ (the same GEMM as mm with Aᵀ, one Python call fewer)
     ys, doras, bts = [], [], []
     for i, (layer, h_i) in enumerate(zip(layers, _columns(h, params))):
         b, magnitude = params[3 * i + 1], params[3 * i + 2]
         # z in x's shape, so that no output is a view: a model may add into one in place (Falcon: mlp_output +=)
         z = base_matmul(x, layer.base)
-        bts.append(_bt(b, c))
+        bts.append(_bt(b, c) if layer.bt is None or layer.bt.dtype != c else layer.bt)
         # z is fresh and in c, as are h and Bᵀ; s rides on the GEMM
         z.view(-1, z.shape[-1]).addmm_(h_i, bts[-1], alpha=layer.scaling)
         bias = quant.bias_of(layer.base)
@@ -256,14 +267,14 @@ def _forward(x, xd, layers, params, for_backward: bool = True):
             doras.append((g_c, None, 1 / (g_c.float() * norm)))
         else:
             ys.append(z * g_c if bias_c is None else torch.addcmul(bias_c, z, g_c))
-            doras.append((g_c, z, 1 / norm))
+            doras.append((g_c, z, 1 / norm if layer.norm_inv is None else layer.norm_inv))
     return ys, xd2, h, doras, (a_all, bts)
 
 
 def dora_scale(magnitude: torch.Tensor, norm: torch.Tensor, c: torch.dtype) -> torch.Tensor:
-    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). The fast layer computes
-    it once per state of its weights (FastLayer.dora_terms) and hands it to the node (Layer.g), after its zero
-    check has looked at the very same g."""
+    """g = m / ‖W + s·BA‖_row: fp32, cast once to meet compute-dtype activations (S000). The fast layer keeps it
+    per state of its weights (kept.py) and hands it to the node (Layer.g), after its zero check has looked at the
+    very same g."""
     return (magnitude / norm).to(c)
 
 
@@ -287,14 +298,51 @@ def wide_grad_b(t: torch.Tensor) -> bool:
     return t.is_cpu  # (is_cpu: t.device builds a device object, for every node of every step)
 
 
-def _mm_scaled(m1: torch.Tensor, m2: torch.Tensor, s: float, like: tuple[torch.Tensor, ...]) -> torch.Tensor:
+def _mm_scaled(m1: torch.Tensor, m2: torch.Tensor, s: float, like: tuple[torch.Tensor, ...],
+               to: torch.dtype | None = None) -> torch.Tensor:
     """s·(m1·m2) as one GEMM: s rides on it (alpha) instead of a second pass over the result. `like` offers
-    tensors of the result's shape; one of m1's dtype serves as addmm's input, whose values beta=0 never reads."""
+    tensors of the result's shape; one of m1's dtype serves as addmm's input, whose values beta=0 never reads.
+    to=float32 for half-precision operands: where torch can (CUDA), the GEMM writes its fp32 accumulator itself,
+    which saves the cast kernel after it (one per adapted layer and node in every backward)."""
+    if to == torch.float32 and m1.dtype != to and m1.is_cuda and _fp32_zero(m1) is not None:
+        return matmul_fp32(m1, m2, s)
     if s != 1:
         for t in like:
             if t.dtype == m1.dtype:
                 return torch.addmm(t, m1, m2, beta=0, alpha=s)
     out = torch.mm(m1, m2)
+    return out if s == 1 else out.mul_(s)
+
+
+_FP32_ZERO: dict[int, torch.Tensor | None] = {}  # per CUDA device: addmm's fp32 input, or None without out_dtype
+
+
+def _fp32_zero(t: torch.Tensor) -> torch.Tensor | None:
+    """A 0-dim fp32 zero on t's device when addmm there takes out_dtype=float32 for t's dtype (tried once per
+    device: a torch without it raises, and the result is checked), else None."""
+    i = t.get_device()
+    if i not in _FP32_ZERO:
+        zero = torch.zeros((), dtype=torch.float32, device=t.device)
+        ones = torch.ones(2, 2, dtype=t.dtype, device=t.device)
+        try:
+            out = torch.addmm(zero, ones, ones, beta=0, alpha=2.0, out_dtype=torch.float32)
+            ok = out.dtype == torch.float32 and (torch.cuda.is_current_stream_capturing() or bool((out == 4).all()))
+        except (RuntimeError, TypeError, NotImplementedError):
+            ok = False
+        _FP32_ZERO[i] = zero if ok else None
+    return _FP32_ZERO[i]
+
+
+def matmul_fp32(m1: torch.Tensor, m2: torch.Tensor, s: float = 1.0) -> torch.Tensor:
+    """s·(m1·m2) in fp32 for operands of any one float dtype: for half-precision operands on CUDA the GEMM writes its
+    fp32 accumulator itself (addmm's out_dtype), elsewhere the product is cast (a GEMM on the CPU, or a torch
+    without out_dtype)."""
+    if m1.dtype != torch.float32 and m1.is_cuda:
+        zero = _fp32_zero(m1)
+        if zero is not None:
+            return torch.addmm(zero, m1, m2, beta=0, alpha=s, out_dtype=torch.float32)
+    out = torch.mm(m1, m2)
+    out = out if out.dtype == torch.float32 else out.float()
     return out if s == 1 else out.mul_(s)
 
 

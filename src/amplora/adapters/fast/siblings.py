@@ -31,6 +31,7 @@ class Siblings:
         self.members = members
         self.enabled = True  # False once the model was seen feeding them different inputs
         self.pending = None  # (x, x._version, grad mode, {member: its output}) from the last group call
+        self.stack = None  # [A_1; A_2; ...] in the compute dtype (casts.py)
 
     def output(self, member: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
         """member's output for x, or None: the member then computes alone."""
@@ -51,7 +52,7 @@ class Siblings:
             fast = m.fast
             if not fast.fusable():
                 return None
-            layer, ps = fast.node_args()
+            layer, ps = fast.node_args(grouped=True)
             layers.append(layer)
             params += ps
         # every member computes in the same policy dtype (link checks)
