@@ -639,6 +639,8 @@ SAMPLES = [
     ("half-tolerance", "bf16 gradients vs fp32: Greatest relative difference: 0.031 at index (2,) (up to 1.3e-06 "
      "allowed)", [], None),
     ("rope-half-precision", "Rotary inv_freq is imprecise after model.half(): positions past 2048 collide", [], None),
+    ("half-integer-rounding", "With bf16 mixed precision the VQ codebook usage collapses to a third of the codes; in "
+     "fp32 every code is used", [], None),
     ("scaler-step-unscaled", "AssertionError: Attempted step but _scale is None.  This may indicate your script did "
      "not use scaler.scale(loss or outputs) earlier in the iteration.", [], None),
     ("tf-conversion-dtype", "ValueError: Tensor conversion requested dtype int32 for Tensor with dtype float64: "
@@ -839,6 +841,10 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
     # wider wordings of known classes
+    ("fp16-drift-report", "Running the upscaler in fp16 gives a huge precision loss; in fp32 the output is right"),
+    ("device-mismatch", "RuntimeError: Assertion failed. Some of weight/gradient/input tensors are located on different "
+     "GPUs. Please move them to a single one."),
+    ("half-integer-rounding", "FSQ in bfloat16 cannot utilize all codes: the levels round to the same integer"),
     ("cpu-mixed-norm", "RuntimeError: gamma and beta's data type should be float (ipex layer_norm on a bf16 model)"),
     ("gpu-api-no-fp16", "Error: This model requires WebGPU extension shader-f16, which is not enabled in this browser."),
     ("generic-dtype", "RuntimeError: both inputs should have same dtype"),
@@ -1099,6 +1105,8 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # a GAN discriminator's NaN while finetuning a VAE, no half precision named: not an fp16 story
+    "Finetuning the VAE with its adversarial loss: the discriminator returns NaN after a few hundred steps",
     # a Keras initializer's tensor refused by another TensorFlow: the two versions disagree
     "Tensor conversion requested dtype int32 for Tensor with dtype float32: 'Tensor(\"embedding_1/random_uniform:0\", "
     "shape=(8310, 100), dtype=float32)'",
@@ -1278,6 +1286,10 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     # a mask moved with .to(another tensor) took that tensor's float dtype too
     ("mask = existing_layers.to(layerwiseloss)\nRuntimeError: \"bitwise_and_cuda\" not implemented for 'Float'",
      ["mask.to(other.device)"]),
+    # a repository's fused CUDA activation on a CPU run: its native PyTorch version is the way out
+    ("demo on cpu: upfirdn2d / fused_bias_act\nRuntimeError: input must be a CUDA tensor", ["native", "force_native"]),
+    # integers rounded in half precision: bf16 is exact to 256 only
+    ("x = torch.tensor([300, 301, 302], dtype=torch.bfloat16).long()  # gives 300, 300, 302", ["256", "float32"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)
@@ -2115,6 +2127,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # an int8 tensor in a plain float matmul: a quantized layer's weight read directly
     ("    out = F.linear(x, self.proj.weight)\nAclNN_Parameter_Error(EZ1001): Tensor matB not implemented for DT_INT8, "
      "should be in dtype support list [DT_FLOAT,DT_FLOAT16,DT_BFLOAT16,].", "ascend-npu-dtype", ["layer(x)"]),
+    # a VAE decoding latents in another dtype than its own
+    ("    image = self.vae.decode(latents / scale, return_dict=False)[0]\nRuntimeError: Input type (c10::BFloat16) and "
+     "bias type (c10::Half) should be the same", "conv-type", ["latents.to(vae.dtype)"]),
     # a library that hooks torch moves storages itself
     ("hook = sy.TorchHook(torch)\nmodel.to(device)\nRuntimeError: Expected object of backend CPU but got backend CUDA "
      "for argument #2 'source'", "device-mismatch", ["hooks torch", "set_default_tensor_type"]),

@@ -81,6 +81,8 @@ _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembe
 _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(WithLogits)?Loss|mse_loss|MSELoss|"
                                 r"(smooth_)?l1_loss|(Smooth)?L1Loss)\b")
 # a library that patches torch's tensor methods (PySyft's TorchHook)
+# a VAE decoding (or encoding) the denoiser's latents: the pipeline's parts may be loaded in two dtypes
+_VAE_LATENTS = re.compile(r"\bvae\.(decode|encode)\(\s*\w*latents?\b|\b(decode|encode)_latents?\(", re.IGNORECASE)
 _TORCH_HOOKED = re.compile(r"\b\w*TorchHook\(|\bhook(ed|s|ing)? (torch|pytorch)\b|\b(torch|pytorch) is hooked\b|"
                            r"\bhooked with\b", re.IGNORECASE)
 # a report that a run fails with either half dtype
@@ -197,6 +199,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"targets: integer (Long) labels must be cast for it.")
         fix.append("Cast the target to the input's dtype: `loss_fn(output, target.float())` "
                    "(`target.to(output.dtype)` under half precision).")
+    m = _VAE_LATENTS.search(text)
+    if m and entry.kind == "mismatch" and "latent" not in said:
+        cause.append(f"The text shows a VAE decoding latents (`{m.group(0)}`): a VAE loaded in its own dtype (fp16 "
+                     f"or fp32 beside a bf16 transformer or UNet, or upcast to fp32 by the pipeline) gets latents in "
+                     f"the denoiser's dtype.")
+        fix.append("Cast the latents to the VAE's dtype before decoding (`vae.decode(latents.to(vae.dtype))`), or "
+                   "load the VAE with the pipeline's `torch_dtype`.")
     m = _TORCH_HOOKED.search(text)
     if m and entry.kind == "device" and "hook" not in said:
         cause.append(f"The text shows a library that hooks torch (`{m.group(0)}`): its hooks replace tensor methods "

@@ -396,6 +396,20 @@ KERNELS = (
        fix="Compute the rotary `inv_freq`, the positions and the cos/sin cache in fp32 (`.float()`, under "
        "`torch.autocast(..., enabled=False)`) and cast only the result to the activations' dtype; keep `inv_freq` "
        "out of the cast (recompute it in fp32 after `.to()`)."),
+    _e("half-integer-rounding", "overflow", "integer values (codes, indices, counts) rounded in bf16 / fp16",
+       r"\A(?=.*(\b(codebook|codes?|indices|index|ids|levels|counts?)\b[^\n]{0,80}\b(utili[sz]ation|usage|collaps\w*|"
+       r"collid\w*|duplicat\w*)\b|\b(can ?not|can't|fails? to|unable to) (utili[sz]e|use|represent|reach) "
+       r"((some|all|many|the) )?(codes|indices|levels|ids)\b|"
+       r"dtype=torch\.(bfloat16|float16)\)\.(to\(torch\.(int(8|16|32|64)|long)\)|long\(\)|int\(\))))",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="bf16 keeps 8 significant bits and holds integers exactly only up to 256 (fp16: 11 bits, up to 2048): "
+       "integer-valued tensors computed or stored in half precision (a quantizer's codes and levels, indices, token "
+       "or position ids, counts) round to their neighbours, so distinct codes collide and a codebook's "
+       "utilisation drops, while float32 keeps them apart.",
+       fix="Compute integer-valued quantities in float32 or an integer dtype: run the quantization or rounding step "
+       "on `.float()` inputs under `torch.autocast(..., enabled=False)` and cast only its output back; keep indices "
+       "and counts as int64."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"

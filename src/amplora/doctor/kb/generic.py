@@ -92,7 +92,7 @@ FALLBACKS = (
        r"found at least two devices,? [\w:]+ and [\w:]+|"
        r"is not on the expected device|"
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
-       r"arguments are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
+       r"(arguments|tensors) are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
        r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
@@ -445,7 +445,8 @@ LAST_RESORT = (
        "`device=`) was not moved, or the whole run is on the CPU.",
        "Move the model and every input to the GPU (`model.to('cuda')`, `x.to('cuda')`; create new tensors with "
        "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
-       "fallback.",
+       "fallback (many repositories ship a native PyTorch version of their fused ops beside the kernel, chosen by an "
+       "option or an environment variable such as `FORCE_NATIVE=1`).",
        unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
        r"autocast device_type"),
     # half precision, an overflow and a mask told in words: the mask's fill constant

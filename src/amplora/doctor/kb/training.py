@@ -8,7 +8,9 @@ from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HA
                                         NO_BF16_GPU, PRECISION_RULED_OUT)
 
 # results that are worse or different without being non-finite
-DRIFT_SYMPTOM = (r"\b(loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
+DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) precision loss|loss of precision|"
+                 r"los(es?|ing|t) (a lot of |much |some )?precision|"
+                 r"loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|loss stays (effectively |roughly |nearly )?(constant|flat|the same)|performs? worse|"
                  r"fail(s|ed)? to (train|learn|converge)|(results?|outputs?|answers?) (got|get|gets|becomes?|became) "
                  r"(totally |completely |all )?wrong|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
@@ -499,7 +501,8 @@ NONFINITE_REPORTS = (
        "(just-in-time) scaling, check the weight initialization (scaled init, a smaller std), and compare with a "
        "bf16 run; fall back to bf16 where fp8 keeps diverging."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
-       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate))",
+       NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate|"
+       r"discriminator))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
