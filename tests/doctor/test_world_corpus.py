@@ -304,7 +304,12 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   halves 7/14, 15/21, 9/14, 2/5 and 6/8, the theme halves 5/15, 15/16, 17/20, 8/10 and 14/18. Dropped before
   scoring: w13206 and w13605 (texts their collectors saw cut); w13001, w13013, w13213, w13218, w13401, w13404 and
   w13407 (threads the other collector of the round took) were left out. Read for the rules afterwards: 27/29 and
-  22/27, 37/37 and 14/16, 33/34 and 22/22, 15/15 and 24/26, 23/26 and 17/17, with floors.
+  22/27, 37/37 and 14/16, 33/34 and 22/22, 15/15 and 24/26, 24/26 and 17/17, with floors.
+- heldout73 (w13700-w13719 and w13802-w13828; 18 more queries fixed in advance in rank order, and GANs, VAEs and
+  other classic generative models): both halves scored once on 42975a6, after heldout21-72 were read: 20/26 right
+  (77 %), 2 partly, 4 unrecognised, 18/20 rejects (2 false); the rank-order half 10/13 (1 false in 7), the theme
+  half 10/13 (1 false in 13). w13800, w13801 and w13805 (threads the other collector took) were left out before
+  the score. Read for the rules afterwards: 25/26 and 19/20, with floors.
 """
 from __future__ import annotations
 
@@ -380,7 +385,8 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout69": (37, 2),   # of 37 after its misses were read (30 when scored once)
           "heldout70": (33, 0),   # of 34 after its misses were read (26 when scored once)
           "heldout71": (15, 2),   # of 15 after its misses were read (10 when scored once)
-          "heldout72": (23, 0)}   # of 26 after its misses were read (20 when scored once)
+          "heldout72": (24, 0),   # of 26 after its misses were read (20 when scored once)
+          "heldout73": (25, 1)}   # of 26 after its misses were read (20 when scored once)
 
 
 @pytest.fixture(scope="module")
