@@ -119,3 +119,19 @@ def test_a_layer_whose_tensors_are_not_plain_is_left_to_refresh_itself(ids):
 
 class Sub(torch.Tensor):
     pass
+
+
+def test_layers_the_node_does_not_run_are_not_refreshed(ids, monkeypatch):
+    """A DoRA layer with dropout runs the plain path, which makes its own row norm: another layer's refresh must not
+    make it a second time (a pass over W), nor for a disabled one."""
+    model, _ = trained("dora")
+    layers = list(amplora.lora_layers(model).values())
+    dropped, disabled = layers[0], layers[-1]
+    dropped.lora_dropout = torch.nn.Dropout(0.1)
+    disabled.disabled = True  # as amplora.disable_adapters leaves it
+    calls = []
+    original = type(dropped).dora_cross_term
+    monkeypatch.setattr(type(dropped), "dora_cross_term", lambda self, *a: calls.append(self) or original(self, *a))
+    model(ids, labels=ids).loss.backward()
+    assert calls.count(dropped) == 1 and disabled not in calls
+    assert all(calls.count(m) == 1 for m in layers[1:-1])

@@ -15,8 +15,9 @@ Bᵀ is a view of a copy in B's own layout (cuBLAS reads either), except for hal
 are several times slower on that layout, where the copy is Bᵀ made contiguous (node._bt). Where c is the masters'
 own dtype, a lone layer needs no copy at all (the node reads A and B.t() directly).
 
-Layers other than the caller join a refresh only when their tensors are plain ones: under FSDP2 the layers of
-other units hold sharded DTensors until their own forward, and each refreshes then.
+Layers other than the caller join a refresh only when the node runs them (not merged or disabled, not DoRA with
+dropout, whose plain path makes its own norm) and their tensors are plain ones: under FSDP2 the layers of other
+units hold sharded DTensors until their own forward, and each refreshes then.
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def refresh(clock, caller) -> None:
     stale, stacks = [], {}
     for fast in clock.layers:
         ts = fast.tensors()
-        if fast is not caller and not all(type(t) in _PLAIN for t in ts) and not quant.is_nf4_weight(ts[2]):
+        if fast is not caller and (not fast.covered()  # what the plain path runs needs nothing kept
+                                   or not all(type(t) in _PLAIN for t in ts) and not quant.is_nf4_weight(ts[2])):
             continue
         key = fast.weights_key(ts)
         group = fast.siblings

@@ -148,6 +148,14 @@ class FastLayer:
         lay, params = self.node_args()
         return node.adapter_linears(x, xd, (lay,), params)[0]
 
+    def covered(self) -> bool:
+        """Whether the node runs this layer's forward: adapters enabled and unmerged, a base the node covers (DoRA
+        with dropout keeps the plain path)."""
+        layer = self.layer
+        modules = layer._modules
+        dropout = not isinstance(modules["lora_dropout"], nn.Identity)
+        return not layer.merged and not layer.disabled and node.supported(modules["base_layer"], layer.dora, dropout)
+
     def fusable(self) -> bool:
         """Whether this layer can join a node with its siblings: unmerged, no dropout (each layer draws its own
         mask), a base the node covers."""
