@@ -841,6 +841,7 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
     # wider wordings of known classes
+    ("mismatch-in-words", "Since the upgrade I keep getting fp16 vs float errors in the decoder"),
     ("fp16-drift-report", "Running the upscaler in fp16 gives a huge precision loss; in fp32 the output is right"),
     ("device-mismatch", "RuntimeError: Assertion failed. Some of weight/gradient/input tensors are located on different "
      "GPUs. Please move them to a single one."),
@@ -1452,6 +1453,8 @@ def test_install_and_checkpoint_errors_with_dtype_words_around_are_not_a_diagnos
      "fused-optimizer-params", ""),
     ("RuntimeError: All parameters in a bucket must have the same dtype.", "fsdp-mixed-dtypes", ""),
     ("RuntimeError: cdist only supports floating-point dtypes, X1 got: Long", "int-input", ""),
+    ('RuntimeError: The device of "coords" has changed', "device-mismatch",
+     "`coords` arrives on another device than the one it was on when the module was set up"),
 ])
 def test_more_of_pytorch_s_own_wordings(text, key, said):
     e = explain(text)

@@ -280,6 +280,9 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
     if m:
         return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
+    m = re.search(r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b", text)
+    if m:  # a module that pinned its tensors' device when it was set up
+        return f"Here `{m.group(1)}` arrives on another device than the one it was on when the module was set up."
     parts = []
     if len(devices) >= 2:
         parts.append("devices " + " and ".join(devices[:2]))

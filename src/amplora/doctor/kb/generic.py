@@ -94,6 +94,7 @@ FALLBACKS = (
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
        r"(arguments|tensors) are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
        r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
+       r"\bThe device of [\"'`]?\w+[\"'`]? has changed\b|"
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
@@ -339,7 +340,10 @@ LAST_RESORT = (
        r"[^.\n]{0,80}\b(in|is|are|be|being|as)\s+[`'\"]?(?!(?P=a)\b)" + _HALF_OR_FULL + r"\b)|"
        # a title that pairs two dtypes with the word: "bf16/float RuntimeError - dtype incompatibility"
        r"\b(?P<b>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(/|vs\.?|and)\s*(?!(?P=b)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)\b"
-       r"[^\n]{0,40}\b(dtype|data ?type|precision)s? (mismatch|incompatib\w*|clash|conflict)",
+       r"[^\n]{0,40}\b(dtype|data ?type|precision)s? (mismatch|incompatib\w*|clash|conflict)|"
+       # "I was getting bfloat16 vs float errors"
+       r"\b(?P<c>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(vs\.?|versus)\s*(?!(?P=c)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)"
+       r"\s+((d?type|mismatch) )?errors\b",
        "As the text says, two parts of the run hold different dtypes (one part's outputs in one, the next part's "
        "weights in another), and their tensors meet in one op: nothing casts between them when the model is "
        "neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, autocast) nor loaded in one dtype.",
