@@ -314,13 +314,14 @@ def _mm_scaled(m1: torch.Tensor, m2: torch.Tensor, s: float, like: tuple[torch.T
     return out if s == 1 else out.mul_(s)
 
 
-_FP32_ZERO: dict[int, torch.Tensor | None] = {}  # per CUDA device: addmm's fp32 input, or None without out_dtype
+# per (CUDA device, operand dtype): addmm's fp32 input, or None where addmm takes no out_dtype for them
+_FP32_ZERO: dict[tuple, torch.Tensor | None] = {}
 
 
 def _fp32_zero(t: torch.Tensor) -> torch.Tensor | None:
     """A 0-dim fp32 zero on t's device when addmm there takes out_dtype=float32 for t's dtype (tried once per
-    device: a torch without it raises, and the result is checked), else None."""
-    i = t.get_device()
+    device and dtype: a torch without it raises, and the result is checked), else None."""
+    i = (t.get_device(), t.dtype)
     if i not in _FP32_ZERO:
         zero = torch.zeros((), dtype=torch.float32, device=t.device)
         ones = torch.ones(2, 2, dtype=t.dtype, device=t.device)
