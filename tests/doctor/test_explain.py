@@ -841,6 +841,7 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
     # wider wordings of known classes
+    ("needs-gpu-tensor", "Running the sampler: `points must be CUDA tensor at src/ball_query.cpp:31`"),
     ("mismatch-in-words", "Since the upgrade I keep getting fp16 vs float errors in the decoder"),
     ("fp16-drift-report", "Running the upscaler in fp16 gives a huge precision loss; in fp32 the output is right"),
     ("device-mismatch", "RuntimeError: Assertion failed. Some of weight/gradient/input tensors are located on different "

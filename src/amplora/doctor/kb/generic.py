@@ -443,7 +443,9 @@ LAST_RESORT = (
        r"\b(?:is |are )?only (?:available|supported|implemented) (?:on|for|in|with|training on) (?:the )?(?:CUDA|GPU|cuda|gpu)s?\b|"
        r"\bnot (?:implemented|supported|available) (?:on|for) (?:the )?CPUs?\b|\b(?:CUDA|GPU) is required for\b|"
        r"\bgot (?:a )?CPU tensors?\b|\brequires GPU-based|\bexpected (?:the )?\w+ to be on (?:cuda|CUDA|the GPU)\b(?!.{0,20}but)|"
-       r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b|\bCPU not supported\b)",
+       r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b|\bCPU not supported\b)|"
+       # an extension's check quoted with its C++ source location ("boxes must be CUDA tensor at src/nms.cpp:143")
+       r"\b(?:must|should) be (?:a )?(?:CUDA|cuda) tensors? at \S+\.(?:cpp|cu|cc|h):\d+",
        "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
        "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
        "`device=`) was not moved, or the whole run is on the CPU.",
