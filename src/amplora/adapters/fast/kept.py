@@ -49,7 +49,9 @@ def refresh(clock, caller) -> None:
             continue
         key = fast.weights_key(ts)
         group = fast.siblings
-        stack = stacks[group] if group in stacks else stacks.setdefault(group, _group_stack(fast))
+        if group not in stacks:  # one stack per group, made or checked once per refresh
+            stacks[group] = _group_stack(fast)
+        stack = stacks[group]
         kept = fast.kept
         if kept is None or kept.key != key or kept.stack is not stack:
             stale.append((fast, key, stack, ts))

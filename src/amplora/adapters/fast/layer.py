@@ -137,12 +137,11 @@ class FastLayer:
             y = self.siblings.output(self.layer, x)
             if y is not None:
                 return y
-        layer = self.layer
-        modules = layer._modules  # (not layer.lora_dropout etc.: see LoraLinear.adapter_tensors)
-        dropout = modules["lora_dropout"]
-        dropout = None if isinstance(dropout, nn.Identity) else dropout
-        if layer.merged or not node.supported(modules["base_layer"], layer.dora, dropout is not None):
+        if not self.covered():
             return None
+        layer = self.layer
+        dropout = layer._modules["lora_dropout"]  # (not layer.lora_dropout: see LoraLinear.adapter_tensors)
+        dropout = None if isinstance(dropout, nn.Identity) else dropout
         x = layer.precision.to_compute(x)
         xd = None if dropout is None else dropout(x)
         lay, params = self.node_args()

@@ -31,7 +31,7 @@ class Siblings:
         self.members = members
         self.enabled = True  # False once the model was seen feeding them different inputs
         self.pending = None  # (x, x._version, grad mode, {member: its output}) from the last group call
-        self.stack = None  # [A_1; A_2; ...] in the compute dtype (casts.py)
+        self.stack = None  # [A_1; A_2; ...] in the compute dtype (kept.py)
 
     def output(self, member: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
         """member's output for x, or None: the member then computes alone."""
