@@ -161,6 +161,9 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("opencv-half-array", "cam = cam.half().numpy()\ncv2.resize(cam, (224, 224))\ncv2.error: OpenCV(4.9.0) :-1: "
+     "error: (-5:Bad argument) in function 'resize'\n> Overload resolution failed:\n>  - src data type = 23 is not "
+     "supported", [], None),
     ("ascend-npu-dtype", "RuntimeError: call aclnnCumsum failed, detail:EZ1001: self not implemented for DT_DOUBLE, "
      "should be in dtype support list [DT_FLOAT16,DT_FLOAT,DT_INT32,]", [], None),
     ("ext-built-without-half", "RuntimeError: this extension was not compiled with half precision support", [],

@@ -130,6 +130,8 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    ("opencv-half-array", "With the model in torch.float16, cv2.resize(img, size) fails: TypeError: Expected "
+     "Ptr<cv::UMat> for argument 'src'"),
     # wordings and cards seen in reports
     ("cpu-half-kernel", "Slow conv2d cpu not implemented in half, does it only run on GPUs?"),
     ("gtx16-fp16-nan", "NaN losses for GTX16xx users with AMP"),
@@ -227,6 +229,8 @@ def test_each_family_wording_gets_its_story(key, text):
     # a float GEMM refused by cuBLAS is no int8 story; NaN an allocator made is no fp16 story
     "RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx(..., CUDA_R_16F, ...)` with int8 weights",
     "expandable_segments silently produces NaN in bf16 training when a depthwise conv1d runs",
+    # OpenCV given a torch tensor (a transform order fault), no float16 in sight
+    "TypeError: Expected Ptr<cv::UMat> for argument 'src' when using ToTensorV2()",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)

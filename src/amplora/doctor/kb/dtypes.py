@@ -523,6 +523,15 @@ STORIES = (
        "[-1, 1] as float32 / float16, while PIL builds RGB images only from uint8 (H, W, 3) arrays.",
        "Scale and convert before handing it over: `Image.fromarray((x.clip(0, 1) * 255).round().astype(np.uint8))` "
        "(for a [-1, 1] image first `(x + 1) / 2`; for a tensor `x.float().cpu().permute(1, 2, 0).numpy()`)."),
+    # OpenCV's Python binding reads only 8/16/32-bit integer and float32/float64 arrays; NumPy's float16 is type 23
+    _e("opencv-half-array", "numpy", "OpenCV given a float16 array",
+       r"Expected Ptr<cv::UMat> for argument|data type = \d+ is not supported|\bcv2\.error\b",
+       "An OpenCV function (`cv2.resize`, `cv2.cvtColor`, ...) got a float16 NumPy array, such as a map or image "
+       "computed by a half-precision model and turned into NumPy as it was: OpenCV's binding takes uint8, int16, "
+       "int32, float32 and float64 arrays, and refuses float16 (NumPy type 23) with this message.",
+       "Convert to float32 before OpenCV: `x.float().cpu().numpy()` for a tensor, `arr.astype(np.float32)` for an "
+       "array (or scale to uint8 for an image); the model itself may stay in fp16.",
+       context=r"float16|\bfp16\b|\bhalf\b|data type = 23\b|\bf2\b"),
     _e("cpu-half-model", "mismatch", "an fp16/bf16 model on the CPU meets fp32 tensors",
        rf"(?=[^\n]{{0,200}}(Half|BFloat16|float16|bfloat16))(Input type \(.*?\) and (weight|bias) type|{MATMUL}|"
        r"expected scalar type \w+ but found)",
