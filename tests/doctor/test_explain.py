@@ -161,6 +161,10 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("to-pil-image-dtype", "TypeError: Input type float64 is not supported", [], None),
+    ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type Float but got scalar type Long for sequence "
+     "element 1 in sequence argument at position #1 'tensors'", [], None),
+    ("autocast-prioritize", "RuntimeError: Unexpected floating ScalarType in at::autocast::prioritize", [], None),
     ("opencv-half-array", "cam = cam.half().numpy()\ncv2.resize(cam, (224, 224))\ncv2.error: OpenCV(4.9.0) :-1: "
      "error: (-5:Bad argument) in function 'resize'\n> Overload resolution failed:\n>  - src data type = 23 is not "
      "supported", [], None),

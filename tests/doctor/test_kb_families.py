@@ -130,6 +130,16 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    ("to-pil-image-dtype", "sam.generate(image, mask) on a Sentinel-2 GeoTIFF\nTypeError: Input type uint16 is not "
+     "supported"),
+    ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type long int but got scalar type float for sequence "
+     "element 1."),  # a wording with C type names
+    ("autocast-prioritize", "F.grid_sample(feat, coords.half()) inside torch.autocast('cuda', dtype=torch.bfloat16):\n"
+     "RuntimeError: Unexpected floating ScalarType in at::autocast::prioritize"),
+    ("numpy-dtype-torch-lacks", "Type error: can't convert np.ndarray of type numpy unit16"),  # retyped by hand
+    ("half-integer-rounding", "When training with FP16 the targets are set to torch.float16, and the track_id "
+                              "annotations lose their precision"),
+    ("cpu-half-model", "--precision 16 crashes with CPU: RuntimeError: expected scalar type BFloat16 but found Float"),
     ("opencv-half-array", "With the model in torch.float16, cv2.resize(img, size) fails: TypeError: Expected "
      "Ptr<cv::UMat> for argument 'src'"),
     # wordings and cards seen in reports
@@ -555,3 +565,13 @@ def test_heldout24_late_additions():
     assert "every iteration" in e.fix
     e = explain("model = GECToR.from_pretrained(model_id)\nRuntimeError: Tensor.item() cannot be called on meta tensors")
     assert "meta device inside `from_pretrained`" in e.cause and "pin" in e.fix
+
+
+def test_heldout78_and_79_mechanisms():
+    """A GTX 16xx NaN names the fp16 range it overflows; the device form of the old torch.cat message stays a device
+    fault; an ONNX runtime's input type is no PIL story."""
+    assert "65504" in explain("fp16 mixed precision causes NaN in Conv2d on a GTX 1660 Ti").cause
+    e = explain("RuntimeError: Expected object of backend CUDA but got backend CPU for sequence element 1 in sequence "
+                "argument at position #1 'tensors'")
+    assert e.key == "device-mismatch"
+    assert explain("onnxruntime: Input type tensor(int64) is not supported").key != "to-pil-image-dtype"

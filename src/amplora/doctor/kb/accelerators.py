@@ -46,6 +46,16 @@ AUTOCAST = (
        "Drop the sigmoid and use `F.binary_cross_entropy_with_logits` / `nn.BCEWithLogitsLoss` on the logits (safe "
        "under autocast, and numerically better), or compute the loss outside autocast in fp32: "
        "`with torch.autocast('cuda', enabled=False): loss = F.binary_cross_entropy(p.float(), y.float())`."),
+    # autocast's promote ops (cat, stack, grid_sample, addcmul, index_put, ...) take fp32 or the autocast dtype only
+    _e("autocast-prioritize", "autocast", "the other 16-bit dtype inside an autocast region",
+       r"Unexpected floating ScalarType in at::autocast::prioritize|promote type is double in at::autocast",
+       "Inside an autocast region an op that autocast runs at the widest input dtype (`torch.cat`, `torch.stack`, "
+       "`F.grid_sample`, `addcmul`, `index_put`, ...) got a floating tensor of the other 16-bit dtype: an fp16 "
+       "tensor (a `.half()` cast, an fp16 buffer or cached feature) under bf16 autocast, or a bf16 one under fp16 "
+       "autocast; autocast promotes only between float32 and its own dtype and refuses the mix (and float64 "
+       "there).",
+       "Drop the hard-coded `.half()` / `.bfloat16()` cast inside the region, or cast to the autocast dtype "
+       "(`x.to(torch.get_autocast_dtype('cuda'))`) or to float32 (`.float()`); for a float64 operand `.float()`."),
     _e("autocast-dtype", "autocast", "autocast asked for a dtype its device does not support",
        r"In (CPU|MPS|CUDA|XPU|HPU|XLA|IPU|\w+) autocast, but the target dtype is not supported|"
        r"(CPU|MPS|CUDA|XPU|HPU|XLA|IPU) Autocast only supports dtypes? of|"

@@ -338,7 +338,7 @@ DEVICES = (
        fix="Move it and its inputs explicitly (`model.to('cuda')`, `predictor.cuda()`, `device='cuda:0'` where the "
        "library takes one) and check with `next(model.parameters()).device`."),
     _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of an unsigned dtype torch cannot take",
-       r"can'?t convert np\.ndarray of type numpy\.(uint16|uint32|uint64|float16)|"
+       r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16)|"
        r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "

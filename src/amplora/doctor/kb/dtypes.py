@@ -98,6 +98,14 @@ KERNELS = (
        "Keep a module's weights and activations in one dtype: use `torch.autocast` instead of manual `.half()` "
        "casts of activations or losses, or cast the whole module consistently (`model.half()` with fp16 "
        "inputs)."),
+    # torch.cat / torch.stack before torch 1.5 took one dtype only; later releases promote
+    _e("cat-mixed-dtypes", "mismatch", "torch.cat / torch.stack of tensors with two dtypes",
+       r"Expected object of scalar type \w+( int)? but got scalar type \w+( int)? for sequence element \d+",
+       "`torch.cat` / `torch.stack` got a list of tensors of two dtypes, such as integer labels or positions "
+       "(int64, Long) beside float features, or float64 from NumPy beside float32: the message names the dtype of "
+       "the first tensor and of the element that differs, and torch before 1.5 does not promote them.",
+       "Cast the odd element to the others' dtype before concatenating (`torch.cat([a, b.to(a.dtype)])`, e.g. "
+       "`labels.float()`, or `.long()` for index data), or upgrade torch, which promotes to the wider dtype."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
@@ -400,6 +408,8 @@ KERNELS = (
        r"\A(?=.*(\b(codebook|codes?|indices|index|ids|levels|counts?)\b[^\n]{0,80}\b(utili[sz]ation|usage|collaps\w*|"
        r"collid\w*|duplicat\w*)\b|\b(can ?not|can't|fails? to|unable to) (utili[sz]e|use|represent|reach) "
        r"((some|all|many|the) )?(codes|indices|levels|ids)\b|"
+       r"\b(\w*_?ids?|labels?|indices|index|integers?|counts?|codes?)\b[^\n]{0,80}\b(lose|loses|lost|losing) "
+       r"((their|its|some) )?precision\b|"
        r"dtype=torch\.(bfloat16|float16)\)\.(to\(torch\.(int(8|16|32|64)|long)\)|long\(\)|int\(\))))",
        context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])",
        unless=r"\w+(Error|Exception):|out of memory",
@@ -523,6 +533,16 @@ STORIES = (
        "[-1, 1] as float32 / float16, while PIL builds RGB images only from uint8 (H, W, 3) arrays.",
        "Scale and convert before handing it over: `Image.fromarray((x.clip(0, 1) * 255).round().astype(np.uint8))` "
        "(for a [-1, 1] image first `(x + 1) / 2`; for a tensor `x.float().cpu().permute(1, 2, 0).numpy()`)."),
+    # torchvision's to_pil_image words its refusal so
+    _e("to-pil-image-dtype", "numpy", "torchvision's to_pil_image given an array PIL cannot hold",
+       r"Input type (uint16|uint32|uint64|int64|int8|float64|float16|bool|object) is not supported",
+       "torchvision's `to_pil_image` (behind `ToPILImage` and the PIL-based resizing of many pipelines and "
+       "predictors) builds a PIL image only from uint8 arrays (single-channel int16, int32 and float32 too), so a "
+       "uint16 raster (a satellite or microscope GeoTIFF, a 16-bit PNG, a depth map), a float64 or an int64 array "
+       "is refused.",
+       "Convert where the image is read: scale to uint8 for an RGB image (`(a / a.max() * 255).astype(np.uint8)`, "
+       "or a percentile stretch for satellite bands), or `a.astype(np.float32)` for a single-band map; a model "
+       "that takes floats can skip PIL (`torch.from_numpy(a.astype(np.float32))`)."),
     # OpenCV's Python binding reads only 8/16/32-bit integer and float32/float64 arrays; NumPy's float16 is type 23
     _e("opencv-half-array", "numpy", "OpenCV given a float16 array",
        r"Expected Ptr<cv::UMat> for argument|data type = \d+ is not supported|\bcv2\.error\b",
@@ -541,7 +561,7 @@ STORIES = (
        "On the CPU load the model in float32 (`torch_dtype=torch.float32`, `model.float()`), or in bf16 under "
        "`torch.autocast('cpu', dtype=torch.bfloat16)`; if you keep fp16, cast the inputs with `.to(model.dtype)`; "
        "fp16 belongs on the GPU.",
-       context=r"\bon (the )?cpu\b|device(_map)?\s*=\s*['\"]cpu|\.to\(['\"]cpu|\bcpu[ -]only\b|"
+       context=r"\b(on|with|using) (the )?cpu\b|device(_map)?\s*=\s*['\"]cpu|\.to\(['\"]cpu|\bcpu[ -]only\b|"
        r"\b(no|without( a)?) GPU\b|cpu\s*上|use_cpu|--cpu\b|device\(['\"]cpu"),
     _e("s001-generate-outside-autocast", "mismatch", "generate() outside the training autocast",
        MATMUL, "Training runs inside autocast but `generate()` (for example from a callback) runs outside it, "

@@ -423,8 +423,9 @@ NONFINITE_REPORTS = (
        context=NONFINITE_SYMPTOM + r"|\bnot (working|learning)\b|does ?n[o']t (work|learn)\b",
        unless=r"out of memory|OutOfMemoryError",
        cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
-       "many models, a known problem of these Turing cards without tensor cores, so code that runs fine in fp16 "
-       "elsewhere fails there.",
+       "many models, a known problem of these Turing cards without tensor cores: their fp16 kernels (cuDNN "
+       "convolutions among them) can accumulate in fp16, whose range ends at 65504, and overflow, so code that runs "
+       "fine in fp16 elsewhere fails there.",
        fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
        "`--no-half-vae`) or `--precision full` in the SD UIs, `--force-fp32` in ComfyUI; keep only the parts known "
        "to be safe in fp16 if memory is short."),
