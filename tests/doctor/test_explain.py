@@ -9,6 +9,7 @@ import pytest
 
 from amplora.cli import main
 from amplora.doctor import explain
+from amplora.doctor.explain import _bounded
 from amplora.doctor.kb import ENTRIES, NAN_ADVICE
 
 S001_TRACEBACK = '''Traceback (most recent call last):
@@ -1660,6 +1661,16 @@ def test_a_paste_of_megabytes_keeps_its_head_and_its_exception():
     log = "\n".join(f"epoch {i}: loss 0.{i % 97:02d} lr 1e-4 tokens/s 1234" for i in range(40_000))
     e = explain("Training a LoRA on the CPU\n" + log + "\nRuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'")
     assert e.key == "cpu-half-kernel" and e.error.startswith("RuntimeError")
+
+
+def test_a_paste_without_line_breaks_or_with_a_blob_is_read_in_pieces():
+    blob = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUg" * 4_000  # one word of 88 kB
+    line = " ".join(f"step {i} loss 0.{i % 97:02d}" for i in range(6_000))  # a log whose line breaks were lost
+    text = f"{blob}\n{line} RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half' {line[:5_000]}"
+    read = _bounded(text)  # what the patterns read: no line or word long enough to make them slow
+    assert max(map(len, read.splitlines())) <= 1_000 and max(map(len, read.split())) <= 200
+    e = explain(text)
+    assert e.key == "cpu-half-kernel" and e.error.startswith("RuntimeError: \"addmm_impl_cpu_\" not implemented")
 
 
 def _traceback(caller: str) -> str:

@@ -7,6 +7,7 @@ named operands), where a traceback was raised (frames.py) and what the paste sho
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import asdict, dataclass, field
 
 from amplora.doctor import kb
@@ -37,10 +38,23 @@ class Explanation:
 # a paste longer than this keeps its head (the report) and its tail (the exception): the knowledge base's patterns
 # read the whole text, so a log of megabytes would take minutes
 _HEAD, _TAIL = 8_000, 40_000
+# a longer line (a log pasted without its line breaks) is wrapped and a longer word (a base64 blob, a hash) split:
+# patterns that read on along a line or a word from every position would take time quadratic in its length
+_LINE, _WORD = 1_000, 200
+
+
+def _wrapped(line: str) -> str:
+    """A long line broken before each exception name it holds, then wherever it is still longer than _LINE."""
+    parts = re.split(r" (?=[\w.]*(?:Error|Exception|Warning):)", line)
+    return "\n".join(piece for part in parts for piece in textwrap.wrap(
+        part, _LINE, expand_tabs=False, replace_whitespace=False, drop_whitespace=False, break_on_hyphens=False))
 
 
 def _bounded(text: str) -> str:
-    return text if len(text) <= _HEAD + _TAIL else f"{text[:_HEAD]}\n...\n{text[-_TAIL:]}"
+    if len(text) > _HEAD + _TAIL:
+        text = f"{text[:_HEAD]}\n...\n{text[-_TAIL:]}"
+    text = re.sub(rf"\S{{{_WORD + 1},}}", lambda m: " ".join(textwrap.wrap(m.group(0), _WORD)), text)
+    return re.sub(rf"[^\n]{{{_LINE + 1},}}", lambda m: _wrapped(m.group(0)), text)
 
 
 def _named(line: str) -> int:
