@@ -162,6 +162,11 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("complex-to-real", "UserWarning: Casting complex values to real discards the imaginary part (Triggered "
+     "internally at ../aten/src/ATen/native/Copy.cpp:250.)", [], None),
+    ("imag-of-real", "RuntimeError: imag is not implemented for tensors with non-complex dtypes.", [], None),
+    ("choice-float32-probabilities", "  File \"mtrand.pyx\", line 939, in numpy.random.mtrand.RandomState.choice\n"
+     "ValueError: probabilities do not sum to 1", [], None),
     ("to-pil-image-dtype", "TypeError: Input type float64 is not supported", [], None),
     ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type Float but got scalar type Long for sequence "
      "element 1 in sequence argument at position #1 'tensors'", [], None),

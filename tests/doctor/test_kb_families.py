@@ -130,6 +130,11 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    # heldout80's unusual numerics told in words
+    ("fft-half", "The torch FFT requires powers of 2 image dimensions to work on half-precision tensors."),
+    ("fft-half", "Currently, `torch.fft.fft` with dtype `torch.float16` and complex tensors is not supported."),
+    ("float-double", "ce_count_loss can fail under `float64` inputs/weights due to internal dtype mismatch."),
+    ("device-in-words", "measurement seems to change the device of the tensor from cuda to cpu"),
     ("to-pil-image-dtype", "sam.generate(image, mask) on a Sentinel-2 GeoTIFF\nTypeError: Input type uint16 is not "
      "supported"),
     ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type long int but got scalar type float for sequence "
@@ -241,6 +246,8 @@ def test_each_family_wording_gets_its_story(key, text):
     "expandable_segments silently produces NaN in bf16 training when a depthwise conv1d runs",
     # OpenCV given a torch tensor (a transform order fault), no float16 in sight
     "TypeError: Expected Ptr<cv::UMat> for argument 'src' when using ToTensorV2()",
+    # cuFFT's own failure in half precision is no dtype story
+    "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR with fp16 and a batch of powers of two",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)
@@ -567,11 +574,14 @@ def test_heldout24_late_additions():
     assert "meta device inside `from_pretrained`" in e.cause and "pin" in e.fix
 
 
-def test_heldout78_and_79_mechanisms():
+def test_heldout78_to_81_mechanisms():
     """A GTX 16xx NaN names the fp16 range it overflows; the device form of the old torch.cat message stays a device
-    fault; an ONNX runtime's input type is no PIL story."""
+    fault; an ONNX runtime's input type is no PIL story; a device check that names its argument is quoted."""
     assert "65504" in explain("fp16 mixed precision causes NaN in Conv2d on a GTX 1660 Ti").cause
     e = explain("RuntimeError: Expected object of backend CUDA but got backend CPU for sequence element 1 in sequence "
                 "argument at position #1 'tensors'")
     assert e.key == "device-mismatch"
     assert explain("onnxruntime: Input type tensor(int64) is not supported").key != "to-pil-image-dtype"
+    e = explain("RuntimeError: Tensor for argument #2 'targets' is on CPU, but expected it to be on GPU (while "
+                "checking arguments for ctc_loss_gpu)")
+    assert "`targets` is on CPU where GPU is expected" in e.cause

@@ -66,6 +66,11 @@ OTHERS = [
      'on the expected device cpu!"', "assertRaisesRegex"),
     # Gaudi computes bf16: the library's check did not know HPUs
     ("Setting ds_accelerator to hpu (auto detect)\nValueError: Your setup doesn't support bf16/gpu.", "optimum-habana"),
+    # the script's own CUDA call made on a machine without a GPU
+    ('  File "run_seq_labeling.py", line 691, in main\n    torch.cuda.set_device(device)\n  File "/opt/conda/lib/'
+     'python3.6/site-packages/torch/cuda/_utils.py", line 24, in _get_device_index\n    raise ValueError(\'Expected '
+     'a cuda device, but got: {}\'.format(device))\nValueError: Expected a cuda device, but got: cpu',
+     "if device.type == 'cuda'"),
 ]
 
 
@@ -93,6 +98,9 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
      "     query       : shape=(8, 1008, 1, 72) (torch.bfloat16)\n"
      "`cutlassF` is not supported because:\n    bf16 is only supported on A100+ GPUs\n"
      "`smallkF` is not supported because:\n    dtype=torch.bfloat16 (supported: {torch.float32})", "bf16-gpu-unsupported"),
+    # bitsandbytes' own CUDA call meeting weights left on the CPU is a placement fault
+    ('  File "/venv/lib/python3.10/site-packages/bitsandbytes/functional.py", line 482, in pre_call\n'
+     '    torch.cuda.set_device(device)\nValueError: Expected a cuda device, but got: cpu', "device-mismatch"),
     # a device type autocast never takes is the user's call to fix
     ("RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type"),
 ])

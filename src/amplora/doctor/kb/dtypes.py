@@ -274,6 +274,22 @@ KERNELS = (
        "Upgrade torch (the op may have its complex kernel in a later release), or compute it on the real and "
        "imaginary parts (`torch.view_as_real(z)`, then `torch.view_as_complex`, or `a.real` / `a.imag` separately), "
        "or run that one op on the device that has it and move the result back (`op(z.cpu()).to(z.device)`)."),
+    _e("complex-to-real", "mismatch", "a complex tensor written into a real one",
+       r"Casting complex values to real discards the imaginary part",
+       "A complex tensor (an FFT's coefficients, a complex parameter or state) is cast to or written into a real "
+       "dtype (`.to(x.dtype)` with a real `x`, `copy_`, an index assignment into a real buffer, a real `dtype=`), "
+       "so only its real part is kept and the imaginary part is dropped.",
+       "Give the destination a complex dtype (`torch.zeros(..., dtype=torch.complex64)` or `dtype=z.dtype`), or "
+       "take the part you mean explicitly (`z.real`, `z.abs()`); where the imaginary parts are known to be zero, "
+       "`z.real` says so and silences the warning."),
+    _e("imag-of-real", "mismatch", "`.imag` of a real tensor where complex input was expected",
+       r"imag is not implemented for tensors with non-complex dtypes",
+       "Code that works on complex numbers (a complex-valued layer, a Fourier operator, a quantum or signal "
+       "routine) reads `.imag` of a tensor that is real: the data reached it as float32 (a dataset or collate that "
+       "casts everything to float32, a real tensor where complex64 was meant).",
+       "Pass a complex tensor: keep complex data complex through preprocessing (no `.float()` / `dtype=float32` "
+       "cast), or build it with `torch.complex(re, im)`, `torch.view_as_complex(x)` or `x.to(torch.complex64)`; "
+       "real input by design needs the model's real-input option."),
     _e("fp32-only-input", "mismatch", "a layer that runs only in float32 got fp16/bf16 under mixed precision",
        r"should be (in )?(float32|fp32)( type)?,? (but )?got (torch\.)?(float16|half|bfloat16)|"
        r"expected (a )?(float32|fp32) (tensor|input),? (but )?got (torch\.)?(float16|half|bfloat16)",
@@ -424,7 +440,9 @@ KERNELS = (
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
        r"expected (Double|Float) tensor \(got (Float|Double) tensor\)|\b(Double did not match Float|Float did not "
-       r"match Double)\b",
+       r"match Double)\b|"
+       r"\b(float64|double)\W{0,2} (inputs?|weights?|tensors?|data|paths?)\b[^.\n]{0,60}\b(dtype|data ?type) "
+       r"(mismatch|error)",  # told in words
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
@@ -533,6 +551,14 @@ STORIES = (
        "[-1, 1] as float32 / float16, while PIL builds RGB images only from uint8 (H, W, 3) arrays.",
        "Scale and convert before handing it over: `Image.fromarray((x.clip(0, 1) * 255).round().astype(np.uint8))` "
        "(for a [-1, 1] image first `(x + 1) / 2`; for a tensor `x.float().cpu().permute(1, 2, 0).numpy()`)."),
+    # NumPy's random.choice checks the sum to about 1e-8, finer than float32 rounding
+    _e("choice-float32-probabilities", "numpy", "float32 probabilities refused by NumPy's random.choice",
+       r"probabilities do not sum to 1",
+       "NumPy's `random.choice(p=...)` checks that the probabilities sum to 1 within about 1e-8, and probabilities "
+       "computed in float32 (a torch softmax or normalisation turned into NumPy) carry rounding errors of about "
+       "1e-7, so a correct distribution fails the check; far from 1, they were never normalised.",
+       "Normalise in float64 right before sampling: `p = np.asarray(p, dtype=np.float64); p /= p.sum()` (or "
+       "sample in torch: `torch.multinomial(probs, 1)`, which takes float32)."),
     # torchvision's to_pil_image words its refusal so
     _e("to-pil-image-dtype", "numpy", "torchvision's to_pil_image given an array PIL cannot hold",
        r"Input type (uint16|uint32|uint64|int64|int8|float64|float16|bool|object) is not supported",

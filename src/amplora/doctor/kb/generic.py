@@ -467,7 +467,8 @@ LAST_RESORT = (
     # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
     _e("device-in-words", "device", "tensors on two devices, told in words",
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
-       r"\b(on|from) (different|separate) (cuda |gpu )?devices\b))"
+       r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|"
+       r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b))"
        r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "

@@ -119,6 +119,14 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "`'cuda0'`, `'GPU:0'`, another tool's name such as OpenVINO's `'GPU'` or DirectML's `'dml'`). Write "
      "`torch.device('cuda')` / `'cuda:0'` (or `'mps'`, `'xpu'`), build it as `'cuda' if torch.cuda.is_available() "
      "else 'cpu'`, and for DirectML take the device from `torch_directml.device()`."),
+    # the script's own CUDA-only call given the CPU device (run without a GPU, or with --no_cuda); bitsandbytes and
+    # offloading code that meets weights left on the CPU stay device faults
+    (r"\A(?=.*Expected a cuda device, but got: cpu)(?=.*File \"(?![^\"\n]*(site|dist)-packages)[^\"\n]+\", line \d+, "
+     r"in \w+\n\s*torch\.cuda\.(set_device|device)\()",
+     "Not a tensor device mismatch: the script itself calls a CUDA-only function (`torch.cuda.set_device`, "
+     "`torch.cuda.device(...)`) with the CPU device, as happens when code written for GPUs runs on a machine "
+     "without one or with a `--no_cuda` option. Call it only for a CUDA device (`if device.type == 'cuda': "
+     "torch.cuda.set_device(device)`), or run on a GPU."),
     # a test that expected one wording of an error and got another
     (r"AssertionError: \"[^\"\n]{1,300}\" does not match \"",
      "Not a precision or device fault: a test expected one wording of an error (`assertRaisesRegex`) and the op "
