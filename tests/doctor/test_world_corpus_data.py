@@ -92,7 +92,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout68", 56), ("heldout69", 53), ("heldout70", 56),
                                          ("heldout71", 41), ("heldout72", 43), ("heldout73", 46), ("heldout74", 42),
                                          ("heldout75", 36), ("heldout76", 30), ("heldout77", 38),
-                                         ("heldout78", 22), ("heldout79", 45)])
+                                         ("heldout78", 22), ("heldout79", 45), ("heldout80", 50),
+                                         ("heldout81", 47)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -211,7 +212,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (77, "heldout76", "w14300", 17, 13, 22),
     (78, "heldout77", "w14500", 24, 14, 23),
     (79, "heldout78", "w14700", 10, 12, 21),
-    (80, "heldout79", "w14900", 26, 19, 37)])
+    (80, "heldout79", "w14900", 26, 19, 37),
+    (81, "heldout80", "w15100", 35, 15, 28),
+    (82, "heldout81", "w15300", 21, 26, 36)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -232,7 +235,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62, 68, 69, 80) else 4 if number in (41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79) else
-                                                 3 if number in (61, 72) else 6 if number >= 22 else 7)
+                                                 3 if number in (61, 72, 81) else 6 if number >= 22 else 7)
 
 
 def test_rule_texts_are_dev(records):
@@ -279,7 +282,7 @@ def test_load_filters_by_split(records):
               + wc.load("heldout71") + wc.load("heldout72") + wc.load("heldout73")
               + wc.load("heldout74") + wc.load("heldout75")
               + wc.load("heldout76") + wc.load("heldout77") + wc.load("heldout78")
-              + wc.load("heldout79"))
+              + wc.load("heldout79") + wc.load("heldout80") + wc.load("heldout81"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
