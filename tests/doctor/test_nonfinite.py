@@ -119,6 +119,13 @@ def test_an_eps_too_small_for_fp16_on_the_failing_line_is_named():
     assert "eps on that line" not in watcher.nonfinite.cause
 
 
+def test_the_line_that_made_the_logged_zero_is_named():
+    _, watcher = run_program("nan_fp16_likelihood_product")  # log(p) where p = probs.prod(-1), a line above
+    d = watcher.nonfinite.as_dict()
+    assert d["op"] == "aten.log" and "(seq_prob = tok_probs.prod(dim=-1), line 10)" in d["where"]
+    assert "product of probabilities" in d["cause"] and "sum the log-probabilities" in d["fix"]
+
+
 def test_cases_cover_the_subprocess_list():
     assert set(CASES) == set(NONFINITE_SPECS)
 

@@ -40,13 +40,15 @@ class FrameFacts:
     where: str = ""                      # innermost frame of user code: file:line in function
     code: str = ""                       # ... and its source line
     keys: str = ""                       # ... and the keys its subscripts use: "k = 'bn1.num_batches_tracked'"
+    made: str = ""                       # ... and where the names it reads were made: "p = probs.prod(-1), line 38"
 
     @property
     def located(self) -> str:
         """`where` with its source line: "train.py:12 in step: `loss = model(x)`" ('' when unknown)."""
         if not (self.where and self.code):
             return self.where
-        return f"{self.where}: `{self.code}`" + (f" ({self.keys})" if self.keys else "")
+        said = "; ".join(s for s in (self.keys, self.made) if s)
+        return f"{self.where}: `{self.code}`" + (f" ({said})" if said else "")
 
 
 def _subscript_keys(code: str, f_locals) -> str:
@@ -58,6 +60,27 @@ def _subscript_keys(code: str, f_locals) -> str:
         if isinstance(value, (str, int)) and not isinstance(value, bool):
             found.append(f"{name} = {value!r}"[:120])
     return ", ".join(found[:2])
+
+
+_NOT_NAMES = frozenset("and or not in is if else for lambda None True False return self torch nn F np".split())
+
+
+def _made_by(code: str, filename: str, first: int, line: int, f_locals) -> str:
+    """The calls that last assigned the tensors the failing line reads, earlier in its function: the op that made a
+    zero, an inf or a float64 (`p = probs.prod(-1)`) often stands a line or two above the one that failed."""
+    read = re.sub(r"^\s*(return\b|[\w., ]+?\s*[-+*/]?=(?!=))", "", code)  # what the line reads, not what it assigns
+    found = []
+    for name in dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*[(=])", read)):
+        if name in _NOT_NAMES or not isinstance(f_locals.get(name), torch.Tensor):
+            continue
+        assigned = re.compile(rf"^\s*(?:\w+\s*,\s*)*{name}\s*(?:,\s*\w+\s*)*=(?!=)\s*(.+)$")
+        for n in range(line - 1, max(first, line - 40) - 1, -1):
+            m = assigned.match(linecache.getline(filename, n))
+            if m:
+                if "(" in m.group(1):  # a call made it, not a constant or a copy
+                    found.append(f"{name} = {m.group(1).strip()[:80]}, line {n}")
+                break
+    return "; ".join(found[:2])
 
 
 def _is_library(filename: str) -> bool:
@@ -84,6 +107,7 @@ def scan_frames(frames) -> FrameFacts:
             facts.where = f"{filename}:{frame.f_lineno} in {name}"
             facts.code = linecache.getline(filename, frame.f_lineno).strip()
             facts.keys = _subscript_keys(facts.code, frame.f_locals)
+            facts.made = _made_by(facts.code, filename, code.co_firstlineno, frame.f_lineno, frame.f_locals)
         f_locals = frame.f_locals
         owner = f_locals.get("self")
         if name == "generate" and isinstance(owner, nn.Module):

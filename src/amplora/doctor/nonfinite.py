@@ -208,7 +208,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     logs = ("aten.log", "aten.log2", "aten.log10")
     logged = next((t for r, t in b.inputs if r == "self"), None) if op in logs else None
     fn = f"{function}.backward" if function else ""
-    located = (b.facts.located if b.facts else "").lower()
+    located = (f"{b.facts.where}: `{b.facts.code}`" if b.facts else "").lower()  # the line, not what it reads
     if big and "mul" in op and "scal" in located:
         r, v = big[0]
         culprit = f"the loss scale {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"
@@ -254,10 +254,15 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         fix = _SATURATED_FIX
     elif logged is not None and bool((logged <= 0).any()):
         culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
+        product = re.search(r"(\w+) = [^;]*\bprod\(", b.facts.made) if b.facts else None  # made two lines up
         cause = (f"{op} got a value that is 0 (log(0) = -inf), most often a probability that underflowed to zero in "
-                 f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN){_eps_note(located, dtype)}.")
+                 f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN){_eps_note(located, dtype)}"
+                 + (f"; `{product.group(1)}` is a product of probabilities, which underflows to 0 after a few factors"
+                    if product else "") + ".")
         fix = ("compute log-probabilities directly and in fp32: `F.log_softmax(logits.float(), -1)` (or "
-               "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`")
+               "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`"
+               + ("; sum the log-probabilities instead of multiplying the probabilities "
+                  "(`logp.gather(-1, ids[..., None]).squeeze(-1).sum(-1)`)" if product else ""))
     elif op in ("aten.rsqrt", "aten.reciprocal") and any(bool((t == 0).any()) for _, t in b.inputs):
         tiny = _smallest(dtype)
         culprit = f"{op}{where} got exact zeros ({dt}): 1/0 = inf"
