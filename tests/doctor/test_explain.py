@@ -162,6 +162,8 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("op-fails-under-half-in-words", "The CTC loss throws errors in half precision: an obscure dtype "
+     "incompatibility", [], None),
     ("complex-to-real", "UserWarning: Casting complex values to real discards the imaginary part (Triggered "
      "internally at ../aten/src/ATen/native/Copy.cpp:250.)", [], None),
     ("imag-of-real", "RuntimeError: imag is not implemented for tensors with non-complex dtypes.", [], None),

@@ -130,6 +130,11 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    # heldout81-83's texts told in words
+    ("op-fails-under-half-in-words", "CTC Loss throwing errors in half/mixed precision\n\nI encountered an issue "
+     "with the CTC loss, which throws an obscure dtype incompatibility issue."),
+    ("dtype-unsupported", "Did fastfold support bfloat16 inference?\n\nfastfold/utils/geometry/vector.py seems got an "
+     "unexpected data type."),
     # heldout80's unusual numerics told in words
     ("fft-half", "The torch FFT requires powers of 2 image dimensions to work on half-precision tensors."),
     ("fft-half", "Currently, `torch.fft.fft` with dtype `torch.float16` and complex tensors is not supported."),
@@ -576,7 +581,8 @@ def test_heldout24_late_additions():
 
 def test_heldout78_to_81_mechanisms():
     """A GTX 16xx NaN names the fp16 range it overflows; the device form of the old torch.cat message stays a device
-    fault; an ONNX runtime's input type is no PIL story; a device check that names its argument is quoted."""
+    fault; an ONNX runtime's input type is no PIL story; a device check that names its argument, or an index tensor on
+    another device, is told so."""
     assert "65504" in explain("fp16 mixed precision causes NaN in Conv2d on a GTX 1660 Ti").cause
     e = explain("RuntimeError: Expected object of backend CUDA but got backend CPU for sequence element 1 in sequence "
                 "argument at position #1 'tensors'")
@@ -585,3 +591,8 @@ def test_heldout78_to_81_mechanisms():
     e = explain("RuntimeError: Tensor for argument #2 'targets' is on CPU, but expected it to be on GPU (while "
                 "checking arguments for ctc_loss_gpu)")
     assert "`targets` is on CPU where GPU is expected" in e.cause
+    e = explain("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+    assert e.key == "device-mismatch" and "`torch.arange(n)`" in e.cause
+    # "Output:" above a printed training loss is no model output: a NaN loss without half precision is not explained
+    assert not explain("The loss has always been NAN\nOutput:\n```\ntensor(nan, device='cuda:0', grad_fn="
+                       "<MseLossBackward0>) {'loss': nan}\n```").recognized

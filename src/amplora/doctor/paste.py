@@ -284,6 +284,10 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
                   r"on (\w+(?::\d+)?)", text)
     if m:  # the check names the argument that is off
         return f"Here `{m.group(1)}` is on {m.group(2)} where {m.group(3)} is expected."
+    m = re.search(r"indices should be either on cpu or on the same device as the indexed tensor \((\w+(?::\d+)?)\)", text)
+    if m:  # an index tensor built without device=
+        return (f"Here the index tensor is on another device than the tensor it indexes ({m.group(1)}): indices built "
+                f"with `torch.arange(n)` or `torch.tensor(a_list)` without `device=` are on the CPU.")
     m = re.search(r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b", text)
     if m:  # a module that pinned its tensors' device when it was set up
         return f"Here `{m.group(1)}` arrives on another device than the one it was on when the module was set up."

@@ -243,6 +243,9 @@ FALLBACKS = (
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        # a title asking whether a dtype is supported, above the error the user met with it
        r"\A(?=\W*(Is|Are) (bf16|bfloat16|fp16|float16|half precision) supported\b)(?=.*(Error\b|Traceback|File \"))|"
+       # ... or whether a tool supports it, above what went wrong with it
+       r"\A(?=\W*(Does|Did|Do|Can|Is|Are) [^\n?]{0,40}\bsupport(ed)? (bf16|bfloat16|fp16|float16|half)\b)"
+       r"(?=.*(Error\b|Traceback|File \"|unexpected (data ?type|dtype)|\bd(ata ?)?type (error|mismatch)))|"
        r"\b(Unsupported|not (yet )?supported|does not support|doesn't support|only supports?|can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
        r"type)s?)?[\s:=`'\"(\[]*"
@@ -360,6 +363,17 @@ LAST_RESORT = (
        "Cast that tensor where it is made (`mask.to(hidden_states.dtype)`, `torch.zeros(..., dtype=x.dtype)`), or "
        "run the model under `torch.autocast` instead of casting it by hand (`model.bfloat16()`); if the code is a "
        "library's, upgrade it (such casts are often fixed in a later release).",
+       unless=_NOT_A_DTYPE_FAULT),
+    _e("op-fails-under-half-in-words", "mismatch", "an op that fails under half or mixed precision, told in words",
+       r"\A(?=.*\b(errors?|fails?|failing|crash(es|ed)?|throw(s|ing)?( \w+)?|breaks?)\b[^.\n]{0,30}\b(in|with|under|"
+       r"when using) (half|fp16|float16|mixed|automatic mixed)([ /-](half|fp16|mixed|precision))*\b)"
+       r"(?=.*\b(d(ata)?type|incompatib\w*)\b)",
+       "As the text says, an op fails with a dtype error only under half or mixed precision: some ops (CTC and other "
+       "losses, FFTs, linear algebra, custom kernels) take float32 only, and under a mixed-precision policy they "
+       "receive the fp16/bf16 outputs of the layers before them.",
+       "Give that op float32 inputs and run it outside the policy: `loss_fn(log_probs.float(), ...)` under "
+       "`torch.autocast(..., enabled=False)` (in Keras, `tf.cast(y_pred, tf.float32)` or a last layer with "
+       "`dtype='float32'` under `mixed_float16`).",
        unless=_NOT_A_DTYPE_FAULT),
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
        r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
