@@ -93,14 +93,15 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout71", 41), ("heldout72", 43), ("heldout73", 46), ("heldout74", 42),
                                          ("heldout75", 36), ("heldout76", 30), ("heldout77", 38),
                                          ("heldout78", 22), ("heldout79", 45), ("heldout80", 50),
-                                         ("heldout81", 47)])
+                                         ("heldout81", 47), ("heldout82", 30), ("heldout83", 24)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
     kinds = Counter(r["kind"] for r in held)
     # heldout71's federated-learning and privacy threads held few faults, and heldout76's 3D-perception and
-    # heldout78's video ones
-    assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10}.get(split, 20)
+    # heldout78's video, heldout82's meta-learning and heldout83's anomaly-detection ones
+    assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
+                              "heldout83": 10}.get(split, 20)
     assert kinds["reject"] >= 9
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -214,7 +215,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (79, "heldout78", "w14700", 10, 12, 21),
     (80, "heldout79", "w14900", 26, 19, 37),
     (81, "heldout80", "w15100", 35, 15, 28),
-    (82, "heldout81", "w15300", 21, 26, 36)])
+    (82, "heldout81", "w15300", 21, 26, 36),
+    (83, "heldout82", "w15500", 13, 17, 27),
+    (84, "heldout83", "w15700", 10, 14, 14)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -235,7 +238,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62, 68, 69, 80) else 4 if number in (41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79) else
-                                                 3 if number in (61, 72, 81) else 6 if number >= 22 else 7)
+                                                 3 if number in (61, 72, 81, 83) else 6 if number >= 22 else 7)
 
 
 def test_rule_texts_are_dev(records):
@@ -282,7 +285,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout71") + wc.load("heldout72") + wc.load("heldout73")
               + wc.load("heldout74") + wc.load("heldout75")
               + wc.load("heldout76") + wc.load("heldout77") + wc.load("heldout78")
-              + wc.load("heldout79") + wc.load("heldout80") + wc.load("heldout81"))
+              + wc.load("heldout79") + wc.load("heldout80") + wc.load("heldout81") + wc.load("heldout82")
+              + wc.load("heldout83"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
