@@ -254,7 +254,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         fix = _SATURATED_FIX
     elif logged is not None and bool((logged <= 0).any()):
         culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
-        product = re.search(r"(\w+) = [^;]*\bprod\(", b.facts.made) if b.facts else None  # made two lines up
+        product = re.search(r"(\w+) = [^;]*\bprod\(", b.facts.made) if b.facts else None  # made a line or two up
         cause = (f"{op} got a value that is 0 (log(0) = -inf), most often a probability that underflowed to zero in "
                  f"{dt} (fp16's smallest value is 6e-8), or a negative one (NaN){_eps_note(located, dtype)}"
                  + (f"; `{product.group(1)}` is a product of probabilities, which underflows to 0 after a few factors"

@@ -280,14 +280,16 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
     if m:
         return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
-    m = re.search(r"\bTensor for (?:argument #\d+ )?[\"'`](\w+)[\"'`] is on (\w+(?::\d+)?),? but expected (?:it to be )?"
-                  r"on (\w+(?::\d+)?)", text)
+    m = re.search(r"\bTensor for (?:argument #\d+ )?[\"'`](\w+)[\"'`] is on (\w+(?::\d+)?),? but expected "
+                  r"(?:it to be )?on (\w+(?::\d+)?)", text)
     if m:  # the check names the argument that is off
         return f"Here `{m.group(1)}` is on {m.group(2)} where {m.group(3)} is expected."
-    m = re.search(r"indices should be either on cpu or on the same device as the indexed tensor \((\w+(?::\d+)?)\)", text)
-    if m:  # an index tensor built without device=
-        return (f"Here the index tensor is on another device than the tensor it indexes ({m.group(1)}): indices built "
-                f"with `torch.arange(n)` or `torch.tensor(a_list)` without `device=` are on the CPU.")
+    m = re.search(r"indices should be either on cpu or on the same device as the indexed tensor \((\w+(?::\d+)?)\)",
+                  text)
+    if m:  # an index tensor, or the tensor it indexes, built without device=
+        return (f"Here the indices and the tensor they index (on {m.group(1)}) are on different devices: a tensor "
+                f"built with `torch.arange(n)` or `torch.tensor(a_list)` without `device=` is on the CPU, on "
+                f"either side.")
     m = re.search(r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b", text)
     if m:  # a module that pinned its tensors' device when it was set up
         return f"Here `{m.group(1)}` arrives on another device than the one it was on when the module was set up."

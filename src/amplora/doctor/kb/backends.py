@@ -79,7 +79,8 @@ BACKENDS = (
        r"MKL FFT doesn'?t support tensors of type:? (Half|BFloat16)|"
        r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?|"
        # told in words: "requires powers of 2 to work on half-precision tensors", "fft with float16 is not supported"
-       r"powers? of (2|two)\b[^\n]{0,100}\b(half|fp16|float16)\b|\b(half|fp16|float16)\b[^\n]{0,100}powers? of (2|two)\b|"
+       r"powers? of (2|two)\b[^\n]{0,100}\b(half|fp16|float16)\b|"
+       r"\b(half|fp16|float16)\b[^\n]{0,100}powers? of (2|two)\b|"
        r"\b(fft|stft)\w*\b[^\n]{0,60}\b(half|fp16|float16)\b[^\n]{0,80}\b(not supported|unsupported)\b",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
        "power-of-two signal sizes (and on compute capability >= 5.3), the CPU (MKL, pocketfft) and MPS have no "

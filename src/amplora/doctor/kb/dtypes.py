@@ -571,7 +571,7 @@ STORIES = (
        "that takes floats can skip PIL (`torch.from_numpy(a.astype(np.float32))`)."),
     # OpenCV's Python binding reads only 8/16/32-bit integer and float32/float64 arrays; NumPy's float16 is type 23
     _e("opencv-half-array", "numpy", "OpenCV given a float16 array",
-       r"Expected Ptr<cv::UMat> for argument|data type = \d+ is not supported|\bcv2\.error\b",
+       r"Expected Ptr<cv::UMat> for argument|data type = \d+ is not supported",
        "An OpenCV function (`cv2.resize`, `cv2.cvtColor`, ...) got a float16 NumPy array, such as a map or image "
        "computed by a half-precision model and turned into NumPy as it was: OpenCV's binding takes uint8, int16, "
        "int32, float32 and float64 arrays, and refuses float16 (NumPy type 23) with this message.",

@@ -48,7 +48,9 @@ ONLY_HALF_FAILS = (r"\b(remov\w*|without|disabl\w*|dropp?\w*|turn\w* off|no)\s+(
 # a NaN seen beyond a training loss: in outputs, logits, evaluation or generation (where fp16 inference is the usual
 # cause), only on the GPU while the CPU is right, or on an AMD GPU; a training loss or gradient norm that went NaN
 # with nothing else in the text does not tell precision from a learning rate, the data or a bug
-NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?(?!\W{0,3}\n)|output(ted|ting)|inference|infer(ring|red)?|generat\w*|eval\w*|validation|"
+# ("Output:" alone on a line labels printed results, not a model's outputs)
+NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?(?!\W{0,3}\n)|output(ted|ting)|inference|infer(ring|red)?|generat\w*|"
+                       r"eval\w*|validation|"
                        r"val[_ ]?loss|predict\w*|benchmark\w*|embeddings?|hidden[_ ]states|merg\w*)\b|!!!!|"
                        r"\bCPU\b[^.\n]{0,60}\b(works?|fine|right|correct|ok)\b|\b(ROCm|gfx\d+)\b")
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
