@@ -162,6 +162,8 @@ SAMPLES = [
     ("option-needs-mixed-precision", "AssertionError: full_fp16 requires mixed precision='fp16'", [], None),
     ("uint8-image-input", "TypeError: Input tensor should be a float tensor. Got torch.uint8.", [], None),
     ("pil-float-array", "TypeError: Cannot handle this data type: (1, 1, 3), <f4", [], None),
+    ("upscaler-nan-image", "DAT upscaler in hires fix gives a black square\nupscaler_utils.py:33: RuntimeWarning: "
+     "invalid value encountered in cast\n  arr = arr.round().astype(np.uint8)", [], None),
     ("op-fails-under-half-in-words", "The CTC loss throws errors in half precision: an obscure dtype "
      "incompatibility", [], None),
     ("complex-to-real", "UserWarning: Casting complex values to real discards the imaginary part (Triggered "

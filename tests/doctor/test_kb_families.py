@@ -130,6 +130,11 @@ CASES = [
     ("nccl-bf16", "RuntimeError: ProcessGroupNCCL does not support bf16"),
     ("dtype-unsupported", "error: unsupported tensor type BF16 in model file"),
     ("pil-float-array", "Image.fromarray(image)\nTypeError: Cannot handle this data type: (1, 1, 3), <f2"),
+    # heldout84's restoration and upscaling
+    ("upscaler-nan-image", "pip install git+https://github.com/sberbank-ai/Real-ESRGAN.git\nRuntimeWarning: invalid "
+     "value encountered in cast. It means none valid in predict."),
+    ("mps-graph-element-type", "error: output type 'tensor<1x32x4x512x544xf16>' and mean type "
+     "'tensor<1x32x1x1x1xf32>' are not broadcast compatible"),
     # heldout81-83's texts told in words
     ("op-fails-under-half-in-words", "CTC Loss throwing errors in half/mixed precision\n\nI encountered an issue "
      "with the CTC loss, which throws an obscure dtype incompatibility issue."),
@@ -253,6 +258,8 @@ def test_each_family_wording_gets_its_story(key, text):
     "TypeError: Expected Ptr<cv::UMat> for argument 'src' when using ToTensorV2()",
     # cuFFT's own failure in half precision is no dtype story
     "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR with fp16 and a batch of powers of two",
+    # NaN frames cast to uint8 in a video pipeline, no upscaler in sight
+    "video_utils.py:99: RuntimeWarning: invalid value encountered in cast\n  frames = (frames * 255).astype('uint8')",
 ])
 def test_look_alikes_are_not_these_stories(text):
     e = explain(text)

@@ -90,7 +90,8 @@ ACCELERATORS = (
     _e("mps-graph-element-type", "mismatch", "an MPS graph op got operands of two float dtypes",
        r"'mps\.\w+' op requires the same element type for all operands and results|"
        r"MPSGraph.{0,200}(same element type|element type mismatch)|"
-       r"input types 'tensor<[^>]*\b\w*(f16|bf16|f32)>' and 'tensor<[^>]*(f16|bf16|f32)>' are not broadcast compatible|"
+       r"\w+ types? 'tensor<[^>]*\b\w*(f16|bf16|f32)>' and (\w+ type )?'tensor<[^>]*(f16|bf16|f32)>' are not "
+       r"broadcast compatible|"
        r"\A(?=.*\b(mps|MPS)\b)(?=.*\b(f16|fp16|float16)\b)(?=.*\b(f32|fp32|float32)\b)(?=.*\b(crash\w*|fails?|error)\b)",
        "Apple's MPSGraph compiles an op (add, matmul, ...) whose operands have two element types, such as f32 "
        "activations meeting an f16 weight or bias (an fp16 model variant or checkpoint with inputs or some modules "

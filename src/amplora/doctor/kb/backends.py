@@ -498,4 +498,18 @@ DIFFUSION = (
        "UIs: `--no-half-vae`; ComfyUI: `--fp32-vae`; Core ML: convert the VAE encoder/decoder with fp32 compute "
        "precision), use the fp16-fixed SDXL VAE (`madebyollin/sdxl-vae-fp16-fix`), or bf16 on GPUs that have it; "
        "if the VAE is fp32 already, upcast the UNet's attention or run it in fp32."),
+    # the same black image from a super-resolution or restoration network
+    _e("upscaler-nan-image", "overflow", "a NaN (black) image from a half-precision upscaler",
+       r"invalid value encountered in cast|"
+       r"\A(?=.*(black (output |result )?(images?|pictures?|outputs?|squares?)\b|"
+       r"\b(images?|outputs?|pictures?|results?|textures?) (is |are |was |were |turns? |turned |comes out |came out )?"
+       r"(all |completely |totally |just |only )?black\b))(?=.*(" + HALF_EVIDENCE + r"|\bnan\b|no[-_]half))",
+       context=r"upscal\w*|ESRGAN|SwinIR|\bDAT\b|\bHAT\b|super[- ]?resolution|hires[ _.]fix|chaiNNer|BasicSR|"
+               r"\brestor(e|ation|er)\b|GFPGAN|CodeFormer",
+       unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError",
+       cause="The upscaled or restored image is NaN, which turns black when cast to 8 bits (NumPy warns 'invalid "
+       "value encountered in cast'): the super-resolution or restoration network (ESRGAN-style, and more often the "
+       "transformer upscalers DAT, HAT and SwinIR) ran in fp16 and its activations overflowed past 65504.",
+       fix="Run the upscaler in fp32 (the web UI's `--no-half`, the tool's half-precision / fp16 option off, "
+       "`model.float()`), or in bf16 on GPUs that have it; smaller tiles do not help an overflow."),
 )
