@@ -43,12 +43,15 @@ class FrameFacts:
     made: str = ""                       # ... and where the names it reads were made: "p = probs.prod(-1), line 38"
 
     @property
-    def located(self) -> str:
+    def line(self) -> str:
         """`where` with its source line: "train.py:12 in step: `loss = model(x)`" ('' when unknown)."""
-        if not (self.where and self.code):
-            return self.where
-        said = "; ".join(s for s in (self.keys, self.made) if s)
-        return f"{self.where}: `{self.code}`" + (f" ({said})" if said else "")
+        return f"{self.where}: `{self.code}`" if self.where and self.code else self.where
+
+    @property
+    def located(self) -> str:
+        """`line` with the keys it subscripts with and where the tensors it reads were made."""
+        said = "; ".join(s for s in (self.keys, self.made) if s) if self.code else ""
+        return self.line + (f" ({said})" if said else "")
 
 
 def _subscript_keys(code: str, f_locals) -> str:

@@ -208,7 +208,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     logs = ("aten.log", "aten.log2", "aten.log10")
     logged = next((t for r, t in b.inputs if r == "self"), None) if op in logs else None
     fn = f"{function}.backward" if function else ""
-    located = (f"{b.facts.where}: `{b.facts.code}`" if b.facts else "").lower()  # the line, not what it reads
+    located = (b.facts.line if b.facts else "").lower()  # the line, not what it reads
     if big and "mul" in op and "scal" in located:
         r, v = big[0]
         culprit = f"the loss scale {v:g} ({op}{where}) does not fit {dt}, whose limit is {_num(limit)}"

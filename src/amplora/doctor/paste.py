@@ -265,6 +265,23 @@ def _named_operands(text: str) -> str:
     return ""
 
 
+# device messages that name the tensor or the sides that are off: (pattern, the sentence its groups fill)
+_DEVICE_SENTENCES = (
+    (r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)",
+     "Here the input is on {0} and the parameters on {1}."),
+    # the check names the argument that is off
+    (r"\bTensor for (?:argument #\d+ )?[\"'`](\w+)[\"'`] is on (\w+(?::\d+)?),? but expected (?:it to be )?on "
+     r"(\w+(?::\d+)?)", "Here `{0}` is on {1} where {2} is expected."),
+    # an index tensor, or the tensor it indexes, built without device=
+    (r"indices should be either on cpu or on the same device as the indexed tensor \((\w+(?::\d+)?)\)",
+     "Here the indices and the tensor they index (on {0}) are on different devices: a tensor built with "
+     "`torch.arange(n)` or `torch.tensor(a_list)` without `device=` is on the CPU, on either side."),
+    # a module that pinned its tensors' device when it was set up
+    (r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b",
+     "Here `{0}` arrives on another device than the one it was on when the module was set up."),
+)
+
+
 def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") -> str:
     """One sentence naming what this message is about: the two operands (or dtypes / devices) it names in `text`
     (the error line) or, for named operands, anywhere in `full` (the whole paste)."""
@@ -277,22 +294,10 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
         roles = ("the input", f"the {m.group(2)}") if m else ("one tensor", "the other")
         (d1, t1), (d2, t2) = typed[:2]
         return f"Here {roles[0]} is {spelled(t1)} on {d1} and {roles[1]} {spelled(t2)} on {d2}."
-    m = re.search(r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)", text)
-    if m:
-        return f"Here the input is on {m.group(1)} and the parameters on {m.group(2)}."
-    m = re.search(r"\bTensor for (?:argument #\d+ )?[\"'`](\w+)[\"'`] is on (\w+(?::\d+)?),? but expected "
-                  r"(?:it to be )?on (\w+(?::\d+)?)", text)
-    if m:  # the check names the argument that is off
-        return f"Here `{m.group(1)}` is on {m.group(2)} where {m.group(3)} is expected."
-    m = re.search(r"indices should be either on cpu or on the same device as the indexed tensor \((\w+(?::\d+)?)\)",
-                  text)
-    if m:  # an index tensor, or the tensor it indexes, built without device=
-        return (f"Here the indices and the tensor they index (on {m.group(1)}) are on different devices: a tensor "
-                f"built with `torch.arange(n)` or `torch.tensor(a_list)` without `device=` is on the CPU, on "
-                f"either side.")
-    m = re.search(r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b", text)
-    if m:  # a module that pinned its tensors' device when it was set up
-        return f"Here `{m.group(1)}` arrives on another device than the one it was on when the module was set up."
+    for pattern, sentence in _DEVICE_SENTENCES:
+        m = re.search(pattern, text)
+        if m:
+            return sentence.format(*m.groups())
     parts = []
     if len(devices) >= 2:
         parts.append("devices " + " and ".join(devices[:2]))
