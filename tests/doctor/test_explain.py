@@ -1387,6 +1387,37 @@ def test_what_a_launcher_terminal_or_page_adds_to_a_paste_is_read_through(decora
     assert e.key == "matmul-dtype" and e.error.startswith("RuntimeError: expected mat1"), e.error
 
 
+@pytest.mark.parametrize("decorate", [
+    lambda t: t.replace("\n", "\r\n"),  # Windows line ends
+    lambda t: "\n".join(f"> {line}" for line in t.splitlines()),  # quoted in a reply
+    lambda t: "\n".join(f"    {line}" for line in t.splitlines()),  # a forum's indented code block
+    lambda t: "\n".join(f"│ {line} │" for line in t.splitlines()),  # inside a Rich panel
+])
+def test_line_ends_quote_marks_indents_and_panel_borders_are_read_through(decorate):
+    # xformers lists each kernel it tried and why; the reasons name dtypes, none of them is the fault
+    xformers = ("NotImplementedError: No operator found for `memory_efficient_attention_backward` with inputs:\n"
+                "     query       : shape=(16, 4096, 1, 80) (torch.float16)\n"
+                "     key         : shape=(16, 4096, 1, 80) (torch.float16)\n"
+                "     value       : shape=(16, 4096, 1, 80) (torch.float16)\n"
+                "     attn_bias   : <class 'torch.Tensor'>\n"
+                "     p           : 0.0\n"
+                "`flshattB` is not supported because:\n"
+                "    attn_bias type is <class 'torch.Tensor'>\n"
+                "    Computing the bias gradient is not supported (attn_bias.requires_grad = True)\n"
+                "`cutlassB` is not supported because:\n"
+                "    Broadcasting the `attn_bias` tensor is not supported (shape: (16, 4096, 4096)/ expected: (16, 1, 4096, 4096))\n"
+                "`smallkB` is not supported because:\n"
+                "    dtype=torch.float16 (supported: {torch.float32})\n"
+                "    max(query.shape[-1] != value.shape[-1]) > 32\n"
+                "    Computing the bias gradient is not supported (attn_bias.requires_grad = True)\n"
+                "    bias with non-zero stride not supported\n"
+                "    unsupported embed per head: 80")
+    assert not explain(decorate(xformers)).recognized
+    lightning = ("MisconfigurationException: Precision 'bf16-mixed' is invalid.\n"
+                 "Allowed precision values: ('64', '32', '16', 'bf16', 64, 32, 16)")
+    assert explain(decorate(lightning)).key == "lightning-precision-value"
+
+
 def test_a_wrapped_or_html_escaped_message_reads_as_the_line_it_was():
     e = explain("RuntimeError: expected mat1 and\n    mat2 to have the same dtype, but got: float != c10::Half")
     assert e.key == "matmul-dtype" and "matmul (mm/addmm)" in e.ops
@@ -1489,6 +1520,23 @@ def test_more_of_pytorch_s_own_wordings(text, key, said):
 def test_where_a_traceback_was_raised_in_ipython_and_rich_formats(frame, where):
     e = explain(frame + "\nRuntimeError: expected scalar type Float but found BFloat16")
     assert f"raised in {where}" in e.cause, e.cause
+
+
+def test_a_rich_frame_gives_its_line_from_the_marker():
+    # Rich prints a few lines around the current one and marks it with `❱`
+    text = ("╭──────────── Traceback (most recent call last) ────────────╮\n"
+            "│ /home/u/.venv/lib/python3.11/site-packages/torch/nn/modules/linear.py:116 in forward │\n"
+            "│                                                           │\n"
+            "│   115 │   def forward(self, input: Tensor) -> Tensor:      │\n"
+            "│ ❱ 116 │   │   return F.linear(input, self.weight, self.bias) │\n"
+            "│   117                                                     │\n"
+            "╰───────────────────────────────────────────────────────────╯\n"
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+            "cpu!")
+    e = explain(text)
+    assert "The failing line is `return F.linear(input, self.weight, self.bias)`" in e.cause, e.cause
+    unmarked = text.replace("❱ 116", "  116")  # a frame whose source Rich could not show: no line claimed
+    assert "The failing line" not in explain(unmarked).cause
 
 
 def test_an_older_ipython_frame_gives_its_line_from_the_arrow():

@@ -14,6 +14,8 @@ _FRAME_RE = re.compile(r'File "(?P<a>[^"]+)", line (?P<al>\d+), in (?P<af>\S+)|'
                        r'(?P<d>(?:~|/|[A-Za-z]:\\)[^\s":\[\]()]+\.py)(?:\]\([^)\s]*\))? in (?P<df>[\w.<>]+)\(')
 # the current line of an older IPython frame: `--> 420     mqloss = ...`
 _ARROW_RE = re.compile(r"^-+>\s*(\d+)\s(.*)$", re.MULTILINE)
+# the current line of a Rich frame, among the lines shown around it: `│ ❱ 116 │   return F.linear(...)   │`
+_RICH_CURRENT_RE = re.compile(r"❱\s*\d+\s*│(.*)$", re.MULTILINE)
 
 
 def _frames(text: str) -> list[tuple[str, str, str]]:
@@ -66,6 +68,11 @@ def failing_line(text: str) -> str:
     if last["d"]:  # the last frame: its `-->` line is the next one in the rest of the text
         arrow = _ARROW_RE.search(text, last.end())
         line = undecorated(arrow.group(2)) if arrow else ""
+        return line if line and len(line) <= 160 else ""
+    if last["c"]:  # Rich shows lines around the current one and marks it; its box ends with `╰`
+        end = text.find("╰", last.end())
+        current = _RICH_CURRENT_RE.search(text, last.end(), end if end >= 0 else len(text))
+        line = undecorated(current.group(1)) if current else ""
         return line if line and len(line) <= 160 else ""
     for raw in text[last.end():].splitlines()[1:3]:
         line = undecorated(raw)

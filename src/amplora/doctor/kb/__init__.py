@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 
 from amplora.doctor.kb import (accelerators, backends, devices, dtypes, exported, generic, lowbit, others,
                                patterns, quantized, runtimes, scaling, training)
@@ -87,7 +88,10 @@ def plain(text: str) -> str:
     made of file names (`[functional.py](https://...)`) turned back into the names, Markdown inline code unwrapped,
     a space that a wrapped line left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback
     pasted as one line put back, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`,
-    `\\n  File`) read as printed, and a space between CJK characters and ASCII words."""
+    `\\n  File`) read as printed, and a space between CJK characters and ASCII words; Windows line ends, quote
+    markers of a reply (`> `), the borders of a Rich panel and an indent shared by every line are dropped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = textwrap.dedent(_BOX_BORDER.sub("", _QUOTE_MARK.sub("", text)))
     text = _LINE_PREFIX.sub("", _ANSI.sub("", text))
     if "\n" not in text.strip() and _TRACEBACK_LINE.search(text):  # a traceback whose line breaks a page lost
         text = _LOST_BREAK.sub("\n", text)
@@ -100,6 +104,9 @@ def plain(text: str) -> str:
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
 
 
+# a reply's quote markers (`> `, `> > `; not a doctest's `>>>`) and a Rich panel's left and right borders
+_QUOTE_MARK = re.compile(r"^[ \t]*(?:>(?!>>)[ \t]?)+", re.MULTILINE)
+_BOX_BORDER = re.compile(r"^[ \t]*[│┃][ \t]?|[ \t]*[│┃][ \t]*$", re.MULTILINE)
 # what a terminal or launcher adds to every line: colour codes, torchrun's `[rank0]:` / `[default0]:`, a log
 # record's timestamp and level
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
