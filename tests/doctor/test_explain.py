@@ -337,6 +337,8 @@ SAMPLES = [
      "which needs one dtype", [], None),
     ("ggml-type-assert", "ggml-cuda/im2col.cu:84: GGML_ASSERT(dst->type == GGML_TYPE_F16 || dst->type == "
      "GGML_TYPE_F32) failed", [], None),
+    ("ggml-source-type", "quantize from the bf16 gguf says:\n\ncannot dequantize/convert tensor type bf16", ["bf16"],
+     None),
     ("transformer-fastpath-autocast", "File \"torch/nn/modules/transformer.py\", line 720, in forward\n"
      "    return torch._transformer_encoder_layer_fwd(\nRuntimeError: expected scalar type BFloat16 but found Float",
      ["bf16", "fp32"], None),
@@ -1112,6 +1114,20 @@ CLASS_WORDINGS = [
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
      "from Triton (cpu tensor?)"),
+    ("ao-quantized-device", "RuntimeError: Could not run 'aten::empty_strided' with arguments from the "
+     "'QuantizedCUDA' backend."),  # any op on a quantized CUDA tensor
+    ("dtype-table-key", "int8 weights lifted as CoreML inputs: 'KeyError: torch.int8' in "
+     "_construct_ct_tensor_type_from_torch"),
+    ("cpu-mixed-norm", "expect input to have scalar type of BFloat16\n\nI am getting this error."),  # prefix cut
+    ("device-mismatch", "When running the Trainer cell (DistillationTrainer), it found two devices (cuda:0 and CPU)"),
+    ("type-device-mismatch", "Input type (torch.FloatTensor) and weight type (PrivateUse1FloatType) should be the same "
+     "or input should be a MKLDNN tensor and weight is a dense tensor"),  # torch-directml
+    ("fp16-nonfinite-report", "Totally black video if I use fp16\n\nWhen I use fp16 to run the model, I get totally "
+     "black video."),
+    ("gtx16-fp16-nan", "The portrait part shows black blocks\n\nGPU: NVIDIA GeForce GTX 1660Ti"),
+    ("onnx-fp16-accuracy", "onnxruntime 1.17.0 - fp16 model of inswapper causing render issues"),
+    ("onnx-fp16-accuracy", "Loading FP16 model: inswapper_128_fp16.onnx\n\nwhen testing in live my face just becomes "
+     "blurry and glitchy"),
 ]
 
 
@@ -1205,6 +1221,15 @@ LOOKALIKE_REJECTS = [
     "model.layers.0.input_layernorm.weight",
     # the text says its fp16 run is right: no fp16 story is the fault
     "[Bug]: OpenVINO bf16 MatMul returns corrupted output on this CPU; f16 and f32 controls are correct",
+
+    # a VAE being trained (its data, epochs, reconstructions) that goes NaN: not Stable Diffusion's fp16 VAE
+    "I pass my dataset through the beta-VAE, but the reconstructions are frequently returning Nan, so the BCE loss too",
+    "I trained the model for 200 epochs, but the vae decoded to NaN when evaluating the checkpoints",
+    # the reporter's VAE already runs in float32: the NaN check's own advice is ruled out
+    "NansException: A tensor with all NaNs was produced in VAE. Try adding --no-half-vae commandline argument to fix "
+    "this.\n\nWhy? I already check auto recover VAE to float32.",
+    # a config key, not a dtype missing from a converter's table
+    "KeyError: 'torch_dtype'",
 ]
 
 
@@ -1307,6 +1332,13 @@ def test_a_kernel_story_follows_the_device_in_the_text():
      ["mask.to(other.device)"]),
     # a repository's fused CUDA activation on a CPU run: its native PyTorch version is the way out
     ("demo on cpu: upfirdn2d / fused_bias_act\nRuntimeError: input must be a CUDA tensor", ["native", "force_native"]),
+    # DataParallel copies parameters and buffers to each replica, not a plain tensor attribute
+    ("When I use two GPUs: RuntimeError: Expected all tensors to be on the same device, but found at least two "
+     "devices, cuda:0 and cuda:1!", ["dataparallel", "buffer"]),
+    # a video generator's text encoder kept on the CPU: its embeddings stay there
+    ("'RuntimeError: Expected all tensors to be on the same device' with HyVideo 1.5\n\nIt seems with "
+     "--text_encoder_cpu, the contexts need to be sent to the device", ["text encoder", "embeds.to(device)"]),
+    ("cannot dequantize/convert tensor type bf16", ["--outtype f32"]),
     # integers rounded in half precision: bf16 is exact to 256 only
     ("x = torch.tensor([300, 301, 302], dtype=torch.bfloat16).long()  # gives 300, 300, 302", ["256", "float32"]),
 ])

@@ -59,6 +59,9 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # a LoRA applied by a UI, node or loader: its weights left on the CPU are the usual device mismatch there
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
+# a text encoder kept on the CPU (video and image generators offer it to save GPU memory)
+_TEXT_ENCODER_CPU = re.compile(r"\btext[_ ]?encoders?[_ ]cpu\b|\btext[_ ]?encoders?\b[^.\n]{0,60}\b(on|to|in) (the )?cpu\b|"
+                               r"\bcpu\b[^.\n]{0,20}\b(for )?(the )?text[_ ]?encoders?\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")
 # torch.compile in the paste: a compiled graph may hold other dtypes than eager
@@ -163,6 +166,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                    "hook's `execution_device`), not on a parameter's device; a module the offload hooks miss (an "
                    "extension's, a second model's) stays on the CPU: run without that offload mode or update the "
                    "tool or extension.")
+    m = _TEXT_ENCODER_CPU.search(text)
+    if m and entry.kind == "device" and "text encoder" not in said:
+        cause.append(f"The text shows a text encoder run on the CPU (`{m.group(0)}`): its outputs (the prompt "
+                     f"embeddings, or contexts) are made on the CPU and meet the denoiser's weights on the GPU "
+                     f"unless they are moved.")
+        fix.append("Move the prompt embeddings to the denoiser's device after encoding (`embeds.to(device)`), or "
+                   "update the tool whose CPU text-encoder option leaves them there.")
     m = _LORA.search(text)
     if m and entry.key == "device-mismatch" and "cpu" in text.lower():
         cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "

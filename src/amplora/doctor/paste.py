@@ -32,7 +32,7 @@ _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTY
 _DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu\d*|CPU|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
                         r"privateuseone(?::\d+)?)\b(?!-\w)")
 # legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
-_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU)([A-Z]\w*?)(?:Type|Tensor)\b")
+_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU|PrivateUse1)([A-Z]\w*?)(?:Type|Tensor)\b")
 
 # phrases that name an op even when no kernel name is quoted
 _OP_PHRASES = [
@@ -157,7 +157,7 @@ def _typed_names(text: str) -> list[tuple[str, str]]:
         if m.group(2):
             device, name = ("cuda" if m.group(1) else "cpu"), m.group(2)
         else:
-            device, name = m.group(3).lower(), m.group(4)
+            device, name = m.group(3).lower().replace("privateuse1", "privateuseone"), m.group(4)  # DirectML's
         dtypes = extract_dtypes(name)
         out.append((device, dtypes[0] if dtypes else name))
     return out

@@ -3,7 +3,8 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS
+from amplora.doctor.kb.patterns import (CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS,
+                                        PRECISION_RULED_OUT)
 
 # backends without a dtype
 BACKENDS = (
@@ -474,7 +475,8 @@ DIFFUSION = (
        "The VAE decoder overflowed fp16's range (65504) while running in half precision, so the decoded image is NaN "
        "(black); the SD-XL and some SD-1.x VAEs are known to exceed fp16.",
        "Run the VAE in fp32 (`--no-half-vae`; in diffusers `pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
-       "where the GPU has it, or the fp16-fixed VAE (`madebyollin/sdxl-vae-fp16-fix`)."),
+       "where the GPU has it, or the fp16-fixed VAE (`madebyollin/sdxl-vae-fp16-fix`).",
+       unless=PRECISION_RULED_OUT),
     _e("sd-nans-unet", "overflow", "the fp16 UNet produced NaN",
        r"all NaNs was produced in Unet|NaNs? (was |were )?produced in (the )?Unet",
        "The UNet overflowed fp16's range (65504) in half precision, usually in cross-attention, or the GPU runs "

@@ -320,10 +320,11 @@ DEVICES = (
     _e("type-device-mismatch", "device", "a GPU tensor and a CPU tensor of the same kind",
        rf"{GPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{GPU_TYPE}",
        "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "
-       "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS), and one side, usually the weights "
+       "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS, `PrivateUse1FloatType` on "
+       "torch-directml's `privateuseone`), and one side, usually the weights "
        "of a module left on the CPU, offloaded, or created after `model.to(device)`, or a tensor kept as a plain "
        "attribute (`self.priors = torch.tensor(...)`, which `.to()` does not move), is on the cpu while the "
-       "other is on cuda (or mps).",
+       "other is on cuda (or mps, or DirectML).",
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
        "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` so "
        "that `.to()` moves them; with offloading, let the pipeline place the module."),

@@ -7,7 +7,8 @@ from amplora.doctor.kb.patterns import MATMUL, PACKED, QUANT_CONTEXT
 # norms, in-place, out=
 BUFFERS = (
     _e("cpu-mixed-norm", "mismatch", "CPU norm with input and parameters of different dtypes",
-       r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same|gamma and beta'?s data type should be float",
+       r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same|gamma and beta'?s data type should be float|"
+       r"\bexpect (input|parameter) to have scalar type of (Float|BFloat16|Half)\b",  # the same message, its prefix cut
        "On the CPU, layer_norm / group_norm / batch_norm accept a bf16/fp16 input only with float32 (Float) "
        "weight and bias, or all in one dtype; here the norm's parameters and its input disagree, often a norm "
        "module left on the CPU in half precision while the rest of the model moved.",
@@ -239,9 +240,11 @@ KERNELS = (
        "name as a string ('bfloat16', 'float16'), not 'torch.bfloat16'."),
     _e("dtype-table-key", "cpu-kernel", "a dtype missing from a converter's or kernel's dtype table",
        r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'|"
-       r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*)\b",
+       r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*|u?int(8|16)|float(16|64)|"
+       r"half|complex\d+)\b",
        "A converter or kernel looks the tensor's dtype up in a table that has no entry for it: an older "
-       "`convert.py` / export script without BF16 (bf16 safetensors), a Triton or CUTLASS kernel without "
+       "`convert.py` / export script without BF16 (bf16 safetensors), coremltools' torch-to-MIL map without "
+       "int8 (quantized weights lifted as inputs), a Triton or CUTLASS kernel without "
        "float8_e8m0fnu (the exponent-only scale format of MXFP8 / MXFP4 and block-FP8 checkpoints, which kernels "
        "expect upcast to float32), a tool without the newer fp8 types: that dtype is not supported on this path "
        "(its mapping lacks it).",

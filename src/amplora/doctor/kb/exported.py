@@ -74,8 +74,8 @@ EXPORTED = (
        "`auto_mixed_precision.auto_convert_mixed_precision` find them; or run the model in fp32.",
        context=r"onnx|\bORT\b|ReduceMean|_output_\d", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy"),
     _e("onnx-fp16-accuracy", "onnx", "an fp16 ONNX graph drifts from the fp32 model",
-       r"(fp16|float16|half)[^\n]{0,200}(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|strange|"
-       r"weird|abnormal|garbage|"
+       r"(fp16|float16|half)([^\n]{0,200}|[^\n]{0,200}\n+[^\n]{0,200})(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|strange|"
+       r"weird|abnormal|garbage|broken|glitch\w*|blurry|distort\w*|render(ing)? (issues?|problems?)|artifacts?|"
        r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
        "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "
        "transformers optimizer with `--float16`) runs every op in fp16: reductions (the ReduceMean / Pow of "
@@ -163,6 +163,12 @@ EXPORTED = (
        "another, typically BF16 weights in a GGUF or an mmproj file that this kernel does not support.",
        "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "
        "build with that type's kernel."),
+    _e("ggml-source-type", "backend", "llama.cpp cannot convert from this tensor type",
+       r"cannot (dequantize|convert)(/(dequantize|convert))? tensor type \w+",
+       "llama.cpp's quantize tool reads each tensor through its type's dequantize routine, and this build has "
+       "none for the source type named in the message (BF16 in older builds, or an already quantized type).",
+       "Quantize from an F32 (or F16) GGUF: convert with `convert_hf_to_gguf.py --outtype f32` (or `f16`), or "
+       "update llama.cpp to a build that reads that type."),
     _e("tensorrt-dtype", "backend", "TensorRT precision not supported here",
        r"(bf16|bfloat16|fp8|int8|fp16|float16|half)\w*.{0,120}(not supported|unsupported|does not support|"
        r"doesn'?t support|not available)|(not supported|unsupported|does not support).{0,80}(bf16|bfloat16|fp8|"

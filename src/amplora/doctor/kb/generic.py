@@ -89,7 +89,7 @@ FALLBACKS = (
        "release); `amplora doctor run` names the tensor and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|Expected all tensors to be on the same\s*\Z|"
-       r"found at least two devices,? [\w:]+ and [\w:]+|"
+       r"found (at least )?two devices,? \(?[\w:]+ and [\w:]+|"
        r"is not on the expected device|"
        r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
        r"(arguments|tensors) are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
@@ -118,7 +118,8 @@ FALLBACKS = (
        "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
        "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
-       "on the wrong GPU or a module was placed by hand.",
+       "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
+       "(not a parameter or buffer) stayed on cuda:0 because replicas copy only parameters and buffers to each GPU.",
        "Move the model and every input to the same device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
        "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`; "

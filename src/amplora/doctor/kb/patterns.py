@@ -17,7 +17,7 @@ QUANT_KERNEL = (r"(?<![A-Za-z0-9])(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllam
 NO_BF16_GPU = r"(T4|V100|P100|P40|K80|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|20[6-8]0 ?([Ss]uper|SUPER|Ti))"
 LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
 # legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
-GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU)\w+Type\b)"
+GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU|PrivateUse1)\w+Type\b)"
 CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
 # a text showing that the base model is quantized (a flag, a config, a layer class), not just the word "int8"
 QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
@@ -25,7 +25,7 @@ QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit
                   r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")
 # a NaN the text shows precision did not cause: the precision was changed and the NaN stayed, or GRPO's reward std
 # over a single generation per prompt (NaN before any model arithmetic)
-PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"
+PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b(fp32|float32|full precision)\b|"
                        r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"

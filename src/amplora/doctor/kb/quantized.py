@@ -103,7 +103,7 @@ QUANTIZED = (
        "layers with large activations (the first / last ones, attention outputs) unquantized."),
     _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
        r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta|UNKNOWN_TENSOR_TYPE_ID|\w*CUDA\w*)' "
-       r"backend",
+       r"backend|Could not run '[\w:.]+' with arguments from the 'QuantizedCUDA(TensorId)?' backend",
        "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "
        "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU, and this one was moved to "
        "or called with tensors on a GPU.",

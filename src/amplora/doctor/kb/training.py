@@ -31,7 +31,8 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
-                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|squares?)|"
+                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|squares?|"
+                     r"videos?|blocks?|patch(es)?)|black box(es)? (on|over|covers?|as)\b|"
                      r"(very |too |all |completely )?dark (images?|outputs?|results?|pictures?)|"
                      r"(images?|outputs?|results?) (is |are )?(very |too |all |completely )dark|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
@@ -502,8 +503,9 @@ NONFINITE_REPORTS = (
        "(just-in-time) scaling, check the weight initialization (scaled init, a smaller std), and compare with a "
        "bf16 run; fall back to bf16 where fp8 keeps diverging."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
+       # a VAE alone stands for Stable Diffusion's, decoding in fp16, not for one being trained
        NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate|"
-       r"discriminator))",
+       r"discriminator|\bepochs?\b|\bdataset\b|\breconstructions?\b|\bBCE\b|\bKL\b))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
