@@ -337,6 +337,16 @@ SAMPLES = [
      "which needs one dtype", [], None),
     ("ggml-type-assert", "ggml-cuda/im2col.cu:84: GGML_ASSERT(dst->type == GGML_TYPE_F16 || dst->type == "
      "GGML_TYPE_F32) failed", [], None),
+    ("tensorrt-onnx-input-type", "Unsupported ONNX data type: INT16 (5)\n[E] [TRT] ModelImporter.cpp:777: ERROR: "
+     "noisy_audio:266 In function importInput:\n[8] Assertion failed: convertDtype(onnxDtype.elem_type(), &trtDtype) "
+     "&& \"Failed to convert ONNX date type to TensorRT data type.\"", ["int16"], None),
+    ("legacy-constructor-device", "    y = torch.FloatTensor(audio_ref)\nTypeError: expected TensorOptions(dtype=float, "
+     "device=cpu, layout=Strided, requires_grad=false (default)) (got TensorOptions(dtype=float, device=cuda:0, "
+     "layout=Strided, requires_grad=false (default)))", [], None),
+    ("batchencoding-cast", "Attempting to cast a BatchEncoding to type torch.float16. This is not supported.", ["fp16"],
+     None),
+    ("nms-fp16-iou", "NMS gives significantly different outputs when switching boxes from FP32 to FP16.",
+     ["fp32", "fp16"], None),
     ("ggml-source-type", "quantize from the bf16 gguf says:\n\ncannot dequantize/convert tensor type bf16", ["bf16"],
      None),
     ("transformer-fastpath-autocast", "File \"torch/nn/modules/transformer.py\", line 720, in forward\n"
@@ -1118,6 +1128,14 @@ CLASS_WORDINGS = [
      "'QuantizedCUDA' backend."),  # any op on a quantized CUDA tensor
     ("dtype-table-key", "int8 weights lifted as CoreML inputs: 'KeyError: torch.int8' in "
      "_construct_ct_tensor_type_from_torch"),
+    ("sd-nans-vae", "    raise RuntimeError(f\"NaN detected in latents: {info.absolute_path}\")\nRuntimeError: NaN detected "
+     "in latents: train/5_girl/img101.png"),  # kohya's trainers caching latents
+    ("tensorrt-fp16-range", "Blank audios/ Overflow of outputs of TensorRT 10.9\n\nTensorRT fp16/bf16 engines produced "
+     "blank audios for inputs of shapes other than the optimal shapes."),
+    ("nms-fp16-iou", "I found 'mmcv.ops.nms.nms_rotated' can't supress properly on float16 tensor."),
+    ("half-slow-report", "yolov3 Fp16和 FP32 运行速度是一样的？\nGTX1080ti, tensorrt 7.0"),  # the same speed in fp16 and fp32
+    ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type struct c10::Half but got scalar type float for "
+     "sequence element 2."),  # MSVC's spelling
     ("cpu-mixed-norm", "expect input to have scalar type of BFloat16\n\nI am getting this error."),  # prefix cut
     ("device-mismatch", "When running the Trainer cell (DistillationTrainer), it found two devices (cuda:0 and CPU)"),
     ("type-device-mismatch", "Input type (torch.FloatTensor) and weight type (PrivateUse1FloatType) should be the same "
@@ -1230,6 +1248,16 @@ LOOKALIKE_REJECTS = [
     "this.\n\nWhy? I already check auto recover VAE to float32.",
     # a config key, not a dtype missing from a converter's table
     "KeyError: 'torch_dtype'",
+    # Ultralytics' AMP notice names NaN losses itself
+    "AMP: checks skipped ⚠️, offline and unable to download YOLOv8n. Setting 'amp=True'. If you experience zero-mAP or "
+    "NaN losses you can disable AMP with amp=False.",
+    # None reached a conversion that lists dtypes: an earlier failure, no dtype fault
+    "vc not defined and 'NoneType' object missing 'dtype' attribute\n\n    if data.dtype in [np.float64, np.float32, "
+    "np.float16]:\nAttributeError: 'NoneType' object has no attribute 'dtype'\nTraceback (most recent call last):\n"
+    "  File \"infer-web.py\", line 203, in vc_single\nNameError: name 'vc' is not defined",
+    # an NMS kernel without a half-precision kernel is an error, not wrong boxes
+    # NMS that is wrong in fp32 as well: not fp16's rounding
+    "NMS results are wrong with fp16 boxes, and fp32 gives the same wrong boxes too",
 ]
 
 
@@ -1339,6 +1367,14 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("'RuntimeError: Expected all tensors to be on the same device' with HyVideo 1.5\n\nIt seems with "
      "--text_encoder_cpu, the contexts need to be sent to the device", ["text encoder", "embeds.to(device)"]),
     ("cannot dequantize/convert tensor type bf16", ["--outtype f32"]),
+    # a window made on the CPU, or kept as a plain attribute, meets the audio on the GPU
+    ('File ".../torch/functional.py", line 516, in stft\nRuntimeError: Expected all tensors to be on the same device, '
+     "but found at least two devices, cuda:0 and cpu!", ["window", "device=x.device"]),
+    # an offloaded T5 encoder gets its tokens on CLIP's GPU
+    ("On setups that place the large T5 encoder on a different device than CLIP, the T5 forward raises: RuntimeError: "
+     "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu",
+     ["text encoder", "text_encoder.device"]),
+    ("Attempting to cast a BatchEncoding to type torch.float16. This is not supported.", ["pixel_values"]),
     # integers rounded in half precision: bf16 is exact to 256 only
     ("x = torch.tensor([300, 301, 302], dtype=torch.bfloat16).long()  # gives 300, 300, 302", ["256", "float32"]),
 ])

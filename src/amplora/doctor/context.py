@@ -59,9 +59,12 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # a LoRA applied by a UI, node or loader: its weights left on the CPU are the usual device mismatch there
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
-# a text encoder kept on the CPU (video and image generators offer it to save GPU memory)
-_TEXT_ENCODER_CPU = re.compile(r"\btext[_ ]?encoders?[_ ]cpu\b|\btext[_ ]?encoders?\b[^.\n]{0,60}\b(on|to|in) (the )?cpu\b|"
-                               r"\bcpu\b[^.\n]{0,20}\b(for )?(the )?text[_ ]?encoders?\b", re.IGNORECASE)
+# a text encoder kept on the CPU or another device (video and image generators offer it to save GPU memory)
+_TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
+_TEXT_ENCODER_CPU = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|"
+                               rf"different device)\b|\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
+# a short-time Fourier transform, whose window is a tensor of its own
+_STFT = re.compile(r"\b(i?stft|hann_window|TorchSTFT)\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
 _NO_CUDA = re.compile(CUDA_INIT_FAILED + r"|torch\.cuda\.is_available\(\)\W{0,6}False|CUDA is not available")
 # torch.compile in the paste: a compiled graph may hold other dtypes than eager
@@ -168,11 +171,20 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                    "tool or extension.")
     m = _TEXT_ENCODER_CPU.search(text)
     if m and entry.kind == "device" and "text encoder" not in said:
-        cause.append(f"The text shows a text encoder run on the CPU (`{m.group(0)}`): its outputs (the prompt "
-                     f"embeddings, or contexts) are made on the CPU and meet the denoiser's weights on the GPU "
-                     f"unless they are moved.")
-        fix.append("Move the prompt embeddings to the denoiser's device after encoding (`embeds.to(device)`), or "
-                   "update the tool whose CPU text-encoder option leaves them there.")
+        cause.append(f"The text shows a text encoder on the CPU or another device (`{m.group(0)}`): its inputs "
+                     f"must go to its own device, and its outputs (the prompt embeddings, or contexts) are made "
+                     f"there and meet the denoiser's weights on the GPU unless they are moved.")
+        fix.append("Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the "
+                   "prompt embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the "
+                   "tool whose text-encoder placement leaves them apart.")
+    m = _STFT.search(text)
+    if m and entry.kind == "device" and "window" not in said:
+        cause.append(f"The text shows an STFT (`{m.group(0)}`): its window (`torch.hann_window(n)`) is made on the "
+                     f"CPU unless given `device=`, and a window kept as a plain attribute is not moved by `.to()` or "
+                     f"`.cuda()`.")
+        fix.append("Make the window on the signal's device (`torch.hann_window(n, device=x.device)`) or register "
+                   "it as a buffer (`self.register_buffer('window', torch.hann_window(n))`) so that `.to()` moves "
+                   "it.")
     m = _LORA.search(text)
     if m and entry.key == "device-mismatch" and "cpu" in text.lower():
         cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "

@@ -471,10 +471,12 @@ DIFFUSION = (
        "component you call yourself to `pipe._execution_device`; if it started after an upgrade, use the diffusers "
        "release before it or the next one; without offloading (`pipe.to('cuda')`) everything is on one device."),
     _e("sd-nans-vae", "overflow", "the fp16 VAE produced NaN",
-       r"all NaNs was produced in VAE|NaNs? (was |were )?produced in (the )?VAE|no-half-vae",
-       "The VAE decoder overflowed fp16's range (65504) while running in half precision, so the decoded image is NaN "
-       "(black); the SD-XL and some SD-1.x VAEs are known to exceed fp16.",
-       "Run the VAE in fp32 (`--no-half-vae`; in diffusers `pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
+       r"all NaNs was produced in VAE|NaNs? (was |were )?produced in (the )?VAE|no-half-vae|"
+       r"NaN (detected|found) in latents",  # kohya's trainers, caching latents
+       "The VAE overflowed fp16's range (65504) while running in half precision: decoding, the image is NaN "
+       "(black); encoding images into latents for training, the latents are NaN; the SD-XL and some SD-1.x VAEs "
+       "are known to exceed fp16.",
+       "Run the VAE in fp32 (`--no-half-vae`, `--no_half_vae` in kohya's trainers; in diffusers `pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
        "where the GPU has it, or the fp16-fixed VAE (`madebyollin/sdxl-vae-fp16-fix`).",
        unless=PRECISION_RULED_OUT),
     _e("sd-nans-unet", "overflow", "the fp16 UNet produced NaN",

@@ -317,6 +317,13 @@ DEVICES = (
        fix="Pass `map_location='cpu'` to `torch.load` and to `torch.jit.load` (a library that loads a nested "
        "TorchScript module itself must pass it down, or move the module to the CPU before saving), or make the GPU "
        "visible."),
+    _e("legacy-constructor-device", "device", "a legacy CPU tensor constructor given a GPU tensor",
+       r"expected TensorOptions\(dtype=\w+, device=cpu\b[^\n]{0,200}\(got TensorOptions\(dtype=\w+, "
+       r"device=(cuda|mps|xpu)",
+       "A legacy type constructor (`torch.FloatTensor(x)`, `torch.LongTensor(x)`) makes CPU tensors only, and "
+       "the data given to it is already a tensor on the GPU (cuda, mps): it cannot wrap it.",
+       "Convert without the legacy constructor: `torch.as_tensor(x, dtype=torch.float32)` (keeps the device), "
+       "`x.float()`, or `torch.tensor(data, dtype=..., device=...)` for NumPy / list data."),
     _e("type-device-mismatch", "device", "a GPU tensor and a CPU tensor of the same kind",
        rf"{GPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{CPU_TYPE}|{CPU_TYPE}[^\n]{{0,120}}(\n\s*[^\n]{{0,40}})?{GPU_TYPE}",
        "This is a device mismatch, not a dtype one: the type names carry the device (`torch.cuda.HalfTensor` "

@@ -101,12 +101,21 @@ KERNELS = (
        "inputs)."),
     # torch.cat / torch.stack before torch 1.5 took one dtype only; later releases promote
     _e("cat-mixed-dtypes", "mismatch", "torch.cat / torch.stack of tensors with two dtypes",
-       r"Expected object of scalar type \w+( int)? but got scalar type \w+( int)? for sequence element \d+",
+       r"Expected object of scalar type (struct )?(c10::)?\w+( int)? but got scalar type (struct )?(c10::)?\w+( int)? "
+       r"for sequence element \d+",
        "`torch.cat` / `torch.stack` got a list of tensors of two dtypes, such as integer labels or positions "
        "(int64, Long) beside float features, or float64 from NumPy beside float32: the message names the dtype of "
        "the first tensor and of the element that differs, and torch before 1.5 does not promote them.",
        "Cast the odd element to the others' dtype before concatenating (`torch.cat([a, b.to(a.dtype)])`, e.g. "
        "`labels.float()`, or `.long()` for index data), or upgrade torch, which promotes to the wider dtype."),
+    _e("batchencoding-cast", "mismatch", "a tokenizer's BatchEncoding refused a dtype cast",
+       r"Attempting to cast a BatchEncoding to type \S+\. This is not supported",
+       "`BatchEncoding.to(...)` (what tokenizers and some processors return) moves its tensors to a device but "
+       "refuses a dtype and leaves them as they were, so float inputs such as `pixel_values` stay float32 while "
+       "the model runs in fp16 or bf16.",
+       "Cast the float inputs yourself: `inputs['pixel_values'] = inputs['pixel_values'].to(model.dtype)` "
+       "(token ids and masks stay integer), or call the processor so it returns a `BatchFeature`, whose "
+       "`.to(device, dtype)` casts floating tensors only."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"

@@ -177,10 +177,18 @@ EXPORTED = (
        "or newer, fast fp16/int8 need GPUs with those tensor cores, fp8 needs Ada/Hopper.",
        "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
        "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
+    _e("tensorrt-onnx-input-type", "backend", "TensorRT cannot import a tensor type of the ONNX model",
+       r"Unsupported ONNX data type: \w+|Failed to convert ONNX dat[ae] type to TensorRT data type",
+       "TensorRT's ONNX parser has no TensorRT type for this tensor's ONNX type (INT16 and UINT16, in older "
+       "releases DOUBLE or INT64 as well), most often an input or output exported straight from NumPy data such "
+       "as int16 audio or float64 features.",
+       "Re-export with float32 (or float16, int32) inputs and outputs: give `torch.onnx.export` float32 example "
+       "inputs and cast inside the model's forward (`x.float()`), then convert the data at the engine boundary "
+       "(`audio.astype(np.float32) / 32768`)."),
     _e("tensorrt-fp16-range", "backend", "an FP16 TensorRT engine overflows or drifts from fp32",
        r"outside (of )?(the )?fp16 range|Subnormal FP16 values|issues when converting weights between types|(weights|values).{0,60}(exceed|outside).{0,20}"
        r"(FP16|half) range|FP16 (overflow|underflow)|"
-       r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|"
+       r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|blank\b|"
        r"(?<!shape )(?<!size )"
        r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem))|"
        r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
+from amplora.doctor.kb.patterns import (AMP_NOTICE, DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
                                         NAN_BEYOND_TRAINING, PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
@@ -220,7 +220,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
-       context=HALF_EVIDENCE, unless=PRECISION_RULED_OUT,
+       context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT,
        cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
@@ -292,7 +292,7 @@ FALLBACKS = (
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
-       unless=r"numpy\.object_|The only supported types are|\binvalid choice: "),
+       unless=r"numpy\.object_|The only supported types are|\binvalid choice: |'NoneType' object has no attribute"),
 )
 
 

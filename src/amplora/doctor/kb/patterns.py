@@ -30,6 +30,9 @@ PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
                        r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")
+# Ultralytics' AMP notice, which names NaN losses itself ("If you experience zero-mAP or NaN losses you can disable
+# AMP"): no NaN of the user's beside it
+AMP_NOTICE = r"\A(?=.*AMP: checks (skipped|passed))(?!.*\bNaN\b(?! losses you can disable))"
 # a loss that grew before it went NaN, or a NaN that a lower learning rate avoids: divergence, which the text itself
 # tells apart from an overflow
 DIVERGED = (r"\bloss(es)?\b[^.\n]{0,30}\b(become|becomes|became|gets?|got|grows?|grew|keeps?|kept|goes|went|getting|"

@@ -4,7 +4,7 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_SAID_RIGHT, HALF_WORDS,
+from amplora.doctor.kb.patterns import (AMP_NOTICE, AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_SAID_RIGHT, HALF_WORDS,
                                         NO_BF16_GPU, PRECISION_RULED_OUT)
 
 # results that are worse or different without being non-finite
@@ -411,6 +411,19 @@ NONFINITE_REPORTS = (
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
        "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+    _e("nms-fp16-iou", "overflow", "non-maximum suppression in fp16 keeps or drops the wrong boxes",
+       r"\A(?=.*\b(nms|NMS|non_max_suppression|nms_rotated|batched_nms|box_iou)\b)(?=.*\b(fp16|FP16|float16|half|"
+       r"Half)\b)(?=.*\b(different|differ\w*|wrong|incorrect|(can'?t|cannot|not|fails? to|doesn'?t) (properly )?"
+       r"supp?ress\w*)\b)",
+       # wrong in fp32 as well: not fp16's rounding
+       unless=r"\w+Error\b|not implemented|Traceback|\b(fp32|float32|full precision)\b[^.\n]{0,60}\b(also|too|as well|"
+       r"still)\b|" + PRECISION_RULED_OUT,
+       cause="Non-maximum suppression (torchvision's `nms` and `batched_nms`, mmcv's `nms_rotated`) computes box "
+       "areas and intersections in the boxes' dtype: in fp16 coordinates of a few hundred pixels keep about three "
+       "significant digits (steps of 0.25-0.5 above 256) and areas lose more, so IoUs come out wrong and "
+       "overlapping boxes survive (or distinct ones are dropped).",
+       fix="Run NMS in float32: `nms(boxes.float(), scores.float(), iou_threshold)`; a half-precision model's "
+       "detections can stay fp16 up to NMS."),
     _e("clip-fp16-weights", "overflow", "OpenAI CLIP loaded on CUDA has fp16 weights",
        r"\A(?=.*\bclip\.load\()(?=.*(?<![A-Za-z])(nan|NaN|inf)(?![A-Za-z]))|"
        r"\A(?=.*\bCLIP\b)(?=.*\b(encode_image|encode_text)\b)(?=.*(?<![A-Za-z])(nan|NaN)(?![A-Za-z]))",
@@ -458,6 +471,7 @@ NONFINITE_REPORTS = (
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
        r"(seems to be |is |gets? )?stuck|never finish\w*)\b|"
+       r"(fp16|bf16|bfloat16|float16)[^\n]{0,40}(速度[^\n]{0,6}(一样|相同|差不多)|没有(加速|提速|变快|提升)|更慢|变慢)|"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|freez\w*|hang(s|ing)?)\b(?:[^.\n]|\.(?=\w)){0,80}"
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
        r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b",
@@ -517,5 +531,5 @@ NONFINITE_REPORTS = (
        "lower learning rate if the loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
        "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
-       unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + PRECISION_RULED_OUT),
+       unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
 )
