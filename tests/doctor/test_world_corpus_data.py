@@ -94,16 +94,17 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout75", 36), ("heldout76", 30), ("heldout77", 38),
                                          ("heldout78", 22), ("heldout79", 45), ("heldout80", 50),
                                          ("heldout81", 47), ("heldout82", 30), ("heldout83", 24),
-                                         ("heldout84", 54), ("heldout86", 45), ("heldout87", 44), ("heldout88", 42)])
+                                         ("heldout84", 54), ("heldout86", 45), ("heldout87", 44), ("heldout88", 42),
+                                         ("heldout89", 42), ("heldout90", 29), ("heldout91", 49)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
     kinds = Counter(r["kind"] for r in held)
     # heldout71's federated-learning and privacy threads held few faults, and heldout76's 3D-perception and
-    # heldout78's video, heldout82's meta-learning, heldout83's anomaly-detection, heldout86's face-swapping and
-    # heldout88's model-compression ones
+    # heldout78's video, heldout82's meta-learning, heldout83's anomaly-detection, heldout86's face-swapping,
+    # heldout88's model-compression and heldout90's diffusion-trainer ones
     assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
-                              "heldout83": 10, "heldout86": 17, "heldout88": 19}.get(split, 20)
+                              "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19}.get(split, 20)
     assert kinds["reject"] >= 9
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -224,7 +225,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (86, "heldout85", "w16100", 5, 6, 7),
     (87, "heldout86", "w16301", 17, 28, 28),
     (88, "heldout87", "w16500", 23, 21, 32),
-    (89, "heldout88", "w16700", 19, 23, 28)])
+    (89, "heldout88", "w16700", 19, 23, 28),
+    (90, "heldout89", "w16900", 24, 18, 33),
+    (91, "heldout90", "w17100", 19, 10, 15),
+    (92, "heldout91", "w17300", 30, 19, 35)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -245,7 +249,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62, 68, 69, 80) else 4 if number in (41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79) else
-                                                 3 if number in (61, 72, 81, 83) else 2 if number == 86 else 6 if number >= 22 else 7)
+                                                 3 if number in (61, 72, 81, 83, 91) else 2 if number == 86 else 6 if number >= 22 else 7)
 
 
 def test_rule_texts_are_dev(records):
@@ -294,7 +298,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout76") + wc.load("heldout77") + wc.load("heldout78")
               + wc.load("heldout79") + wc.load("heldout80") + wc.load("heldout81") + wc.load("heldout82")
               + wc.load("heldout83") + wc.load("heldout84") + wc.load("heldout85") + wc.load("heldout86")
-              + wc.load("heldout87") + wc.load("heldout88"))
+              + wc.load("heldout87") + wc.load("heldout88") + wc.load("heldout89") + wc.load("heldout90")
+              + wc.load("heldout91"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

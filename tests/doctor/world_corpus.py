@@ -105,11 +105,13 @@ quantum models, OCR and document AI), and `heldout82` and `heldout83` (w15500 an
 each, and meta-learning, continual and few-shot learning, image anomaly detection), and `heldout84` and `heldout85`
 (w15900 and w16100 on: 18 more fixed queries each, and image restoration and learned compression, knowledge editing
 and machine unlearning), and `heldout86` to `heldout88` (w16300, w16500 and w16700 on: 18 more fixed queries each, and
-face swapping and portrait animation, video and 3D generation, model compression).
+face swapping and portrait animation, video and 3D generation, model compression), and `heldout89` to `heldout91`
+(w16900, w17100 and w17300 on: 18 more fixed queries each, and speech synthesis, diffusion-model trainers, object
+detection).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout88 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout91 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -141,7 +143,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout68", "heldout69", "heldout70", "heldout71", "heldout72",
           "heldout73", "heldout74", "heldout75", "heldout76",
           "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83",
-          "heldout84", "heldout85", "heldout86", "heldout87", "heldout88")
+          "heldout84", "heldout85", "heldout86", "heldout87", "heldout88", "heldout89", "heldout90", "heldout91")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -392,6 +394,12 @@ BATCH85_FROM = 16100
 BATCH86_FROM = 16300
 BATCH87_FROM = 16500
 BATCH88_FROM = 16700
+# The eighty-ninth to ninety-first (two collectors each: 18 more queries fixed in advance in rank order, and speech
+# synthesis and voice conversion; diffusion-model trainers; object detection), the same way ("heldout89" to
+# "heldout91").
+BATCH89_FROM = 16900
+BATCH90_FROM = 17100
+BATCH91_FROM = 17300
 
 
 def batch(record: dict) -> int:
@@ -421,8 +429,9 @@ def batch(record: dict) -> int:
     (w13700-w13899, w13900-w14099, w14100-w14299, w14300-w14499), 78 to 80 for the seventy-seventh to
     seventy-ninth (w14500-w14699, w14700-w14899, w14900-w15099), 81 and 82 for the eightieth and eighty-first
     (w15100-w15299, w15300-w15499), 83 and 84 for the eighty-second and eighty-third (w15500-w15699,
-    w15700-w15899), 85 and 86 for the eighty-fourth and eighty-fifth (w15900-w16099, w16100-w16299), 87 to 89 for the eighty-sixth
-    to eighty-eighth (w16300-w16499, w16500-w16699, w16700 on)."""
+    w15700-w15899), 85 and 86 for the eighty-fourth and eighty-fifth (w15900-w16099, w16100-w16299), 87 to 89
+    for the eighty-sixth to eighty-eighth (w16300-w16499, w16500-w16699, w16700-w16899), 90 to 92 for the
+    eighty-ninth to ninety-first (w16900-w17099, w17100-w17299, w17300 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -437,7 +446,8 @@ def batch(record: dict) -> int:
               BATCH68_FROM, BATCH69_FROM, BATCH70_FROM, BATCH71_FROM, BATCH72_FROM,
               BATCH73_FROM, BATCH74_FROM, BATCH75_FROM, BATCH76_FROM,
               BATCH77_FROM, BATCH78_FROM, BATCH79_FROM, BATCH80_FROM, BATCH81_FROM, BATCH82_FROM,
-              BATCH83_FROM, BATCH84_FROM, BATCH85_FROM, BATCH86_FROM, BATCH87_FROM, BATCH88_FROM)
+              BATCH83_FROM, BATCH84_FROM, BATCH85_FROM, BATCH86_FROM, BATCH87_FROM, BATCH88_FROM,
+              BATCH89_FROM, BATCH90_FROM, BATCH91_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -458,7 +468,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout88' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout91' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -506,7 +516,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 89}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 92}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
