@@ -94,6 +94,16 @@ CASES = {
     "nan_fp16_hook_penalty": dict(
         phase="forward", module="the forward hook `penalty_hook` of Sequential", op="aten.sum", dtype="fp16",
         value="inf", culprit=["overflowed fp16", "65504"], fix=["fp32"], inputs=["self: fp16 [64x256]"]),
+    # D^-1/2 of a graph whose unreached nodes have degree 0: 0 ** -0.5 is inf in fp32 too, no overflow
+    "nan_degree_zero_power": dict(
+        phase="forward", module="GCN", op="aten.pow", dtype="fp32", value="inf",
+        culprit=["raised exact zeros to the power -0.5"], fix=["deg.clamp(min=1).pow(-0.5)", "self loops"],
+        inputs=["exponent: constant -0.5"]),
+    # `.half()` for an fp16 export casts a mean buffer of about 85,000 to inf: the buffer is named by its path
+    "nan_fp16_cast_buffer": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten._to_copy", dtype="fp16",
+        value="inf", culprit=["overflowed its buffer `0.mean`", "65504"], fix=["`.float()`", "bf16"],
+        inputs=["self: fp32 [3]"], input_beyond_limit=True),
 }
 
 
@@ -108,7 +118,7 @@ def _check(d: dict, case: dict) -> None:
     for text in case["inputs"]:
         assert any(text in line for line in d["inputs"]), (text, d["inputs"])
     limit = {"fp16": 65504.0, "fp32": 3.4028234663852886e38}[d["dtype"]]
-    assert d["limit"] == pytest.approx(limit) and 0 <= d["largest"] <= limit
+    assert d["limit"] == pytest.approx(limit) and 0 <= d["largest"] <= limit or case.get("input_beyond_limit")
     assert d["cause"].strip() and d["cause"].count(". ") == 0, "cause is one sentence"
 
 

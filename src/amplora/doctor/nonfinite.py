@@ -263,6 +263,16 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`"
                + ("; sum the log-probabilities instead of multiplying the probabilities "
                   "(`logp.gather(-1, ids[..., None]).squeeze(-1).sum(-1)`)" if product else ""))
+    elif (op.startswith("aten.pow") and any(r == "exponent" and isinstance(v, (int, float)) and v < 0
+                                            for r, v in b.scalars)
+          and any(r == "self" and bool((t == 0).any()) for r, t in b.inputs)):
+        exponent = next(v for r, v in b.scalars if r == "exponent")
+        culprit = f"{op}{where} raised exact zeros to the power {exponent:g} ({dt}): 0 to a negative power is inf"
+        cause = (f"{op} got a 0 raised to {exponent:g}: a degree, count or norm that is 0 (a graph node without "
+                 f"edges, an empty row or bag, a padded position) in a normalisation such as D^-1/2 or 1/n is inf, "
+                 f"and the inf times the 0s around it gives NaN.")
+        fix = ("clamp it before the power (`deg.clamp(min=1).pow(-0.5)`, or add self loops so no degree is 0), or "
+               "set the infs to 0 afterwards (`d = d.masked_fill(d.isinf(), 0)`)")
     elif op in ("aten.rsqrt", "aten.reciprocal") and any(bool((t == 0).any()) for _, t in b.inputs):
         tiny = _smallest(dtype)
         culprit = f"{op}{where} got exact zeros ({dt}): 1/0 = inf"
@@ -271,6 +281,17 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                     "is missing or too small."))
         fix = ("add an eps the dtype holds (1e-5 or more in fp16), or compute the norm in fp32 (`x.float()`) and cast "
                "the result back")
+    elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast:
+        kind, name = b.facts.cast.split(" ", 1)
+        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
+        culprit = (f"casting the model to {dt} overflowed its {kind} `{name}`: values up to {_num(in_max)} are "
+                   f"beyond {dt}'s limit {_num(limit)}")
+        cause = (f"`.half()` / `.to({dtype})` casts every parameter and buffer, and the {kind} `{name}` holds values "
+                 f"beyond {_num(limit)} (a mean or variance of raw features such as amounts or incomes, a large "
+                 f"constant or table), which become inf, so everything computed from it is inf or NaN.")
+        fix = (f"keep the module that holds `{name}` in fp32 after the cast (`model.half()`, then that module's "
+               f"`.float()`, casting its input to fp32 and its output back), or scale the data before the model so "
+               f"such statistics stay small; or use bf16, which has fp32's range")
     elif b.tier == 0 and low and "inf" in b.value:
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
