@@ -347,6 +347,12 @@ SAMPLES = [
      None),
     ("nms-fp16-iou", "NMS gives significantly different outputs when switching boxes from FP32 to FP16.",
      ["fp32", "fp16"], None),
+    ("kernel-dispatch-dtype", "RuntimeError: at::Tensor qk_int8_sv_f8_accum_f32_attn(at::Tensor, at::Tensor, int, "
+     "float) failed to dispatch data type Float", ["fp32"], None),
+    ("svdquant-int4-fp4", "!!! Exception during processing !!! Please use \"int4\" quantization for Turing, Ampere and "
+     "Ada GPUs.", [], None),
+    ("audio-writer-dtype", "ValueError: No format found for dtype torch.bfloat16; dtype must be one of [torch.uint8, "
+     "torch.int16, torch.int32, torch.int64, torch.float32, torch.float64].", ["bf16"], None),
     ("ggml-source-type", "quantize from the bf16 gguf says:\n\ncannot dequantize/convert tensor type bf16", ["bf16"],
      None),
     ("transformer-fastpath-autocast", "File \"torch/nn/modules/transformer.py\", line 720, in forward\n"
@@ -1136,6 +1142,10 @@ CLASS_WORDINGS = [
     ("half-slow-report", "yolov3 Fp16和 FP32 运行速度是一样的？\nGTX1080ti, tensorrt 7.0"),  # the same speed in fp16 and fp32
     ("cat-mixed-dtypes", "RuntimeError: Expected object of scalar type struct c10::Half but got scalar type float for "
      "sequence element 2."),  # MSVC's spelling
+    ("svdquant-int4-fp4", "GPU 0 (NVIDIA GeForce RTX 5070 Ti)\n[info] Loading weights from models/svdq-int4-flux.1-schnell"
+     "\nAssertion failed: this->shape.dataExtent == other.shape.dataExtent"),  # an INT4 build on a Blackwell card
+    ("ctranslate2-compute-type", "Whisper compute_type float16 does not work on older GPUs\n\nOlder GPUs like GTX1080 "
+     "cant use float16, so it needs int8."),  # told in words
     ("cpu-mixed-norm", "expect input to have scalar type of BFloat16\n\nI am getting this error."),  # prefix cut
     ("device-mismatch", "When running the Trainer cell (DistillationTrainer), it found two devices (cuda:0 and CPU)"),
     ("type-device-mismatch", "Input type (torch.FloatTensor) and weight type (PrivateUse1FloatType) should be the same "
@@ -1256,6 +1266,16 @@ LOOKALIKE_REJECTS = [
     "np.float16]:\nAttributeError: 'NoneType' object has no attribute 'dtype'\nTraceback (most recent call last):\n"
     "  File \"infer-web.py\", line 203, in vc_single\nNameError: name 'vc' is not defined",
     # an NMS kernel without a half-precision kernel is an error, not wrong boxes
+    # NaN in a VAE trained from scratch: a training instability, not Stable Diffusion's fp16 VAE
+    "loss nan in VAE training\n\nWhen I use your training code to train from scratch, the loss becomes NaN after a "
+    "certain number of steps.",
+    # the reporter tried float32 and float16: the NaN is not fp16's
+    "AutoencoderKL encoder outputs NaN for large images. I tried with float32, float16, with and without xFormers.",
+    # fp32 after fp16 and still NaN; the GPU's missing fp16 is not what the text reports
+    "I am running this on k80 and as it doesn't support fp16 I switch to fp32 but loss is nan now.",
+    # NumPy's removed alias names float64 in its advice, no tensor dtypes met
+    "AttributeError: module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias for the builtin "
+    "`float`. If you specifically wanted the numpy scalar type, use `np.float64` here.",
     # NMS that is wrong in fp32 as well: not fp16's rounding
     "NMS results are wrong with fp16 boxes, and fp32 gives the same wrong boxes too",
 ]

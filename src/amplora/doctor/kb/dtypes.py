@@ -108,6 +108,12 @@ KERNELS = (
        "the first tensor and of the element that differs, and torch before 1.5 does not promote them.",
        "Cast the odd element to the others' dtype before concatenating (`torch.cat([a, b.to(a.dtype)])`, e.g. "
        "`labels.float()`, or `.long()` for index data), or upgrade torch, which promotes to the wider dtype."),
+    _e("audio-writer-dtype", "numpy", "an audio writer refused a half-precision waveform",
+       r"No format found for dtype torch\.(bfloat16|float16|half)",
+       "`torchaudio.save` (and the soundfile / ffmpeg writers behind it) encodes uint8, int16, int32, int64, "
+       "float32 and float64 samples only, and the waveform came out of a bf16 or fp16 model in its dtype.",
+       "Cast the waveform before saving: `torchaudio.save(path, wav.float().cpu(), sr)` (or `.to(torch.float32)`); "
+       "for NumPy writers, `wav.float().cpu().numpy()`."),
     _e("batchencoding-cast", "mismatch", "a tokenizer's BatchEncoding refused a dtype cast",
        r"Attempting to cast a BatchEncoding to type \S+\. This is not supported",
        "`BatchEncoding.to(...)` (what tokenizers and some processors return) moves its tensors to a device but "
@@ -462,7 +468,8 @@ KERNELS = (
        "`torch.set_default_dtype(torch.float64)` so that every tensor a library creates is float64 too (one dtype "
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
        "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
-       unless=r"(does ?n[o']t|does not|do not) support (float64|double)"),  # a device without float64 instead
+       # a device without float64 instead; NumPy's removed `np.float` alias
+       unless=r"(does ?n[o']t|does not|do not) support (float64|double)|module 'numpy' has no attribute"),
     _e("integer-tensor-division", "out-buffer", "`/` between integer tensors refused (torch 1.5 and 1.6)",
        r"Integer division of tensors using div or / is no longer supported",
        "torch 1.5 and 1.6 refused `/` between integer tensors (it floor-divided before and divides truly from 1.7), "

@@ -150,6 +150,13 @@ FALLBACKS = (
        "`torch_dtype`) but the input was not, or the input was cast and a layer was not.",
        "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
        "`torch.autocast`, which casts both."),
+    _e("kernel-dispatch-dtype", "cpu-kernel", "a compiled kernel has no version for this dtype",
+       r"\bfailed to dispatch data type (Float|Double|BFloat16|Half|Float8\w*)\b",
+       "A compiled extension kernel (SageAttention's and other quantized attention or GEMM kernels) dispatches only "
+       "the dtypes it was built for, usually fp16 and bf16, and got a tensor of another (a float32 query, key, value "
+       "or output buffer).",
+       "Give the kernel fp16 or bf16 tensors: run the model in half precision (or under `torch.autocast`), or cast "
+       "at the call (`q.to(torch.float16)`, and any output buffer too), and cast the result back."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
        r"\"?\b\w*(cuda|cudnn|gpu)\w*\" not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
@@ -271,7 +278,9 @@ FALLBACKS = (
        "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU and for float64 data on an "
        "accelerator: `.float()`), or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); upgrade "
        "the library or torch if a newer release adds the dtype.",
-       unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named"),
+       # a NaN that stayed after the switch to fp32 is what the text reports, not the dtype it left
+       unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named|"
+       + PRECISION_RULED_OUT),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(?<![A-Za-z0-9])(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"

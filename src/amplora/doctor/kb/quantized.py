@@ -101,6 +101,13 @@ QUANTIZED = (
        "range (65504) and overflow to inf/NaN or garbage, while the same model in bf16 or fp32 is fine.",
        fix="Run the quantized model in bf16 (`torch_dtype=torch.bfloat16`, fp32's range) or fp32, or leave the "
        "layers with large activations (the first / last ones, attention outputs) unquantized."),
+    _e("svdquant-int4-fp4", "device-capability", "an SVDQuant (nunchaku) model built for another GPU generation",
+       r"Please use \W?(int4|fp4|nvfp4)\W? quantization for|\A(?=.*\bsvdq-int4)(?=.*\b(RTX ?50[5-9]0|Blackwell|B200|"
+       r"sm_?120)\b)",
+       "SVDQuant models (nunchaku) come in two builds: INT4 weights for Turing, Ampere and Ada GPUs, and FP4 (NVFP4) "
+       "weights for Blackwell (RTX 50xx, B200), whose kernels run only on the generation they were built for.",
+       "Download the variant for the GPU: `svdq-int4-...` on RTX 20xx/30xx/40xx, `svdq-fp4-...` on RTX 50xx and "
+       "other Blackwell GPUs."),
     _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
        r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta|UNKNOWN_TENSOR_TYPE_ID|\w*CUDA\w*)' "
        r"backend|Could not run '[\w:.]+' with arguments from the 'QuantizedCUDA(TensorId)?' backend",

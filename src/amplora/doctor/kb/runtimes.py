@@ -190,7 +190,9 @@ RUNTIMES = (
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"
        r"Requested \w+ compute type\b|"
-       r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper))(?=.*CUBLAS_STATUS_NOT_SUPPORTED)",
+       r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper))(?=.*CUBLAS_STATUS_NOT_SUPPORTED)|"
+       r"\bcompute[_ ]type\W{0,3}(float16|bfloat16|int8\w*)\b[^\n]{0,60}\b(does not|doesn'?t|won'?t|can'?t|cannot) "
+       r"(work|run|use)\b|\A(?=.*\bcompute[_ ]type\b).*\b(can'?t|cannot) use (float16|bfloat16|int8)\b",  # in words
        "CTranslate2 (faster-whisper, WhisperX and other CTranslate2 models) was asked for a `compute_type` the "
        "device has no efficient kernels for: its CPU backends have no float16 / bfloat16 GEMM (int8, int8_float32, "
        "int16 and float32 only), float16 needs a GPU of compute capability >= 7.0 and bfloat16 >= 8.0, int8 "

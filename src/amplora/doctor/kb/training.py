@@ -519,7 +519,8 @@ NONFINITE_REPORTS = (
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        # a VAE alone stands for Stable Diffusion's, decoding in fp16, not for one being trained
        NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate|"
-       r"discriminator|\bepochs?\b|\bdataset\b|\breconstructions?\b|\bBCE\b|\bKL\b))",
+       r"discriminator|\bepochs?\b|\bdataset\b|\breconstructions?\b|\bBCE\b|\bKL\b|\bfrom scratch\b|"
+       r"\b(VAE|autoencoder) training\b|\btrain\w* (a |the |my |our )?(VAE|autoencoder)\b))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
        "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
