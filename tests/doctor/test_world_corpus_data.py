@@ -95,7 +95,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout78", 22), ("heldout79", 45), ("heldout80", 50),
                                          ("heldout81", 47), ("heldout82", 30), ("heldout83", 24),
                                          ("heldout84", 54), ("heldout86", 45), ("heldout87", 44), ("heldout88", 42),
-                                         ("heldout89", 42), ("heldout90", 29), ("heldout91", 49)])
+                                         ("heldout89", 42), ("heldout90", 29), ("heldout91", 49),
+                                         ("heldout92", 41), ("heldout93", 38), ("heldout94", 46)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -228,7 +229,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (89, "heldout88", "w16700", 19, 23, 28),
     (90, "heldout89", "w16900", 24, 18, 33),
     (91, "heldout90", "w17100", 19, 10, 15),
-    (92, "heldout91", "w17300", 30, 19, 35)])
+    (92, "heldout91", "w17300", 30, 19, 35),
+    (93, "heldout92", "w17500", 22, 19, 24),
+    (94, "heldout93", "w17700", 22, 16, 21),
+    (95, "heldout94", "w17900", 27, 19, 30)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -299,7 +303,7 @@ def test_load_filters_by_split(records):
               + wc.load("heldout79") + wc.load("heldout80") + wc.load("heldout81") + wc.load("heldout82")
               + wc.load("heldout83") + wc.load("heldout84") + wc.load("heldout85") + wc.load("heldout86")
               + wc.load("heldout87") + wc.load("heldout88") + wc.load("heldout89") + wc.load("heldout90")
-              + wc.load("heldout91"))
+              + wc.load("heldout91") + wc.load("heldout92") + wc.load("heldout93") + wc.load("heldout94"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
