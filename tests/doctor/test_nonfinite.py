@@ -104,6 +104,12 @@ CASES = {
         phase="the script's own code (outside any module)", module=None, op="aten._to_copy", dtype="fp16",
         value="inf", culprit=["overflowed its buffer `0.mean`", "65504"], fix=["`.float()`", "bf16"],
         inputs=["self: fp32 [3]"], input_beyond_limit=True),
+    # a static loss scale of 2**16 in pure fp16: a bias every logit shares sums the scaled gradients past 65504 in
+    # backward, and SGD applies the non-finite gradient
+    "nan_fp16_shared_bias_grad": dict(
+        phase="optimizer step", module="", op="SGD.step", dtype="fp16", value="NaN",
+        culprit=["logit_bias", "whose gradient was already NaN"], fix=["GradScaler", "bf16"],
+        inputs=["grad: fp16"]),
 }
 
 

@@ -417,6 +417,17 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         fix = (f"keep optimizer state in the weights' dtype ({dt}): create it with `torch.zeros_like(p)` (no "
                f"`dtype=torch.{'float16' if hdt == 'fp16' else 'bfloat16'}`) in {where}; state that must stay "
                f"{hdt} needs eps >= 1e-4 and values within its range")
+    elif g is not None and not bool(torch.isfinite(g.detach()).all()):
+        # the step only applied what backward made: an overflow there that no scaler caught
+        gdt = dtype_name(g.dtype)
+        culprit = f"{culprit}, whose gradient was already {'inf' if _state(g.detach())[0] else 'NaN'}"
+        cause = (f"The gradient of {name} was non-finite before {opt}'s step: backward overflowed {gdt} ("
+                 f"{_num(float(torch.finfo(g.dtype).max))}), most often a loss multiplied by a fixed scale (2**16 "
+                 f"in fp16) or many gradients summed into one parameter (a bias or temperature every logit shares), "
+                 f"and nothing skipped the step.")
+        fix = ("let `torch.amp.GradScaler` scale the loss (it lowers the loss scale and skips steps whose gradients "
+               "are inf) with fp32 master weights, or keep the loss and such shared parameters in fp32; or train in "
+               "bf16, which needs no loss scaling")
     elif low and 0 < gmax and (lr if isinstance(lr, (int, float)) else 1.0) * gmax < 1.0:
         # a step of lr x |g| < 1 cannot pass 65504: the update divided by something that was 0 in half precision
         cause = (f"{opt.capitalize() if optimizer is None else opt} made {dt} weights {value} from small finite "
