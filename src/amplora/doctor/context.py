@@ -118,6 +118,36 @@ _PER_GPU_LAUNCH = re.compile(r"torchrun|NPROC_PER_NODE|nproc[_-]per[_-]node|acce
                              r"torch\.distributed\.(launch|run)|\bmpirun\b|--num_processes", re.IGNORECASE)
 
 
+# what the text shows around a device fault: (pattern, a word the answer must not already hold ("{}": the match
+# itself; None: none), the sentence for the cause with the match in it, the one for the fix)
+_DEVICE_SCENES = [
+    (_SECOND_MODEL, "{}",
+     "The text names a second model (`{}`): a teacher, EMA, reference or reward model loaded apart from the trained "
+     "one stays where it was loaded (the CPU, or cuda:0 in every process of a multi-GPU run) unless it is moved too.",
+     "Move that model to each process's device as well (`teacher.to(device)` with `device = torch.device('cuda', "
+     "local_rank)`, or `accelerator.prepare` / `accelerator.device`) before its forward."),
+    (_OFFLOAD, None,
+     "The text shows CPU offload (`{}`): offload hooks move each module's weights to the accelerator only for its "
+     "forward, so its parameters report the CPU, and inputs placed with `next(module.parameters()).device` land on "
+     "the wrong device.",
+     "Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the hook's "
+     "`execution_device`), not on a parameter's device; a module the offload hooks miss (an extension's, a second "
+     "model's) stays on the CPU: run without that offload mode or update the tool or extension."),
+    (_TEXT_ENCODER_CPU, "text encoder",
+     "The text shows a text encoder on the CPU or another device (`{}`): its inputs must go to its own device, and "
+     "its outputs (the prompt embeddings, or contexts) are made there and meet the denoiser's weights on the GPU "
+     "unless they are moved.",
+     "Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the prompt "
+     "embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the tool whose "
+     "text-encoder placement leaves them apart."),
+    (_STFT, "window",
+     "The text shows an STFT (`{}`): its window (`torch.hann_window(n)`) is made on the CPU unless given `device=`, "
+     "and a window kept as a plain attribute is not moved by `.to()` or `.cuda()`.",
+     "Make the window on the signal's device (`torch.hann_window(n, device=x.device)`) or register it as a buffer "
+     "(`self.register_buffer('window', torch.hann_window(n))`) so that `.to()` moves it."),
+]
+
+
 def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str) -> tuple[str, str]:
     """(a sentence for the cause, a sentence for the fix) from what the paste shows besides the message (its
     exception line `exception`, the dtypes it names `dtypes`): a mixed precision setting, a GPU without bf16, the
@@ -152,39 +182,11 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"target's hidden states.")
         fix.append("Run the draft model in the target's dtype (the server's `--dtype` for both, or `torch_dtype=` "
                    "given to both `from_pretrained` calls).")
-    m = _SECOND_MODEL.search(text)
-    if m and entry.kind == "device" and m.group(0).lower() not in said:
-        cause.append(f"The text names a second model (`{m.group(0)}`): a teacher, EMA, reference or reward model "
-                     f"loaded apart from the trained one stays where it was loaded (the CPU, or cuda:0 in every "
-                     f"process of a multi-GPU run) unless it is moved too.")
-        fix.append("Move that model to each process's device as well (`teacher.to(device)` with "
-                   "`device = torch.device('cuda', local_rank)`, or `accelerator.prepare` / `accelerator.device`) "
-                   "before its forward.")
-    m = _OFFLOAD.search(text)
-    if m and entry.kind == "device":
-        cause.append(f"The text shows CPU offload (`{m.group(0)}`): offload hooks move each module's weights to the "
-                     f"accelerator only for its forward, so its parameters report the CPU, and inputs placed with "
-                     f"`next(module.parameters()).device` land on the wrong device.")
-        fix.append("Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the "
-                   "hook's `execution_device`), not on a parameter's device; a module the offload hooks miss (an "
-                   "extension's, a second model's) stays on the CPU: run without that offload mode or update the "
-                   "tool or extension.")
-    m = _TEXT_ENCODER_CPU.search(text)
-    if m and entry.kind == "device" and "text encoder" not in said:
-        cause.append(f"The text shows a text encoder on the CPU or another device (`{m.group(0)}`): its inputs "
-                     f"must go to its own device, and its outputs (the prompt embeddings, or contexts) are made "
-                     f"there and meet the denoiser's weights on the GPU unless they are moved.")
-        fix.append("Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the "
-                   "prompt embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the "
-                   "tool whose text-encoder placement leaves them apart.")
-    m = _STFT.search(text)
-    if m and entry.kind == "device" and "window" not in said:
-        cause.append(f"The text shows an STFT (`{m.group(0)}`): its window (`torch.hann_window(n)`) is made on the "
-                     f"CPU unless given `device=`, and a window kept as a plain attribute is not moved by `.to()` or "
-                     f"`.cuda()`.")
-        fix.append("Make the window on the signal's device (`torch.hann_window(n, device=x.device)`) or register "
-                   "it as a buffer (`self.register_buffer('window', torch.hann_window(n))`) so that `.to()` moves "
-                   "it.")
+    for pattern, word, about, advice in _DEVICE_SCENES:
+        m = pattern.search(text)
+        if m and entry.kind == "device" and not (word and word.format(m.group(0).lower()) in said):
+            cause.append(about.format(m.group(0)))
+            fix.append(advice)
     m = _LORA.search(text)
     if m and entry.key == "device-mismatch" and "cpu" in text.lower():
         cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "
