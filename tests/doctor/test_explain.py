@@ -1146,6 +1146,13 @@ CLASS_WORDINGS = [
      "\nAssertion failed: this->shape.dataExtent == other.shape.dataExtent"),  # an INT4 build on a Blackwell card
     ("ctranslate2-compute-type", "Whisper compute_type float16 does not work on older GPUs\n\nOlder GPUs like GTX1080 "
      "cant use float16, so it needs int8."),  # told in words
+    ("fp8-capability", "FP8 checkpoints crash on pre-SM89 GPUs (RTX 2080 Ti / sm_75) with:\n\nNo feasible kernel found "
+     "for the problem: sm75_f16_e4m3b128_f16"),  # TurboMind's GEMM dispatch
+    ("kernel-dispatch-dtype", "RuntimeError: Error: turbomind has not been built with fp32 support."),
+    ("kernel-dispatch-dtype", "q = torch.empty(16, 32, 128, dtype=torch.float8_e4m3fn)\nBatchDecodeWithPaddedKVCache "
+     "kernel launch failed: supported data type"),
+    ("flash-attn-dtype", "I tried switching out bf16 for fp16 but some hidden layers are autocast to fp32 and this "
+     "causes training to crash if flash attention is enabled."),  # told in words
     ("cpu-mixed-norm", "expect input to have scalar type of BFloat16\n\nI am getting this error."),  # prefix cut
     ("device-mismatch", "When running the Trainer cell (DistillationTrainer), it found two devices (cuda:0 and CPU)"),
     ("type-device-mismatch", "Input type (torch.FloatTensor) and weight type (PrivateUse1FloatType) should be the same "
@@ -1387,6 +1394,9 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("'RuntimeError: Expected all tensors to be on the same device' with HyVideo 1.5\n\nIt seems with "
      "--text_encoder_cpu, the contexts need to be sent to the device", ["text encoder", "embeds.to(device)"]),
     ("cannot dequantize/convert tensor type bf16", ["--outtype f32"]),
+    # a kernel's dtype check names the two tensors it compares
+    ('  File "aiter/jit/core.py", line 631, in wrapper\nRuntimeError: gating_output.dtype() == '
+     "correction_bias.dtype()", ["`gating_output` and `correction_bias`"]),
     # a window made on the CPU, or kept as a plain attribute, meets the audio on the GPU
     ('File ".../torch/functional.py", line 516, in stft\nRuntimeError: Expected all tensors to be on the same device, '
      "but found at least two devices, cuda:0 and cpu!", ["window", "device=x.device"]),

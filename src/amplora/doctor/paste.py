@@ -265,8 +265,8 @@ def _named_operands(text: str) -> str:
     return ""
 
 
-# device messages that name the tensor or the sides that are off: (pattern, the sentence its groups fill)
-_DEVICE_SENTENCES = (
+# messages that name the tensors or the sides that are off: (pattern, the sentence its groups fill)
+_NAMED_SENTENCES = (
     (r"found input tensor at (\S+?) and parameter tensor at (\S+?)(?:[\s!.,]|$)",
      "Here the input is on {0} and the parameters on {1}."),
     # the check names the argument that is off
@@ -279,6 +279,9 @@ _DEVICE_SENTENCES = (
     # a module that pinned its tensors' device when it was set up
     (r"\bThe device of [\"'`]?(\w+)[\"'`]? has changed\b",
      "Here `{0}` arrives on another device than the one it was on when the module was set up."),
+    # a kernel's own check that two of its tensors share a dtype
+    (r"\b(\w+)\.(?:scalar_type|dtype)\(\) ?== ?(\w+)\.(?:scalar_type|dtype)\(\)",
+     "Here the check compares `{0}` and `{1}`: one of them has another dtype."),
 )
 
 
@@ -294,7 +297,7 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
         roles = ("the input", f"the {m.group(2)}") if m else ("one tensor", "the other")
         (d1, t1), (d2, t2) = typed[:2]
         return f"Here {roles[0]} is {spelled(t1)} on {d1} and {roles[1]} {spelled(t2)} on {d2}."
-    for pattern, sentence in _DEVICE_SENTENCES:
+    for pattern, sentence in _NAMED_SENTENCES:
         m = re.search(pattern, text)
         if m:
             return sentence.format(*m.groups())

@@ -394,7 +394,9 @@ CAPABILITY = (
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16|"
-       r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*(不可用|无法使用|unavailable|not (available|usable))",
+       r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*(不可用|无法使用|unavailable|not (available|usable))|"
+       r"\b(autocast|cast|upcast)\w* to (fp32|float32)\b[^.\n]{0,80}\b(crash\w*|fails?|errors?)\b[^.\n]{0,40}\bflash[ _-]?"
+       r"(attn|attention)\b",  # told in words
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
        "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
        "back to a slower kernel with this warning). transformers checks the weights' dtype when it loads the model: "

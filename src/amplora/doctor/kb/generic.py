@@ -151,12 +151,16 @@ FALLBACKS = (
        "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
        "`torch.autocast`, which casts both."),
     _e("kernel-dispatch-dtype", "cpu-kernel", "a compiled kernel has no version for this dtype",
-       r"\bfailed to dispatch data type (Float|Double|BFloat16|Half|Float8\w*)\b",
-       "A compiled extension kernel (SageAttention's and other quantized attention or GEMM kernels) dispatches only "
-       "the dtypes it was built for, usually fp16 and bf16, and got a tensor of another (a float32 query, key, value "
-       "or output buffer).",
-       "Give the kernel fp16 or bf16 tensors: run the model in half precision (or under `torch.autocast`), or cast "
-       "at the call (`q.to(torch.float16)`, and any output buffer too), and cast the result back."),
+       r"\bfailed to dispatch data type (Float|Double|BFloat16|Half|Float8\w*)\b|"
+       r"\bkernel launch failed: (un)?supported data type|"
+       r"\bnot been (built|compiled) with (fp32|float32|fp16|float16|bf16|bfloat16|fp8) support\b",
+       "A compiled extension kernel or engine (SageAttention's and other quantized attention or GEMM kernels, "
+       "FlashInfer, TurboMind) has versions only for the dtypes it was built for, usually fp16 and bf16, and got a "
+       "tensor of another (a float32 query, key, value or output buffer, a model resolved to float32, an fp8 KV "
+       "cache an older build lacks).",
+       "Give the kernel a dtype it was built for: fp16 or bf16 (the engine's `dtype='float16'`, the model in half "
+       "precision or under `torch.autocast`, or a cast at the call such as `q.to(torch.float16)`, output buffers "
+       "too), or upgrade the library, whose later builds may add the dtype."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
        r"\"?\b\w*(cuda|cudnn|gpu)\w*\" not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "

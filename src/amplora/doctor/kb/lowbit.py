@@ -103,7 +103,8 @@ LOWBIT = (
        r"compute capability [\d.]+\+? (or higher |or newer )?(is )?required for FP8|"
        r"\bf8e4m3\w* is only supported on compute capability|\bF8E4M3\w* not supported in (the )?CUDA backend|"
        r"\bMX?FP8\b[^\n]{0,120}(is )?not supported on [\d.]+\+? architectures|"
-       r"\bFP8 (execution|training|GEMMs?|compute)\b[^\n]{0,40}(is )?not supported on (this|the current) (GPU|device)",
+       r"\bFP8 (execution|training|GEMMs?|compute)\b[^\n]{0,40}(is )?not supported on (this|the current) (GPU|device)|"
+       r"No feasible kernel found for the problem: sm(7\d|8[0-8])_\w*(e4m3|e5m2|fp8)",  # TurboMind before sm_89
        "fp8 compute needs fp8 tensor cores: NVIDIA compute capability 8.9 (Ada: RTX 40xx, L4, L40) or 9.0 "
        "(Hopper); Ampere (A100 = 8.0, RTX 30xx = 8.6) and older can only store fp8, and block-scaled recipes "
        "(MXFP8, NVFP4) need Blackwell data-center kernels (10.0) that consumer Blackwell (12.0) lacked in early "
