@@ -108,11 +108,12 @@ and machine unlearning), and `heldout86` to `heldout88` (w16300, w16500 and w167
 face swapping and portrait animation, video and 3D generation, model compression), and `heldout89` to `heldout91`
 (w16900, w17100 and w17300 on: 18 more fixed queries each, and speech synthesis, diffusion-model trainers, object
 detection), and `heldout92` to `heldout94` (w17500, w17700 and w17900 on: 18 more fixed queries each, and diffusion
-inference accelerators, music and audio generation, speech recognition).
+inference accelerators, music and audio generation, speech recognition), and `heldout95` and `heldout96` (w18100 and
+w18300 on: 18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout94 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout96 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -145,7 +146,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout73", "heldout74", "heldout75", "heldout76",
           "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83",
           "heldout84", "heldout85", "heldout86", "heldout87", "heldout88", "heldout89", "heldout90", "heldout91",
-          "heldout92", "heldout93", "heldout94")
+          "heldout92", "heldout93", "heldout94", "heldout95", "heldout96")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -408,6 +409,10 @@ BATCH91_FROM = 17300
 BATCH92_FROM = 17500
 BATCH93_FROM = 17700
 BATCH94_FROM = 17900
+# The ninety-fifth and ninety-sixth (two collectors each: 18 more queries fixed in advance in rank order, and LLM
+# serving engines; reinforcement learning for reasoning), the same way ("heldout95" and "heldout96").
+BATCH95_FROM = 18100
+BATCH96_FROM = 18300
 
 
 def batch(record: dict) -> int:
@@ -440,7 +445,8 @@ def batch(record: dict) -> int:
     w15700-w15899), 85 and 86 for the eighty-fourth and eighty-fifth (w15900-w16099, w16100-w16299), 87 to 89
     for the eighty-sixth to eighty-eighth (w16300-w16499, w16500-w16699, w16700-w16899), 90 to 92 for the
     eighty-ninth to ninety-first (w16900-w17099, w17100-w17299, w17300-w17499), 93 to 95 for the ninety-second
-    to ninety-fourth (w17500-w17699, w17700-w17899, w17900 on)."""
+    to ninety-fourth (w17500-w17699, w17700-w17899, w17900-w18099), 96 and 97 for the ninety-fifth and ninety-sixth
+    (w18100-w18299, w18300 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -456,7 +462,8 @@ def batch(record: dict) -> int:
               BATCH73_FROM, BATCH74_FROM, BATCH75_FROM, BATCH76_FROM,
               BATCH77_FROM, BATCH78_FROM, BATCH79_FROM, BATCH80_FROM, BATCH81_FROM, BATCH82_FROM,
               BATCH83_FROM, BATCH84_FROM, BATCH85_FROM, BATCH86_FROM, BATCH87_FROM, BATCH88_FROM,
-              BATCH89_FROM, BATCH90_FROM, BATCH91_FROM, BATCH92_FROM, BATCH93_FROM, BATCH94_FROM)
+              BATCH89_FROM, BATCH90_FROM, BATCH91_FROM, BATCH92_FROM, BATCH93_FROM, BATCH94_FROM,
+              BATCH95_FROM, BATCH96_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -477,7 +484,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout94' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout96' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -525,7 +532,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 95}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 97}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
