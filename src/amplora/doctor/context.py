@@ -61,8 +61,9 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
 # a text encoder kept on the CPU or another device (video and image generators offer it to save GPU memory)
 _TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
-_TEXT_ENCODER_CPU = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|"
-                               rf"different device)\b|\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
+_TEXT_ENCODER_CPU = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
+                               rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
+                               rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
 # a short-time Fourier transform, whose window is a tensor of its own
 _STFT = re.compile(r"\b(i?stft|hann_window|TorchSTFT)\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU

@@ -32,7 +32,8 @@ _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTY
 _DEVICE_RE = re.compile(r"\b(cuda:\d+|cuda|cpu:\d+|cpu\d*|CPU|meta|mps|xpu(?::\d+)?|npu(?::\d+)?|hpu(?::\d+)?|"
                         r"privateuseone(?::\d+)?)\b(?!-\w)")
 # legacy type names carry the device: torch.cuda.HalfTensor / CUDAHalfType on the GPU, torch.HalfTensor on the CPU
-_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|\b(CUDA|CPU|MPS|XPU|PrivateUse1)([A-Z]\w*?)(?:Type|Tensor)\b")
+_TYPE_NAME_RE = re.compile(r"\btorch\.(cuda\.)?([A-Z]\w*?)Tensor\b|"
+                           r"\b(CUDA|CPU|MPS|XPU|PrivateUse1)([A-Z]\w*?)(?:Type|Tensor)\b")
 
 # phrases that name an op even when no kernel name is quoted
 _OP_PHRASES = [

@@ -394,9 +394,10 @@ CAPABILITY = (
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16|"
-       r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*(不可用|无法使用|unavailable|not (available|usable))|"
-       r"\b(autocast|cast|upcast)\w* to (fp32|float32)\b[^.\n]{0,80}\b(crash\w*|fails?|errors?)\b[^.\n]{0,40}\bflash[ _-]?"
-       r"(attn|attention)\b",  # told in words
+       r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*"
+       r"(不可用|无法使用|unavailable|not (available|usable))|"
+       r"\b(autocast|cast|upcast)\w* to (fp32|float32)\b[^.\n]{0,80}\b(crash\w*|fails?|errors?)\b[^.\n]{0,40}"
+       r"\bflash[ _-]?(attn|attention)\b",  # told in words
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
        "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
        "back to a slower kernel with this warning). transformers checks the weights' dtype when it loads the model: "
@@ -478,7 +479,8 @@ DIFFUSION = (
        "The VAE overflowed fp16's range (65504) while running in half precision: decoding, the image is NaN "
        "(black); encoding images into latents for training, the latents are NaN; the SD-XL and some SD-1.x VAEs "
        "are known to exceed fp16.",
-       "Run the VAE in fp32 (`--no-half-vae`, `--no_half_vae` in kohya's trainers; in diffusers `pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
+       "Run the VAE in fp32 (`--no-half-vae`, `--no_half_vae` in kohya's trainers; in diffusers "
+       "`pipe.vae.to(torch.float32)` or `upcast_vae()`), use bf16 "
        "where the GPU has it, or the fp16-fixed VAE (`madebyollin/sdxl-vae-fp16-fix`).",
        unless=PRECISION_RULED_OUT),
     _e("sd-nans-unet", "overflow", "the fp16 UNet produced NaN",

@@ -255,8 +255,8 @@ KERNELS = (
        "name as a string ('bfloat16', 'float16'), not 'torch.bfloat16'."),
     _e("dtype-table-key", "cpu-kernel", "a dtype missing from a converter's or kernel's dtype table",
        r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'|"
-       r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*|u?int(8|16)|float(16|64)|"
-       r"half|complex\d+)\b",
+       r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*|u?int(8|16)|"
+       r"float(16|64)|half|complex\d+)\b",
        "A converter or kernel looks the tensor's dtype up in a table that has no entry for it: an older "
        "`convert.py` / export script without BF16 (bf16 safetensors), coremltools' torch-to-MIL map without "
        "int8 (quantized weights lifted as inputs), a Triton or CUTLASS kernel without "

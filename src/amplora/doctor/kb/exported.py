@@ -74,7 +74,8 @@ EXPORTED = (
        "`auto_mixed_precision.auto_convert_mixed_precision` find them; or run the model in fp32.",
        context=r"onnx|\bORT\b|ReduceMean|_output_\d", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy"),
     _e("onnx-fp16-accuracy", "onnx", "an fp16 ONNX graph drifts from the fp32 model",
-       r"(fp16|float16|half)([^\n]{0,200}|[^\n]{0,200}\n+[^\n]{0,200})(accuracy|differ\w*|wrong|incorrect|worse|degrad\w*|drop\w*|strange|"
+       r"(fp16|float16|half)([^\n]{0,200}|[^\n]{0,200}\n+[^\n]{0,200})(accuracy|differ\w*|wrong|incorrect|worse|"
+       r"degrad\w*|drop\w*|strange|"
        r"weird|abnormal|garbage|broken|glitch\w*|blurry|distort\w*|render(ing)? (issues?|problems?)|artifacts?|"
        r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
        "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "

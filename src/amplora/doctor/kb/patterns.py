@@ -27,7 +27,8 @@ QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit
 # over a single generation per prompt (NaN before any model arithmetic)
 PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b(fp32|float32|full precision)\b|"
                        r"\btried (it )?(with |in |using )?(fp32|float32)\W{1,3}(and )?(fp16|float16|bf16|bfloat16)\b|"
-                       r"\b(switch\w*|chang\w*|went|go(ne)?|mov\w*) (back )?to (fp32|float32|full precision)\b[^.\n]{0,40}"
+                       r"\b(switch\w*|chang\w*|went|go(ne)?|mov\w*) (back )?to (fp32|float32|full precision)\b"
+                       r"[^.\n]{0,40}"
                        r"\b(but|still)\b[^.\n]{0,40}\b(nan|NaN|inf)\b|"
                        r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"

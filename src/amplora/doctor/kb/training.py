@@ -31,7 +31,8 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
-                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|squares?|"
+                     r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|"
+                     r"squares?|"
                      r"videos?|blocks?|patch(es)?)|black box(es)? (on|over|covers?|as)\b|"
                      r"(very |too |all |completely )?dark (images?|outputs?|results?|pictures?)|"
                      r"(images?|outputs?|results?) (is |are )?(very |too |all |completely )dark|"
