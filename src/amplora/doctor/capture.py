@@ -41,7 +41,7 @@ class FrameFacts:
     code: str = ""                       # ... and its source line
     keys: str = ""                       # ... and the keys its subscripts use: "k = 'bn1.num_batches_tracked'"
     made: str = ""                       # ... and where the names it reads were made: "p = probs.prod(-1), line 38"
-    cast: str = ""                       # a parameter or buffer `.half()` / `.to()` is casting: "buffer norm.mean"
+    cast: tuple = ()                     # a parameter or buffer `.half()` / `.to()` is casting: ("buffer", "norm.mean")
 
     @property
     def line(self) -> str:
@@ -142,15 +142,15 @@ def scan_frames(frames) -> FrameFacts:
     return facts
 
 
-def _cast_path(cast: str, owner: nn.Module, f_locals: dict) -> str:
+def _cast_path(cast: tuple, owner: nn.Module, f_locals: dict) -> tuple:
     """Module._apply frames, innermost first: the innermost casts `key` of its own parameters or buffers, each
     enclosing one is recursing into its child `module`, whose name it prefixes."""
     key = f_locals.get("key")
     if not cast and isinstance(key, str) and (key in owner._buffers or key in owner._parameters):
-        return f"{'buffer' if key in owner._buffers else 'parameter'} {key}"
+        return ("buffer" if key in owner._buffers else "parameter", key)
     child = f_locals.get("module")
     name = next((n for n, m in owner._modules.items() if m is child), None) if cast else None
-    return cast.replace(" ", f" {name}.", 1) if name else cast
+    return (cast[0], f"{name}.{cast[1]}") if name else cast
 
 
 def live_frames(start: types.FrameType | None):

@@ -61,9 +61,9 @@ _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcom
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
 # a text encoder kept on the CPU or another device (video and image generators offer it to save GPU memory)
 _TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
-_TEXT_ENCODER_CPU = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
-                               rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
-                               rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
+_TEXT_ENCODER_ELSEWHERE = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
+                                     rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
+                                     rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
 # a short-time Fourier transform, whose window is a tensor of its own
 _STFT = re.compile(r"\b(i?stft|hann_window|TorchSTFT)\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
@@ -134,7 +134,7 @@ _DEVICE_SCENES = [
      "Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the hook's "
      "`execution_device`), not on a parameter's device; a module the offload hooks miss (an extension's, a second "
      "model's) stays on the CPU: run without that offload mode or update the tool or extension."),
-    (_TEXT_ENCODER_CPU, "text encoder",
+    (_TEXT_ENCODER_ELSEWHERE, "text encoder",
      "The text shows a text encoder on the CPU or another device (`{}`): its inputs must go to its own device, and "
      "its outputs (the prompt embeddings, or contexts) are made there and meet the denoiser's weights on the GPU "
      "unless they are moved.",

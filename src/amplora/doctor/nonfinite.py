@@ -207,6 +207,9 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
     divisor = next((t for r, t in b.inputs if r == "other"), None) if "div" in op else None
     logs = ("aten.log", "aten.log2", "aten.log10")
     logged = next((t for r, t in b.inputs if r == "self"), None) if op in logs else None
+    exponent = next((v for r, v in b.scalars if r == "exponent" and isinstance(v, (int, float))),
+                    None) if op.startswith("aten.pow") else None
+    powered = next((t for r, t in b.inputs if r == "self"), None) if exponent is not None else None
     fn = f"{function}.backward" if function else ""
     located = (b.facts.line if b.facts else "").lower()  # the line, not what it reads
     if big and "mul" in op and "scal" in located:
@@ -263,10 +266,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                "`F.cross_entropy`) instead of `softmax(...).log()`, or `torch.log(p.clamp_min(eps))`"
                + ("; sum the log-probabilities instead of multiplying the probabilities "
                   "(`logp.gather(-1, ids[..., None]).squeeze(-1).sum(-1)`)" if product else ""))
-    elif (op.startswith("aten.pow") and any(r == "exponent" and isinstance(v, (int, float)) and v < 0
-                                            for r, v in b.scalars)
-          and any(r == "self" and bool((t == 0).any()) for r, t in b.inputs)):
-        exponent = next(v for r, v in b.scalars if r == "exponent")
+    elif exponent is not None and exponent < 0 and powered is not None and bool((powered == 0).any()):
         culprit = f"{op}{where} raised exact zeros to the power {exponent:g} ({dt}): 0 to a negative power is inf"
         cause = (f"{op} got a 0 raised to {exponent:g}: a degree, count or norm that is 0 (a graph node without "
                  f"edges, an empty row or bag, a padded position) in a normalisation such as D^-1/2 or 1/n is inf, "
@@ -282,7 +282,7 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         fix = ("add an eps the dtype holds (1e-5 or more in fp16), or compute the norm in fp32 (`x.float()`) and cast "
                "the result back")
     elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast:
-        kind, name = b.facts.cast.split(" ", 1)
+        kind, name = b.facts.cast
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"casting the model to {dt} overflowed its {kind} `{name}`: values up to {_num(in_max)} are "
                    f"beyond {dt}'s limit {_num(limit)}")
@@ -384,6 +384,7 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
     g = p.grad
     gmax = _max_finite(g) if g is not None else 0.0
     inf, nan = _state(p.detach())
+    g_inf, g_nan = _state(g.detach()) if g is not None else (False, False)
     value = "inf and NaN" if inf and nan else "inf" if inf else "NaN"
     lr = None
     if optimizer is not None:
@@ -417,10 +418,10 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         fix = (f"keep optimizer state in the weights' dtype ({dt}): create it with `torch.zeros_like(p)` (no "
                f"`dtype=torch.{'float16' if hdt == 'fp16' else 'bfloat16'}`) in {where}; state that must stay "
                f"{hdt} needs eps >= 1e-4 and values within its range")
-    elif g is not None and not bool(torch.isfinite(g.detach()).all()):
+    elif g_inf or g_nan:
         # the step only applied what backward made: an overflow there that no scaler caught
         gdt = dtype_name(g.dtype)
-        culprit = f"{culprit}, whose gradient was already {'inf' if _state(g.detach())[0] else 'NaN'}"
+        culprit = f"{culprit}, whose gradient was already {'inf' if g_inf else 'NaN'}"
         cause = (f"The gradient of {name} was non-finite before {opt}'s step: backward overflowed {gdt} ("
                  f"{_num(float(torch.finfo(g.dtype).max))}), most often a loss multiplied by a fixed scale (2**16 "
                  f"in fp16) or many gradients summed into one parameter (a bias or temperature every logit shares), "
