@@ -1160,6 +1160,7 @@ CLASS_WORDINGS = [
     ("fp16-nonfinite-report", "Totally black video if I use fp16\n\nWhen I use fp16 to run the model, I get totally "
      "black video."),
     ("gtx16-fp16-nan", "The portrait part shows black blocks\n\nGPU: NVIDIA GeForce GTX 1660Ti"),
+    ("fp16-nonfinite-report", "With fp16 the swapped face gets a black box over it; fp32 is fine"),
     ("onnx-fp16-accuracy", "onnxruntime 1.17.0 - fp16 model of inswapper causing render issues"),
     ("onnx-fp16-accuracy", "Loading FP16 model: inswapper_128_fp16.onnx\n\nwhen testing in live my face just becomes "
      "blurry and glitchy"),
