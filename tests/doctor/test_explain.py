@@ -763,6 +763,8 @@ SAMPLES = [
      "no longer supported, and in a future release div will perform true division as in Python 3.", [], None),
     ("collective-dtype-ranks", "The metric sync hangs: rank 0 builds its tensor for dist.all_reduce as float64 and "
      "rank 1 as float32, so the data types do not match across ranks.", [], None),
+    ("finfo-of-integer", "    min_value = torch.finfo(attention_mask.dtype).min\nTypeError: torch.finfo() requires a "
+     "floating point input type. Use torch.iinfo to handle 'torch.finfo'", [], None),
 ]
 
 
@@ -1164,6 +1166,14 @@ CLASS_WORDINGS = [
     ("onnx-fp16-accuracy", "onnxruntime 1.17.0 - fp16 model of inswapper causing render issues"),
     ("onnx-fp16-accuracy", "Loading FP16 model: inswapper_128_fp16.onnx\n\nwhen testing in live my face just becomes "
      "blurry and glitchy"),
+    # a ggml GPU backend without a bf16 copy kernel
+    ("ggml-type-assert", "Loading the bf16 LoRA on the Vulkan backend aborts:\nMissing CPY op for types: bf16 f32\n"
+     "ggml-vulkan.cpp:7451: fatal error"),
+    ("flash-attn-dtype", "After full fine-tuning the vision part is float32, and flash_attn does not support float32, so "
+     "inference fails"),
+    ("float-double", "PPO crashes with float64 observations from the MuJoCo env"),
+    ("numpy-dtype-torch-lacks", "Reading 16-bit TIFFs: a numpy array of dtype uint16 gives an error in torch.from_numpy"),
+    ("cpu-bf16-isa", "The BF16_R16 model aborts on an AVX2 only CPU with a fatal error in ggml.c"),
 ]
 
 
@@ -1286,6 +1296,12 @@ LOOKALIKE_REJECTS = [
     "`float`. If you specifically wanted the numpy scalar type, use `np.float64` here.",
     # NMS that is wrong in fp32 as well: not fp16's rounding
     "NMS results are wrong with fp16 boxes, and fp32 gives the same wrong boxes too",
+    # a C++ compiler's error in generated half-precision source, no tensors met
+    "error: ambiguous \"?\" operation: second operand of type const half can be converted to third operand of type "
+    "float",
+    # sampling fails in every precision, fp32 included
+    "RuntimeError: probability tensor contains either inf, nan or element < 0\nI tried several precisions including "
+    "fp32 and all still give the same error",
 ]
 
 
@@ -2311,6 +2327,13 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a library that hooks torch moves storages itself
     ("hook = sy.TorchHook(torch)\nmodel.to(device)\nRuntimeError: Expected object of backend CPU but got backend CUDA "
      "for argument #2 'source'", "device-mismatch", ["hooks torch", "set_default_tensor_type"]),
+    # float64 from augmentations reaching an fp16 network
+    ("RuntimeError: Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.HalfTensor) should be the same\n"
+     "(Lightning precision=16, augmentations from MONAI)", "conv-type", ["a.astype(np.float32)"]),
+    # a VLM's vision tower left on the default GPU
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!\n"
+     "The language model is on cuda:1 but the vision tower stays on cuda:0", "device-mismatch",
+     ["get_vision_tower().to(device)"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -83,6 +83,7 @@ _SECOND_MODEL = re.compile(r"\b(teacher|ema[_ ]model|model_ema|ref_model|referen
                            re.IGNORECASE)
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
+_VISION_TOWER = re.compile(r"\bvision[_ ](tower|encoder|model)\b|\bmm_projector\b|\bvisual encoder\b", re.IGNORECASE)
 _EMBEDDING = re.compile(r"index_select|\bF\.embedding\b|\bnn\.Embedding\b|\bembedding\(|\bembed_tokens\b")
 # losses whose target is a float tensor like the input, not class indices
 _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(WithLogits)?Loss|mse_loss|MSELoss|"
@@ -300,6 +301,12 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "from NumPy or pandas meeting float32 weights is as likely as a half-precision one.")
         fix.append("For NumPy or pandas data convert where the batch is made (`x.astype(np.float32)`, "
                    "`torch.from_numpy(x).float()`).")
+    if (entry.kind == "mismatch" and "fp64" in dtypes and {"fp16", "bf16"} & set(dtypes)
+            and not re.search(r"\.float\(\)|np\.float32", said)):
+        cause.append("float64 data comes from NumPy or from transforms and augmentations that compute in NumPy "
+                     "(its default dtype), and under mixed precision the data must still enter as float32.")
+        fix.append("Make the batch float32 where it is built (`x.float()`, `a.astype(np.float32)`, a final cast in "
+                   "the transform pipeline) and let autocast or the model's own casts take it from there.")
     m = _SD_TOOL.search(text)
     if m and entry.kind == "mismatch" and (entry.key == "conv-type" or "convolution" in said):
         cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution of two dtypes "
@@ -338,6 +345,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or pin "
                    "the transformers release the model was written for (`low_cpu_mem_usage=False` where it is "
                    "still honoured).")
+    m = _VISION_TOWER.search(text)
+    if m and entry.kind == "device" and "vision tower" not in said:
+        cause.append(f"The text names the {m.group(0)}: in LLaVA-style vision-language models the vision tower (and "
+                     f"often its projector) is loaded apart from the language model, onto the default device "
+                     f"(cuda:0 or the CPU), not the one `device_map` or a `--device` option gives the language model.")
+        fix.append("Move the vision tower to the language model's device after loading "
+                   "(`model.get_vision_tower().to(device)`) or give its loader the same `device_map` / device.")
     if entry.kind == "device" and _EMBEDDING.search(text):
         cause.append("The op is an embedding lookup (index_select): the token ids and the embedding table are on "
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "

@@ -331,13 +331,17 @@ CAPABILITY = (
        "the kernel; a newer plugin may add it."),
     _e("cpu-bf16-isa", "device-capability", "bf16 on a CPU without the instructions oneDNN / IPEX need for it",
        r"\b(BF16|bf16)( weight prepack| path) needs the cpu support|\bonednn_has_bf16_support\(\)|"
-       r"is_mkldnn_bf16_supported\(\)",
+       r"is_mkldnn_bf16_supported\(\)|"
+       r"\A(?=.*\b(BF16|bf16|bfloat16)\w*)(?=.*\bAVX2\b[^.\n]{0,20}\b(cpu|only)\b|.*\b(cpu|CPU)\b[^.\n]{0,20}"
+       r"\bAVX2\b)(?=.*\b(abort\w*|fatal|crash\w*|illegal instruction|won'?t run|not run|refuse\w*)\b)",
        "bf16 on this CPU needs AVX512 (BW, VL and DQ) or AVX-NE-CONVERT, which oneDNN and IPEX use to pack weights "
        "and compute in bf16; CPUs without them (Xeon E5 v3/v4, Ryzen before Zen 4, most desktop chips) refuse the "
-       "bf16 path.",
+       "bf16 path, and CPU runtimes' repacked bf16 types (llama.cpp forks' BF16_R16) need native bf16 support "
+       "(AVX512-BF16) as well.",
        "Run in float32 on this CPU (`dtype=torch.float`, no bf16 autocast or `--bf16`), or turn weight prepacking off "
        "(`ipex.optimize(..., weights_prepack=False)`, vLLM's `VLLM_CPU_MOE_PREPACK=0`); `lscpu | grep avx512` shows "
-       "what the CPU has."),
+       "what the CPU has; in llama.cpp keep a type the CPU runs (plain BF16 or a quant such as Q8_0), not a repacked "
+       "bf16 one."),
     _e("directml-cpu-input", "device", "a DirectML op got a tensor on the CPU",
        r"unbox expects Dml at::Tensor|tensor\.device\(\)\.type\(\) == at::DeviceType::PrivateUse1 INTERNAL ASSERT",
        "A DirectML op got a tensor that is still on the CPU: the input (or a tensor made inside the model without "
@@ -397,7 +401,9 @@ CAPABILITY = (
        r"\b(fp32|float32)\b[^.\n]{0,40}\bflash[ _-]?(attn|attention)\w*\s*"
        r"(不可用|无法使用|unavailable|not (available|usable))|"
        r"\b(autocast|cast|upcast)\w* to (fp32|float32)\b[^.\n]{0,80}\b(crash\w*|fails?|errors?)\b[^.\n]{0,40}"
-       r"\bflash[ _-]?(attn|attention)\b",  # told in words
+       r"\bflash[ _-]?(attn|attention)\b|"
+       r"\bflash[ _-]?(attn|attention)\w*[^.\n]{0,30}\b(not|doesn'?t|does not|cannot|can'?t)\b[^.\n]{0,10}"
+       r"\bsupports?\b[^.\n]{0,20}\b(float32|fp32)\b",  # told in words
        "Flash attention kernels exist only for fp16/bf16 inputs, bf16 only on Ampere or newer GPUs; fp32 "
        "activations, an fp32 model, or bf16 on an older GPU (T4, V100) cannot use them (PyTorch's SDPA then falls "
        "back to a slower kernel with this warning). transformers checks the weights' dtype when it loads the model: "

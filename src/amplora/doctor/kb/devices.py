@@ -347,7 +347,9 @@ DEVICES = (
        "library takes one) and check with `next(model.parameters()).device`."),
     _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of an unsigned dtype torch cannot take",
        r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16)|"
-       r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy",
+       r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy|"
+       r"\b(numpy|np)\b[^.\n]{0,20}\b(arrays?|images?|volumes?|data)\b[^.\n]{0,10}\b(of )?(dtype|type) "
+       r"u(int)?(16|32|64)\b[^.\n]{0,20}\b(gives|raises|throws|fails?|errors?|not supported)\b",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
        "(uint16, uint32, uint64) has no dtype for and later releases support only in a few ops, or float16, which torch before 0.4 could "

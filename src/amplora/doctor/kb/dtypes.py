@@ -317,6 +317,15 @@ KERNELS = (
        "Give that layer fp32 input: decorate it with `@force_fp32()` (mmcv), or cast (`x.float()`) and run it under "
        "`torch.autocast(..., enabled=False)`; in mmcv check the `auto_fp16(..., out_fp32=...)` of the module that "
        "feeds it."),
+    _e("finfo-of-integer", "index", "`torch.finfo` of an integer or bool dtype",
+       r"torch\.finfo\(\) requires a floating point input type",
+       "`torch.finfo` describes floating dtypes only, and the code gave it an integer or bool one, most often the "
+       "dtype of an attention mask or of token ids (`torch.finfo(mask.dtype).min`) where the dtype of the scores "
+       "or of the model was meant; modeling code that meets a mask made as int64 or bool by a processor or a "
+       "patching library (Unsloth) fails like this.",
+       "Take the limit from a floating tensor (`torch.finfo(scores.dtype).min`, `torch.finfo(model.dtype)`) or cast "
+       "the mask to the model's dtype first; use `torch.iinfo` for integer dtypes; where the call is inside "
+       "transformers or Unsloth, upgrade to the release that fixed it."),
     _e("float-or-double-only", "cpu-kernel", "an op that takes only float32 or float64 got another dtype",
        r"must be (either )?float or double|only supports? (float|float32) (and|or) (double|float64)|"
        r"expected (a )?float or double (tensor|input)",
@@ -460,7 +469,9 @@ KERNELS = (
        r"expected (Double|Float) tensor \(got (Float|Double) tensor\)|\b(Double did not match Float|Float did not "
        r"match Double)\b|"
        r"\b(float64|double)\W{0,2} (inputs?|weights?|tensors?|data|paths?)\b[^.\n]{0,60}\b(dtype|data ?type) "
-       r"(mismatch|error)",  # told in words
+       r"(mismatch|error)|"
+       r"\b(crash\w*|fails?|errors?|throws?)\b[^.\n]{0,30}\b(when|with|on|for)\b[^.\n]{0,10}\b(float64|double)\W{0,2} "
+       r"(inputs?|actions?|observations?|obs|features?|arrays?|targets?|rewards?)\b",  # told in words
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "

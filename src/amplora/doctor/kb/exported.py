@@ -159,9 +159,11 @@ EXPORTED = (
        "or make it a constant, then rebuild the engine."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
        r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
-       r"\bbinary_op: unsupported types\b",
+       r"\bbinary_op: unsupported types\b|\bMissing (CPY|DUP|GET_ROWS|SET_ROWS) op for types\b",
        "A llama.cpp / ggml kernel accepts only the tensor types in its assert (often F16 and F32) and got "
-       "another, typically BF16 weights in a GGUF or an mmproj file that this kernel does not support.",
+       "another, typically BF16 weights in a GGUF, an mmproj or a LoRA adapter file that this kernel does not "
+       "support; GPU backends other than CUDA (Vulkan, Metal, SYCL) lack some BF16 kernels, copies and "
+       "conversions included.",
        "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "
        "build with that type's kernel."),
     _e("ggml-source-type", "backend", "llama.cpp cannot convert from this tensor type",

@@ -305,7 +305,9 @@ FALLBACKS = (
        "kernel for); the message alone does not say which tensor is off or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
-       unless=r"numpy\.object_|The only supported types are|\binvalid choice: |'NoneType' object has no attribute"),
+       # a C++ compiler's own type error in generated or extension source is no tensor meeting another
+       unless=r"numpy\.object_|The only supported types are|\binvalid choice: |'NoneType' object has no attribute|"
+              r"\bambiguous \W?\?\W? operation\b|\boperand of type (const )?\w+ can be converted to\b"),
 )
 
 
