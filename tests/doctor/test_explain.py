@@ -1169,10 +1169,11 @@ CLASS_WORDINGS = [
     # a ggml GPU backend without a bf16 copy kernel
     ("ggml-type-assert", "Loading the bf16 LoRA on the Vulkan backend aborts:\nMissing CPY op for types: bf16 f32\n"
      "ggml-vulkan.cpp:7451: fatal error"),
-    ("flash-attn-dtype", "After full fine-tuning the vision part is float32, and flash_attn does not support float32, so "
-     "inference fails"),
+    ("flash-attn-dtype", "After full fine-tuning the vision part is float32, and flash_attn does not support "
+     "float32, so inference fails"),
     ("float-double", "PPO crashes with float64 observations from the MuJoCo env"),
-    ("numpy-dtype-torch-lacks", "Reading 16-bit TIFFs: a numpy array of dtype uint16 gives an error in torch.from_numpy"),
+    ("numpy-dtype-torch-lacks", "Reading 16-bit TIFFs: a numpy array of dtype uint16 gives an error in "
+     "torch.from_numpy"),
     ("cpu-bf16-isa", "The BF16_R16 model aborts on an AVX2 only CPU with a fatal error in ggml.c"),
 ]
 
