@@ -444,6 +444,20 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   learning for reasoning): both halves scored once on 7438fe9, after heldout21-94 were read: 6/7 right (86 %), 0
   partly, 1 unrecognised, 11/11 rejects (0 false); the rank-order half no fault (0 false in 5), the theme half 6/7
   (0 false in 6). none were dropped. Read for the rules afterwards: 7/7 and 11/11, with floors.
+- heldout97 (w18500-w18505 and w18600-w18630; 18 more queries fixed in advance in rank order, and robot learning):
+  both halves scored once on 67efd6b, after heldout21-96 were read: 15/18 right (83 %), 0 partly, 3 unrecognised,
+  17/19 rejects (2 false); the rank-order half 0/2 (1 false in 4), the theme half 15/16 (1 false in 15). w18710 (a
+  thread the rank-order half of heldout98 took as well) was dropped before the score. Read for the rules afterwards:
+  17/18 and 17/19, with floors.
+- heldout98 (w18700-w18714 and w18801-w18821; 18 more queries fixed in advance in rank order, and vision-language
+  models): both halves scored once on 67efd6b, after heldout21-96 were read: 17/21 right (81 %), 1 partly, 3
+  unrecognised, 12/13 rejects (1 false); the rank-order half 6/8 (0 false in 6), the theme half 11/13 (1 false in
+  7). w18810 (a title joined to the tail of its body), w18800 and w18822 (threads the rank-order half took as well)
+  were dropped before the score. Read for the rules afterwards: 21/21 and 13/13, with floors.
+- heldout99 (w18900-w18913 and w19000-w19015; 18 more queries fixed in advance in rank order, and medical imaging):
+  both halves scored once on 67efd6b, after heldout21-96 were read: 9/11 right (82 %), 1 partly, 1 unrecognised,
+  17/19 rejects (2 false); the rank-order half 3/3 (2 false in 11), the theme half 6/8 (0 false in 8). none were
+  dropped. Read for the rules afterwards: 11/11 and 18/19, with floors.
 """
 from __future__ import annotations
 
@@ -503,7 +517,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout53": (38, 2),   # of 47 after its misses were read (33 when scored once)
           "heldout54": (32, 0),   # of 38 after its misses were read (21 when scored once)
           "heldout55": (37, 1),   # of 42 after its misses were read (34 when scored once)
-          "heldout56": (28, 0),   # of 35 after its misses were read (26 when scored once)
+          "heldout56": (29, 0),   # of 35 after its misses were read (26 when scored once)
           "heldout57": (23, 3),   # of 23 after its misses were read (22 when scored once)
           "heldout58": (36, 3),   # of 37 after its misses were read (22 when scored once)
           "heldout59": (46, 0),   # of 46 after its misses were read (37 when scored once)
@@ -543,7 +557,10 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout93": (17, 1),   # of 22 after its misses were read (16 when scored once)
           "heldout94": (27, 1),   # of 27 after its misses were read (26 when scored once)
           "heldout95": (11, 0),   # of 12 after its misses were read (7 when scored once)
-          "heldout96": (7, 0)}   # of 7 after its misses were read (6 when scored once)
+          "heldout96": (7, 0),   # of 7 after its misses were read (6 when scored once)
+          "heldout97": (17, 2),   # of 18 after its misses were read (15 when scored once)
+          "heldout98": (21, 0),   # of 21 after its misses were read (17 when scored once)
+          "heldout99": (11, 1)}   # of 11 after its misses were read (9 when scored once)
 
 
 @pytest.fixture(scope="module")

@@ -96,16 +96,19 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout81", 47), ("heldout82", 30), ("heldout83", 24),
                                          ("heldout84", 54), ("heldout86", 45), ("heldout87", 44), ("heldout88", 42),
                                          ("heldout89", 42), ("heldout90", 29), ("heldout91", 49),
-                                         ("heldout92", 41), ("heldout93", 38), ("heldout94", 46)])
+                                         ("heldout92", 41), ("heldout93", 38), ("heldout94", 46),
+                                         ("heldout97", 37), ("heldout98", 34), ("heldout99", 30)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
     kinds = Counter(r["kind"] for r in held)
     # heldout71's federated-learning and privacy threads held few faults, and heldout76's 3D-perception and
     # heldout78's video, heldout82's meta-learning, heldout83's anomaly-detection, heldout86's face-swapping,
-    # heldout88's model-compression and heldout90's diffusion-trainer ones
+    # heldout88's model-compression, heldout90's diffusion-trainer, heldout97's robot-learning and heldout99's
+    # medical-imaging ones
     assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
-                              "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19}.get(split, 20)
+                              "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19,
+                              "heldout97": 18, "heldout99": 11}.get(split, 20)
     assert kinds["reject"] >= 9
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -234,7 +237,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (94, "heldout93", "w17700", 22, 16, 21),
     (95, "heldout94", "w17900", 27, 19, 30),
     (96, "heldout95", "w18100", 12, 3, 10),
-    (97, "heldout96", "w18300", 7, 11, 16)])
+    (97, "heldout96", "w18300", 7, 11, 16),
+    (98, "heldout97", "w18500", 18, 19, 29),
+    (99, "heldout98", "w18700", 21, 13, 24),
+    (100, "heldout99", "w18900", 11, 19, 16)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -254,7 +260,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62, 68, 69, 80) else 4 if number in (41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96) else
+    assert len({r["backend"] for r in held}) >= (5 if number in (28, 49, 62, 68, 69, 80) else 4 if number in (41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100) else
                                                  3 if number in (61, 72, 81, 83, 91, 97) else 2 if number == 86 else 6 if number >= 22 else 7)
 
 
@@ -306,7 +312,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout83") + wc.load("heldout84") + wc.load("heldout85") + wc.load("heldout86")
               + wc.load("heldout87") + wc.load("heldout88") + wc.load("heldout89") + wc.load("heldout90")
               + wc.load("heldout91") + wc.load("heldout92") + wc.load("heldout93") + wc.load("heldout94")
-              + wc.load("heldout95") + wc.load("heldout96"))
+              + wc.load("heldout95") + wc.load("heldout96") + wc.load("heldout97") + wc.load("heldout98")
+              + wc.load("heldout99"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -109,11 +109,13 @@ face swapping and portrait animation, video and 3D generation, model compression
 (w16900, w17100 and w17300 on: 18 more fixed queries each, and speech synthesis, diffusion-model trainers, object
 detection), and `heldout92` to `heldout94` (w17500, w17700 and w17900 on: 18 more fixed queries each, and diffusion
 inference accelerators, music and audio generation, speech recognition), and `heldout95` and `heldout96` (w18100 and
-w18300 on: 18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts).
+w18300 on: 18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts),
+and `heldout97` to `heldout99` (w18500, w18700 and w18900 on: 18 more fixed queries each, and robot learning,
+vision-language models, medical imaging).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout96 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout99 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -146,7 +148,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout73", "heldout74", "heldout75", "heldout76",
           "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83",
           "heldout84", "heldout85", "heldout86", "heldout87", "heldout88", "heldout89", "heldout90", "heldout91",
-          "heldout92", "heldout93", "heldout94", "heldout95", "heldout96")
+          "heldout92", "heldout93", "heldout94", "heldout95", "heldout96", "heldout97", "heldout98",
+          "heldout99")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -413,6 +416,11 @@ BATCH94_FROM = 17900
 # serving engines; reinforcement learning for reasoning), the same way ("heldout95" and "heldout96").
 BATCH95_FROM = 18100
 BATCH96_FROM = 18300
+# The ninety-seventh to ninety-ninth (two collectors each: 18 more queries fixed in advance in rank order, and robot
+# learning; vision-language models; medical imaging), the same way ("heldout97" to "heldout99").
+BATCH97_FROM = 18500
+BATCH98_FROM = 18700
+BATCH99_FROM = 18900
 
 
 def batch(record: dict) -> int:
@@ -446,7 +454,8 @@ def batch(record: dict) -> int:
     for the eighty-sixth to eighty-eighth (w16300-w16499, w16500-w16699, w16700-w16899), 90 to 92 for the
     eighty-ninth to ninety-first (w16900-w17099, w17100-w17299, w17300-w17499), 93 to 95 for the ninety-second
     to ninety-fourth (w17500-w17699, w17700-w17899, w17900-w18099), 96 and 97 for the ninety-fifth and ninety-sixth
-    (w18100-w18299, w18300 on)."""
+    (w18100-w18299, w18300-w18499), 98 to 100 for the ninety-seventh to ninety-ninth (w18500-w18699, w18700-w18899,
+    w18900 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -463,7 +472,7 @@ def batch(record: dict) -> int:
               BATCH77_FROM, BATCH78_FROM, BATCH79_FROM, BATCH80_FROM, BATCH81_FROM, BATCH82_FROM,
               BATCH83_FROM, BATCH84_FROM, BATCH85_FROM, BATCH86_FROM, BATCH87_FROM, BATCH88_FROM,
               BATCH89_FROM, BATCH90_FROM, BATCH91_FROM, BATCH92_FROM, BATCH93_FROM, BATCH94_FROM,
-              BATCH95_FROM, BATCH96_FROM)
+              BATCH95_FROM, BATCH96_FROM, BATCH97_FROM, BATCH98_FROM, BATCH99_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -484,7 +493,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout96' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout99' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -532,7 +541,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 97}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 100}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
