@@ -101,6 +101,10 @@ CASES = {
         phase="forward", module="mix", op="aten.addmm",
         culprit=["fp32 input passed into mix"], fix=["register_buffer('pos'", "self.pos.to(x.dtype)"],
         operands={"fp32", "bf16"}, error="RuntimeError"),
+    "moe_router_fp32_weights": dict(  # fp32 routing weights scale an expert's output added into a bf16 buffer
+        phase="forward", module="MoE", op="aten.index_add_",
+        culprit=["fp32 source computed in MoE's forward"], fix=["before index_add_"],
+        operands={"fp32", "bf16"}, error="RuntimeError"),
 }
 
 
@@ -139,6 +143,11 @@ def test_watch_diagnoses(spec):
 def test_where_shows_the_key_the_failing_line_subscripts_with():
     fault, _ = run_program("state_dict_average_int")
     assert fault.as_dict()["where"].endswith("(name = '1.num_batches_tracked')")
+
+
+def test_where_names_the_floating_operand_made_above_before_the_index():
+    where = run_program("moe_router_fp32_weights")[0].as_dict()["where"]
+    assert "expert_out = expert(x[token]) * routing_weights[token, slot, None], line 21" in where
 
 
 def test_every_program_runs_as_a_subprocess_too():

@@ -73,10 +73,11 @@ def _made_by(code: str, filename: str, first: int, line: int, f_locals) -> str:
     """The calls that last assigned the tensors the failing line reads, earlier in its function: the op that made a
     zero, an inf or a float64 (`p = probs.prod(-1)`) often stands a line or two above the one that failed."""
     read = re.sub(r"^\s*(return\b|[\w., ]+?\s*[-+*/]?=(?!=))", "", code)  # what the line reads, not what it assigns
+    names = [n for n in dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*[(=])", read))
+             if n not in _NOT_NAMES and isinstance(f_locals.get(n), torch.Tensor)]
+    names.sort(key=lambda n: not f_locals[n].is_floating_point())  # values before the indices that place them
     found = []
-    for name in dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*[(=])", read)):
-        if name in _NOT_NAMES or not isinstance(f_locals.get(name), torch.Tensor):
-            continue
+    for name in names:
         assigned = re.compile(rf"^\s*(?:\w+\s*,\s*)*{name}\s*(?:,\s*\w+\s*)*=(?!=)\s*(.+)$")
         for n in range(line - 1, max(first, line - 40) - 1, -1):
             m = assigned.match(linecache.getline(filename, n))
