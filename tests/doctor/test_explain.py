@@ -765,6 +765,24 @@ SAMPLES = [
      "rank 1 as float32, so the data types do not match across ranks.", [], None),
     ("finfo-of-integer", "    min_value = torch.finfo(attention_mask.dtype).min\nTypeError: torch.finfo() requires a "
      "floating point input type. Use torch.iinfo to handle 'torch.finfo'", [], None),
+    ("rotary-cos-sin-dtype", "    q = apply_rotary_emb(q.float(), cos, sin)\nAssertionError: Input and cos/sin must "
+     "have the same dtype, got torch.float32 and torch.bfloat16", [], None),
+    ("conv-state-dtype", "    causal_conv1d_update(x, conv_state, weight, bias)\nRuntimeError: Expected "
+     "conv_state.scalar_type() == input_type to be true, but got false.", [], None),
+    ("half-products-fp32-accumulate", "The scan kernel multiplies the fp16 decay and state, rounding each product "
+     "before the FP32 accumulation", [], None),
+    ("kernel-bf16-only-in-words", "The custom CUDA kernel only works in bf16: running the layer in fp32 fails to "
+     "compile", [], None),
+    ("sort-bool-cuda", "    order = torch.argsort(scores, descending=True)\nRuntimeError: Sort currently does not "
+     "support bool dtype on CUDA.", [], None),
+    ("metric-preds-not-float", "ValueError: Expected argument `preds` to be an floating tensor with probability/logit "
+     "scores, but got tensor with dtype torch.int64", [], None),
+    ("cpu-scalars-cuda-kernel", "    self.total += torch.sum(preds == target)\nRuntimeError: Trying to pass too many "
+     "CPU scalars to CUDA kernel!", [], None),
+    ("device-printouts-differ", ">>> position_ids.device\ndevice(type='cuda', index=0)\n>>> layer.weight.device\n"
+     "device(type='cuda', index=1)", [], None),
+    ("bf16-nonfinite-fp32-works", "Validation loss is nan from the first epoch when using bfloat16, while float32 "
+     "runs fine.", [], None),
 ]
 
 
@@ -1175,6 +1193,20 @@ CLASS_WORDINGS = [
     ("numpy-dtype-torch-lacks", "Reading 16-bit TIFFs: a numpy array of dtype uint16 gives an error in "
      "torch.from_numpy"),
     ("cpu-bf16-isa", "The BF16_R16 model aborts on an AVX2 only CPU with a fatal error in ggml.c"),
+    # flash-attention spelled as transformers' attn_implementation value
+    ("flash-attn-dtype", "The vocoder must run in float32, but flash_attention_2 only supports fp16 and bf16, so it "
+     "falls back to sdpa"),
+    ("cpu-half-kernel", "Our detector's post-processing does not work on CPUs when using float16"),
+    ("lightning-precision-value", "ValueError: `precision='16-true')` is not supported in FSDP. `precision` must be "
+     "one of: ('32-true', '16-mixed', 'bf16-mixed')."),
+    ("fp16-needs-gpu", "pytorch_lightning.utilities.exceptions.MisconfigurationException: amp + cpu is not "
+     "supported.  Please use a GPU option"),
+    ("fp16-needs-gpu", "MisconfigurationException: You have asked for native AMP on CPU, but AMP is only available "
+     "on GPU."),
+    ("deserialize-cuda", "The checkpoint trained on a GPU is loaded into device cuda on our CPU-only build server, "
+     "so prediction fails there"),
+    ("collective-cpu-tensor", "With compute_on_cpu=True the epoch-end sync under DDP fails for the retrieval "
+     "metrics"),
 ]
 
 
@@ -1303,6 +1335,16 @@ LOOKALIKE_REJECTS = [
     # sampling fails in every precision, fp32 included
     "RuntimeError: probability tensor contains either inf, nan or element < 0\nI tried several precisions including "
     "fp32 and all still give the same error",
+    # checkpointing recomputed another shape in the same dtype: no precision changed between the passes
+    "Recomputed values for the following tensors have different metadata than during the forward pass.\nsaved "
+    "metadata: {'shape': torch.Size([1, 8, 64]), 'dtype': torch.float32}\nrecomputed metadata: {'shape': "
+    "torch.Size([1, 8, 128]), 'dtype': torch.float32}\n(with precision='bf16-mixed' as well)",
+    # Lightning's devices argument, not a tensor's device
+    "Device error when running on CPU only\nTypeError: `devices` selected with `CPUAccelerator` should be an int > 0.",
+    # NaN from a layer run in bf16 alone: bf16 has fp32's range, no overflow story fits
+    "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
+    "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
+    "dtype=torch.bfloat16)",
 ]
 
 
@@ -2335,6 +2377,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!\n"
      "The language model is on cuda:1 but the vision tower stays on cuda:0", "device-mismatch",
      ["get_vision_tower().to(device)"]),
+    # a loss's weights made on the CPU beside a model on mps
+    ('device = "mps"\nmodel.to(device)\nRuntimeError: Expected all tensors to be on the same device, but found at '
+     "least two devices, mps:0 and cpu!", "device-mismatch", ["metric.to('mps')"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

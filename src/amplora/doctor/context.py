@@ -345,6 +345,12 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or pin "
                    "the transformers release the model was written for (`low_cpu_mem_usage=False` where it is "
                    "still honoured).")
+    if entry.kind == "device" and re.search(r"""\bdevice\s*=\s*['"]mps['"]|\.to\(['"]mps['"]\)""", text) \
+            and "apple" not in said:
+        cause.append("The text runs on Apple's mps device: a tensor made without `device=` (a metric's or loss's "
+                     "weights, `torch.ones` in a criterion, a buffer built in `__init__`) stays on the CPU beside it.")
+        fix.append("Create such tensors on the input's device (`device=preds.device`) or move the metric or loss "
+                   "module too (`metric.to('mps')`).")
     m = _VISION_TOWER.search(text)
     if m and entry.kind == "device" and "vision tower" not in said:
         cause.append(f"The text names the {m.group(0)}: in LLaVA-style vision-language models the vision tower (and "

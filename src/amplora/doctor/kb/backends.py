@@ -237,6 +237,41 @@ KERNELS = (
        fix="Run in fp32 (drop `--fp16`, `data_type = fp32`), or in bf16 on a GPU that has it; to see which op "
        "fails, run with `CUDA_LAUNCH_BLOCKING=1`, and `amplora doctor run script.py` names the first non-finite "
        "value if an overflow comes first; upgrade the library whose kernel crashes."),
+    _e("rotary-cos-sin-dtype", "attention", "a fused rotary kernel got q/k and cos/sin in two dtypes",
+       r"Input and cos/sin must have the same dtype",
+       "flash-attn's fused rotary embedding (`apply_rotary_emb`) takes the query or key and the cos/sin tables in "
+       "one dtype, and here one side was cast: modeling code that upcasts q/k to float32 for rotary while the "
+       "cos/sin cache stays bf16/fp16 (or a cache built in float32 beside half q/k), as in Qwen2.5-VL and "
+       "Qwen2.5-Omni's flash-attention path.",
+       "Cast the tables to the tensor they rotate (`cos, sin = cos.to(q.dtype), sin.to(q.dtype)`, `.type_as(q)`), "
+       "or upgrade transformers to the release that does; `attn_implementation='sdpa'` avoids the fused kernel."),
+    _e("conv-state-dtype", "attention", "a Mamba / causal-conv1d cache in another dtype than the activations",
+       r"Expected conv_states?_?\.scalar_type\(\) == input_type|\bconv_states?\b[^.\n]{0,60}\b(dtype|scalar type)\b"
+       r"[^.\n]{0,40}\b(mismatch|differ\w*)\b",
+       "causal-conv1d's update kernel takes the cached conv state in the activations' dtype, and the cache was "
+       "allocated in another: in the parameters' float32 while bf16 autocast makes the activations bf16 (Mamba-2's "
+       "`generate` under `torch.autocast`), or in bf16 by a serving engine run with `--dtype half` (SGLang's "
+       "`SGLANG_MAMBA_CONV_DTYPE`).",
+       "Allocate the conv state in the activations' dtype: cast the model itself to bf16 for generation instead of "
+       "autocast (`model.to(torch.bfloat16)`), or make the engine's conv-state dtype follow the serving dtype "
+       "(`--dtype bfloat16`, or set `SGLANG_MAMBA_CONV_DTYPE` to the same dtype); upgrade for the fixed cache "
+       "allocation."),
+    _e("half-products-fp32-accumulate", "overflow", "bf16/fp16 products rounded before an fp32 accumulation",
+       r"\b(round\w*|multipl\w*)\b[^.\n]{0,40}\b(BF16|bf16|FP16|fp16)\b[^.\n]{0,40}\b(before|then)\b[^.\n]{0,30}"
+       r"\b(FP32|fp32|float32)\b[^.\n]{0,20}\baccumulat\w*",
+       "The kernel accumulates in fp32 but multiplies its bf16/fp16 operands first, so each product is rounded to "
+       "the half dtype's 8 or 11 significant bits before it is added, and the fp32 accumulator only keeps the "
+       "rounding error.",
+       "Cast both operands to fp32 before the multiply (`x.to(tl.float32) * w.to(tl.float32)` in Triton, "
+       "`tl.dot(..., out_dtype=tl.float32)` for matrix products), or upgrade the library that fixed its kernel."),
+    _e("kernel-bf16-only-in-words", "backend", "a custom CUDA kernel written for bf16 only",
+       r"\A(?=.*(不(采用|使用|用)\s*(BF16|bf16)\s*\S{0,6}(报错|出错)|\b(errors?|fails?|crash\w*) (unless|without|when not) "
+       r"(using |in )?(bf16|bfloat16)\b|\bonly (works|runs|supports?) (in |with )?(bf16|bfloat16)\b))"
+       r"(?=.*((?<![A-Za-z])(CUDA|cpp)(?![A-Za-z])|\.cu\b|\bkernels?\b))",
+       "The model's custom CUDA kernel (an RWKV or other linear-attention kernel compiled from .cu/.cpp sources) is "
+       "written for bf16 tensors only, so running the model in fp32 or fp16 fails inside the kernel.",
+       "Run the model in bf16 (on a GPU that has it), or change the kernel's element type and rebuild it (its "
+       "typedef or template type set to float for fp32), or use the project's pure-PyTorch path for that layer."),
 )
 
 # runtimes and accelerators other than a CUDA GPU, where "no fp16/bf16 here" is not the GPU-generation story
@@ -275,7 +310,8 @@ CAPABILITY = (
        r"loaded with .?(torch_)?dtype=torch\.float16.? cannot run with .?cpu.? device|"
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
        r"\b(FP16|half|float16)\b[\w =-]{0,40}\b(only (supported|compatible|available) (on|with)|"
-       r"(supported|available) only (on|when \w+ on)) (a |the )?GPU|\b(fp16|float16)\b is for GPU only\b",
+       r"(supported|available) only (on|when \w+ on)) (a |the )?GPU|\b(fp16|float16)\b is for GPU only\b|"
+       r"\bamp \+ cpu is not supported\b|\basked for \w* ?AMP on CPU, but AMP is only available on GPU",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX,
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
@@ -394,7 +430,7 @@ CAPABILITY = (
        r"\b(bf16|bfloat16)[\w-]*[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL,
        _BF16_GPU_CAUSE, _BF16_GPU_FIX),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
-       r"flash ?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
+       r"flash[ _]?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16|"

@@ -226,10 +226,11 @@ DEVICES = (
        "torch.backends.mps.is_available() else 'cpu'`, or use the tool's original CUDA version instead of its "
        "Apple (mac) port."),
     _e("collective-cpu-tensor", "device", "a NCCL collective on CPU tensors",
-       r"Tensors must be CUDA and dense|No backend type associated with device type cpu",
+       r"Tensors must be CUDA and dense|No backend type associated with device type cpu|"
+       r"\A(?=.*\bcompute_on_cpu\b)(?=.*\b(DDP|ddp|all_gather|distributed)\b)",
        "A distributed collective (all_reduce, broadcast, all_gather) on the NCCL backend got tensors on the CPU: "
-       "NCCL moves only GPU tensors, and a CPU tensor (a metric, a loss `.item()` turned back into a tensor, a "
-       "model left on the CPU) was passed.",
+       "NCCL moves only GPU tensors, and a CPU tensor (a metric, a metric state kept on the CPU by torchmetrics' "
+       "`compute_on_cpu`, a loss `.item()` turned back into a tensor, a model left on the CPU) was passed.",
        "Put the tensor on this rank's GPU before the collective (`t.to(f'cuda:{local_rank}')`), or create the "
        "process group with both backends (`init_process_group('cpu:gloo,cuda:nccl')`) so CPU tensors go through "
        "gloo."),
@@ -303,7 +304,9 @@ DEVICES = (
        r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
        r"restore_location|validate_cuda_device|_cuda_deserialize)\b|"
        r"\A(?=.*\bdeserializ\w* (error|fail\w*|problem|issue)s?\b)(?=.*\b(CUDA|GPU)\b)"
-       r"(?=.*(\bnon-(CUDA|GPU)|\bCPU[- ]only\b|\blaptop\b|\bwithout (a )?(GPU|CUDA)\b|\bno (GPU|CUDA)\b))",
+       r"(?=.*(\bnon-(CUDA|GPU)|\bCPU[- ]only\b|\blaptop\b|\bwithout (a )?(GPU|CUDA)\b|\bno (GPU|CUDA)\b))|"
+       r"\A(?=.*\b(checkpoint|ckpt|state_dict)\b)(?=.*\b(loaded|loading) (in)?to (the )?(device )?(cuda|gpu)\b)"
+       r"(?=.*(\bCPU[- ]only\b|\bno (GPU|CUDA)( access)?\b|\bwithout (a )?(GPU|CUDA)( access)?\b))",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
        "driver, or fewer GPUs than when saved).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
@@ -383,4 +386,19 @@ DEVICES = (
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
        unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
        r"do(es)?n'?t support|do(es)? not support))"),
+    _e("cpu-scalars-cuda-kernel", "device", "a CUDA kernel given CPU tensors beside its CUDA ones",
+       r"Trying to pass too many CPU scalars to CUDA kernel",
+       "A CUDA op takes at most one 0-dim CPU tensor as a scalar, and got several CPU tensors beside its CUDA ones: "
+       "state kept on the CPU (a metric's counters in a plain dict or list, which `model.to()` and Lightning do not "
+       "move, a tensor made without `device=`) met CUDA predictions.",
+       "Keep that state on the inputs' device: register metrics as child modules (`nn.ModuleDict`, an attribute "
+       "of the LightningModule) or buffers so `.to()` moves them, or create the tensors with `device=preds.device`."),
+    _e("device-printouts-differ", "device", "two tensors printed on different GPUs",
+       r"device\(type='cuda', index=(?P<ga>\d+)\).{0,400}?device\(type='cuda', index=(?!(?P=ga)\b)\d+\)",
+       "The text prints two tensors' devices, and they are different GPUs: with the model split over GPUs "
+       "(`device_map='auto'`) a tensor made once for the whole model (a cache, a mask, a position table) sits on "
+       "the first GPU while a layer runs on another.",
+       "Move that tensor to the device of the layer that uses it (`x.to(hidden_states.device)`), allocate per-layer "
+       "state on each layer's device, or keep the model on one GPU; upgrade the library whose cache ignores the "
+       "split.", unless=r"Expected all tensors to be on the same device"),
 )

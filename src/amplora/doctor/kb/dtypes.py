@@ -509,6 +509,20 @@ KERNELS = (
        "Pass float32 tensors on the device the check wants (`torch.from_numpy(x).float()`, "
        "`x.astype(np.float32)`); in your own code test the dtype itself (`x.dtype == torch.float32`, "
        "`x.is_floating_point()`) instead of the legacy type."),
+    _e("sort-bool-cuda", "cpu-kernel", "sorting a bool tensor on CUDA",
+       r"Sort currently does not support bool dtype on CUDA",
+       "torch before 1.10 had no CUDA sort for bool tensors, and code sorted a bool one: a score or mask tensor "
+       "built as bool (a metric's detection scores when there are no predictions, a comparison result).",
+       "Sort a numeric tensor: cast first (`scores.float()`, `mask.to(torch.uint8)`), or upgrade torch; in a "
+       "library (torchmetrics' mean average precision) upgrade to the release that builds its scores as float."),
+    _e("metric-preds-not-float", "index", "a metric given a bool or integer prediction where it takes scores",
+       r"Expected argument `?preds`? to be an? floating tensor with probability/logit scores, but got tensor with "
+       r"dtype torch\.(bool|u?int\d+|long)",
+       "A torchmetrics curve or ranking metric (AUROC, average precision, AUPRO) takes the predictions as float "
+       "probabilities or logits, and got a thresholded mask or labels (bool or integer): a predicted mask where the "
+       "score map was meant.",
+       "Pass the scores (the anomaly map, `logits.sigmoid()`, `probs`) rather than the thresholded prediction, or "
+       "cast a mask that is meant as scores (`pred.float()`)."),
 )
 
 # dtype mismatches with a known story (needs evidence in the text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (AMP_NOTICE, DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
+from amplora.doctor.kb.patterns import (AMP_NOTICE, BF16_ONLY, DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
                                         NAN_BEYOND_TRAINING, PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
@@ -172,6 +172,8 @@ FALLBACKS = (
        r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
        r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
+       r"\b(do ?n[o']t|does ?n[o']t|do not|does not) work on (the )?CPUs? (when )?(using|with|in) "
+       r"(float16|fp16|half)\b|"
        r"\A(?=.*\b(error|Traceback)\b)(?=.*(\b(fp16|half|float16)\b.{0,200}\bon (the )?CPU\b|"
        r"\bon (the )?CPU\b.{0,200}\b(fp16|half|float16)\b))(?!.*\b(cuda|GPU)\b[^.\n]{0,40}\b(works?|fine)\b)|"
        r"\A(?=.*cpu).*?not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.(Half|BFloat16)Tensor\b|"
@@ -231,7 +233,7 @@ FALLBACKS = (
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
-       context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT,
+       context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT + "|" + BF16_ONLY,
        cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
@@ -506,7 +508,8 @@ LAST_RESORT = (
        "Move every tensor of that op to one device (`t.to(x.device)`, the model's device for inputs); call "
        "`.cpu()` before NumPy work; when a library creates the tensor, pass it your device (its `device=` / "
        "`tkwargs`) or upgrade it; `amplora doctor run` names the tensor and the op.",
-       unless=_NOT_A_DTYPE_FAULT + r"|System call|NCCL|device-side|no CUDA GPUs|CUDA is not available|not compiled"),
+       unless=_NOT_A_DTYPE_FAULT + r"|System call|NCCL|device-side|no CUDA GPUs|CUDA is not available|not compiled|"
+              r"`?devices`? selected with `?\w*Accelerator`?"),
 )
 
 _QUANT_COMPUTE = ("inside a quantized layer the dequantized weight takes the layer's compute dtype: set it to the "

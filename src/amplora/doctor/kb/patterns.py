@@ -75,6 +75,9 @@ BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\
 # evidence of half precision, or of loss scaling and overflow, which exist only for it, anywhere in the text
 HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(half|Half|loss[ _]scal\w*|overflow(s|ed|ing)?)"
                  r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
+# bf16 is the only half precision the text shows: bf16 has fp32's range, so an overflow story does not fit it
+BF16_ONLY = (r"\A(?=.*\b(bf16|bfloat16)\b)(?!.*(" + HALF_WORDS + "|" + AMP_WORDS + r"|(?<![A-Za-z0-9_])(half|Half)"
+             r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision (is )?(set to |=\s*|of )?['\"]?16\b))")
 # CUDA that failed to start: a capability check (bf16, TF32) then fails for the driver, not for the GPU
 CUDA_INIT_FAILED = (r"CUDA initialization: |NVIDIA driver on your system is too old|Found no NVIDIA driver|"
                     r"no CUDA GPUs are available")

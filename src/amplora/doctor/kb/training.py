@@ -52,9 +52,11 @@ _REDUCED = r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half|bf16|bf
 TRAINING = (
     _e("checkpoint-recompute-dtype", "autocast", "a checkpointed forward recomputed in another precision",
        r"\A(?=.*Recomputed values for the following tensors have different metadata than during the forward pass)"
-       r"(?=.*saved metadata: \{[^}]*'dtype': (torch\.\w+)[^}]*\}\s*recomputed metadata: \{[^}]*'dtype': (?!\1\b))|"
+       r"(?=.*saved metadata: \{[^}]*'dtype': (torch\.\w+)\b[^}]*\}\s*recomputed metadata: \{[^}]*'dtype': (?!\1\b))|"
        r"\A(?=.*Recomputed values for the following tensors have different metadata)(?=.*\b(autocast|mixed[ -]precision|"
-       r"amp|bf16|fp16|bfloat16|float16)\b)",
+       r"amp|bf16|fp16|bfloat16|float16)\b)"
+       r"(?!.*saved metadata: \{[^}]*'dtype': (?P<rd>torch\.\w+)[^}]*\}\s*recomputed metadata: "
+       r"\{[^}]*'dtype': (?P=rd)\b)",
        "Non-reentrant activation checkpointing re-runs the forward during backward and checks that each tensor it "
        "saves again has the dtype, shape and device it had; here the recompute ran in another precision: autocast "
        "entered or left between the forward and the backward, FSDP2's mixed-precision cast of the inputs skipped "
@@ -211,6 +213,7 @@ TRAINING = (
     _e("lightning-precision-value", "mismatch", "a precision value this trainer (Lightning, NeMo, Composer) does not know",
        r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
        r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'|"
+       r"precision=.{1,20} is not supported (in|by|with) \w+\W+`?precision`? must be one of|"
        # NeMo's Megatron O2 module and Composer's Precision enum, with their own values
        r"precision \S+ is not supported\. Float16Module|Value \S+ is not available in Precision",
        "PyTorch Lightning (and NeMo and Composer, each with its own names) takes only its own precision values and "
@@ -534,4 +537,14 @@ NONFINITE_REPORTS = (
        "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
+    _e("bf16-nonfinite-fp32-works", "overflow", "NaN in bf16 where fp32 runs",
+       r"\A(?=.*(?:" + NONFINITE_SYMPTOM + r"))(?=.*\b(bf16|bfloat16)\b)(?=.*\b(fp32|float32|full precision)\b"
+       r"[^.\n]{0,30}\b(works?|working|is running correctly|runs? (correctly|fine|normally|well)|fine|no (nan|problem|"
+       r"issue)s?)\b)",
+       "The same run gives NaN in bf16 and works in fp32: bf16 keeps fp32's range but only 8 significant bits, so "
+       "where precision matters (norms and softmax over long rows, small updates to large weights, losses near "
+       "zero, a model pretrained in fp32 or fp16) its rounding errors grow into inf/NaN.",
+       "Train in fp32, or in mixed precision that keeps fp32 master weights (`torch.autocast(dtype=torch.bfloat16)` "
+       "on an fp32 model, `bf16=True` in the Trainer rather than a model cast to bf16), with norms, softmax and the "
+       "loss in fp32."),
 )
