@@ -101,6 +101,10 @@ CASES = {
         phase="forward", module="mix", op="aten.addmm",
         culprit=["fp32 input passed into mix"], fix=["register_buffer('pos'", "self.pos.to(x.dtype)"],
         operands={"fp32", "bf16"}, error="RuntimeError"),
+    "stochastic_depth_fp32_mask": dict(  # a drop-path mask made fp32 inside a block promotes its bf16 output
+        phase="forward", module="0.1.fc", op="aten.addmm",
+        culprit=["0.0.drop_path (DropPath) inside 0.0 turned bf16 activations into fp32"], fix=["In DropPath"],
+        operands={"fp32", "bf16"}, error="RuntimeError"),
     "moe_router_fp32_weights": dict(  # fp32 routing weights scale an expert's output added into a bf16 buffer
         phase="forward", module="MoE", op="aten.index_add_",
         culprit=["fp32 source computed in MoE's forward"], fix=["before index_add_"],

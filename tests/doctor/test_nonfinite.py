@@ -69,6 +69,12 @@ CASES = {
         culprit=["divided by zero in GatedScan.backward"], fix=["compute the divisor in fp32"],
         inputs=["other: fp16"]),
     # an fp16 sigmoid saturated to exactly 1: a hand-written log(1 - p) is log(0)
+    # class weights made NaN before training by an empty class: the model's output is finite, the loss is not
+    "nan_stale_class_weights": dict(
+        phase="loss (outside any module)", module=None, op="", dtype="fp32", value="NaN",
+        culprit=["`weights`, which the loss code reads, already held NaN",
+                 "weights = class_weights(counts), line 18"],
+        fix=["counts.clamp(min=1)"], inputs=["weights: fp32 [4], holds NaN"]),
     "nan_fp16_sigmoid_log": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.log", dtype="fp16", value="inf",
         culprit=["1 - p is 0 where p rounded to 1"], fix=["BCEWithLogitsLoss", "fp32"], inputs=["self: fp16"]),

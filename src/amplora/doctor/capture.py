@@ -161,6 +161,31 @@ def live_frames(start: types.FrameType | None):
         frame = frame.f_back
 
 
+def stale_nonfinite(frames, before: int = 15) -> tuple[str, torch.Tensor, str] | None:
+    """In the innermost frame of user code: a floating tensor, not a trainable one, that the lines just above the
+    current one read and that already holds inf/NaN (weights or statistics made before the step), with the call
+    that last assigned it: (name, tensor, "w = make(counts), line 41" or "")."""
+    frame = next((f for f in frames if not _is_library(f.f_code.co_filename)), None)
+    if frame is None:
+        return None
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    near = "\n".join(linecache.getline(filename, n) for n in range(max(1, line - before), line + 1))
+    for name, value in list(frame.f_locals.items()):
+        if (name.startswith("_") or not isinstance(value, torch.Tensor) or not value.is_floating_point()
+                or value.requires_grad or not value.numel() or not re.search(rf"(?<![\w.]){name}\b(?!\s*=[^=])", near)):
+            continue
+        try:
+            if bool(torch.isfinite(value).all()):
+                continue
+        except Exception:
+            continue
+        assigned = re.compile(rf"^\s*{name}\s*=(?!=)\s*(.+)$")
+        made = next((f"{name} = {m.group(1).strip()[:80]}, line {n}" for n in range(line - 1, 0, -1)
+                     if (m := assigned.match(linecache.getline(filename, n)))), "")
+        return name, value, made
+    return None
+
+
 def traceback_frames(exc: BaseException):
     """Frames of an exception's traceback, innermost first (where it was raised -> where it was caught)."""
     frames = []

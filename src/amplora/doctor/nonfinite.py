@@ -450,9 +450,10 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
 
 
 # ---- the re-run -------------------------------------------------------------------------------------------------
-def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinite:
+def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None) -> NonFinite:
     """The gradient that came back into a model's (finite) output is inf/NaN: it was born after the model, in the
-    loss computed from that output outside any module."""
+    loss computed from that output outside any module, or came in with a tensor the loss reads that already held
+    inf/NaN (`stale`: name, tensor, where it was made)."""
     inf, nan = _state(grad.detach())
     dt = dtype_name(out.dtype)
     largest = _max_finite(out)
@@ -472,12 +473,24 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor) -> NonFinit
         cause = (f"The model's output holds probabilities that are exactly 1 (or 0): {_saturated(out.dtype)}, so a "
                  f"hand-written log(1 - p) or log(p) of them is log(0) = -inf.")
         fix = _SATURATED_FIX
+    culprit = (f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = {_num(largest)}) "
+               f"but the gradient coming back into it is not")
+    inputs = [f"{module} output: {dt}, max |x| = {_num(largest)}"]
+    if stale is not None:
+        name, tensor, made = stale
+        s_inf, s_nan = _state(tensor.detach())
+        held = "inf and NaN" if s_inf and s_nan else "inf" if s_inf else "NaN"
+        inputs.append(f"{name}: {dtype_name(tensor.dtype)} {list(tensor.shape)}, holds {held}")
+        culprit = (f"`{name}`, which the loss code reads, already held {held} before this step"
+                   + (f" ({made})" if made else "") + f"; {module}'s output is finite")
+        cause = (f"A tensor the loss uses was inf/NaN before the model ran ({name}, made outside the training step: "
+                 f"a division by a count or sum of 0, a log of 0, a power of 0 to a negative exponent), so every "
+                 f"loss computed with it is inf/NaN whatever the model does.")
+        fix = (f"Check `{name}` where it is made (`torch.isfinite({name}).all()`) and guard that computation: clamp "
+               f"counts or denominators to at least 1 or eps (`counts.clamp(min=1)`), or drop the empty entries")
     return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
-                     value="inf and NaN" if inf and nan else "inf" if inf else "NaN",
-                     inputs=[f"{module} output: {dt}, max |x| = {_num(largest)}"],
-                     culprit=(f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = "
-                              f"{_num(largest)}) but the gradient coming back into it is not"),
-                     cause=cause, fix=fix)
+                     value="inf and NaN" if inf and nan else "inf" if inf else "NaN", inputs=inputs,
+                     culprit=culprit, cause=cause, fix=fix)
 
 
 def _outputs(out) -> list:

@@ -29,7 +29,7 @@ from torch.nn.modules.module import register_module_forward_hook, register_modul
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames,
-                                    scan_frames)
+                                    scan_frames, stale_nonfinite)
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_located, explain_params, locate, nonfinite_params,
                                       root_at_zero)
@@ -274,7 +274,8 @@ class NonFiniteWatch:
                 # square root or norm of 0, when the loss took one)
                 zero = next(((f, r, frame) for f, r, frame in self._roots if bool((r == 0).any())), None)
                 self.first = (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
-                              else after_output(type(module).__name__, out, g))
+                              else after_output(type(module).__name__, out, g,
+                                                stale_nonfinite(live_frames(sys._getframe()))))
                 return
         self._locate(call, grad)
 

@@ -159,6 +159,17 @@ def _mismatch_story(s: Scene):
         pdt = param_dtypes(prod, recurse=False)
         culprit = (f"{ppath} ({type(prod).__name__}, params {pdt}) returned the {odt} activation that {mod} "
                    f"({rdt} weights) received")
+        inner = s.recorder.promoter_within(prod, ref, t.dtype) if s.recorder is not None else None
+        if inner is not None and inner is not prod:  # say which part of a container changed the dtype
+            ipath = s.namer.module_path(inner)
+            culprit = (f"{ipath} ({type(inner).__name__}) inside {ppath} turned {rdt} activations into {odt}, "
+                       f"and {ppath} returned the {odt} activation that {mod} ({rdt} weights) received")
+            cause = (f"{ipath} returns {odt} from {rdt} input (a tensor it makes with the default dtype, such as "
+                     f"`torch.rand(...)` or `torch.ones(...)`, promotes what it touches), and with no autocast region "
+                     f"active that meets {rdt} weights in {mod}.")
+            fix = (f"In {type(inner).__name__}, make new tensors in the input's dtype (`dtype=x.dtype, "
+                   f"device=x.device`) or return `out.to(x.dtype)`; or run the forward under {autocast_hint}.")
+            return culprit, cause, fix
         if s.phase in ("generate", "eval") and not s.autocast:
             cause = (f"{s.phase} runs outside the autocast region training ran in, so the {odt} output of {ppath} "
                      f"meets {rdt} weights in {mod}.")

@@ -65,6 +65,7 @@ class Recorder:
         self.stack: list[int] = []
         self.intervals: deque = deque(maxlen=max_intervals)   # (first seq, end seq, module) per module call
         self.producers: dict[int, tuple] = {}                # data_ptr -> (module, weakref to the output)
+        self.promoted: list[tuple] = []   # (module, dtype given, dtype returned) per call that changed a float dtype
         self.roots: list = []                                 # outermost modules called, most recent last
         self.forward_calls = 0
         self.pending = None   # a callable to run at the next module call (deferred clean-up after a fault)
@@ -95,10 +96,15 @@ class Recorder:
                 self.producers[out.data_ptr()] = (module, _ref(out))
             except Exception:  # tensor subclasses without storage or weakref support
                 pass
+            if out.is_floating_point() and len(self.promoted) < 64:
+                given = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+                if given and out.dtype not in given:
+                    self.promoted.append((module, given[0], out.dtype))
 
     def _enter_root(self, module) -> None:
         self.forward_calls += 1
         self.producers.clear()  # a new outermost forward: older activations are gone or irrelevant
+        self.promoted.clear()
         if not any(r is module for r in self.roots):
             self.roots.append(module)
             del self.roots[:-8]
@@ -110,6 +116,12 @@ class Recorder:
             if start <= seq < end and (width is None or end - start < width):
                 best, width = module, end - start
         return best
+
+    def promoter_within(self, outer, given: torch.dtype, returned: torch.dtype):
+        """The first module inside `outer` (or `outer` itself) that, in the current forward, was given `given`
+        activations and returned `returned` ones: where a container's output changed dtype."""
+        inside = {id(m) for m in outer.modules()}
+        return next((m for m, g, r in self.promoted if g == given and r == returned and id(m) in inside), None)
 
     def producer_of(self, tensor: torch.Tensor):
         """The module that returned `tensor` (or the tensor it is a view of) in the current forward, if any.
