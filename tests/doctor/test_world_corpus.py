@@ -458,6 +458,21 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   both halves scored once on 67efd6b, after heldout21-96 were read: 9/11 right (82 %), 1 partly, 1 unrecognised,
   17/19 rejects (2 false); the rank-order half 3/3 (2 false in 11), the theme half 6/8 (0 false in 8). none were
   dropped. Read for the rules afterwards: 11/11 and 18/19, with floors.
+- heldout100 (w19100-w19112 and w19200-w19220; 18 more queries fixed in advance in rank order, and speech and omni
+  models): both halves scored once on e5ca1ab, after heldout21-99 were read: 17/20 right (85 %), 2 partly, 1
+  unrecognised, 14/14 rejects (0 false); the rank-order half 7/8 (0 false in 5), the theme half 10/12 (0 false in
+  9). none were dropped. Read for the rules afterwards: 19/20 and 14/14, with floors.
+- heldout101 (w19300-w19313 and w19400-w19433; 18 more queries fixed in advance in rank order, and Lightning and
+  torchmetrics): both halves scored once on e5ca1ab, after heldout21-99 were read: 17/28 right (61 %), 3 partly, 8
+  unrecognised, 12/15 rejects (3 false); the rank-order half 5/8 (2 false in 4), the theme half 12/20 (1 false in
+  11). w19305 and w19306 (lines left out inside their pastes), w19418 (a title joined to a line from the middle of a
+  log), w19407 and w19410 (threads the rank-order half took as well) were dropped before the score. Read for the
+  rules afterwards: 27/28 and 14/15, with floors.
+- heldout102 (w19500-w19508 and w19600-w19622; 18 more queries fixed in advance in rank order, and state-space
+  models): both halves scored once on e5ca1ab, after heldout21-99 were read: 10/15 right (67 %), 2 partly, 3
+  unrecognised, 15/16 rejects (1 false); the rank-order half 2/4 (1 false in 5), the theme half 8/11 (0 false in
+  11). w19606 (a thread the rank-order half took as well) was dropped before the score. Read for the rules
+  afterwards: 15/15 and 16/16, with floors.
 """
 from __future__ import annotations
 
@@ -488,7 +503,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout24": (46, 1),   # of 49 after its misses were read (36 when scored once)
           "heldout25": (55, 0),   # of 56 after its misses were read (43 when scored once)
           "heldout26": (43, 4),   # of 45 after its misses were read (39 when scored once)
-          "heldout27": (43, 2),   # of 46 after its misses were read (37 when scored once)
+          "heldout27": (43, 1),   # of 46 after its misses were read (37 when scored once)
           "heldout28": (47, 1),   # of 48 after its misses were read (40 when scored once)
           "heldout29": (43, 4),   # of 46 after its misses were read (38 when scored once)
           "heldout30": (46, 1),   # of 48 after its misses were read (33 when scored once)
@@ -560,7 +575,10 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout96": (7, 0),   # of 7 after its misses were read (6 when scored once)
           "heldout97": (17, 2),   # of 18 after its misses were read (15 when scored once)
           "heldout98": (21, 0),   # of 21 after its misses were read (17 when scored once)
-          "heldout99": (11, 1)}   # of 11 after its misses were read (9 when scored once)
+          "heldout99": (11, 1),   # of 11 after its misses were read (9 when scored once)
+          "heldout100": (19, 0),   # of 20 after its misses were read (17 when scored once)
+          "heldout101": (27, 1),   # of 28 after its misses were read (17 when scored once)
+          "heldout102": (15, 0)}   # of 15 after its misses were read (10 when scored once)
 
 
 @pytest.fixture(scope="module")
