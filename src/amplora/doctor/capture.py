@@ -172,7 +172,8 @@ def stale_nonfinite(frames, before: int = 15) -> tuple[str, torch.Tensor, str] |
     near = "\n".join(linecache.getline(filename, n) for n in range(max(1, line - before), line + 1))
     for name, value in list(frame.f_locals.items()):
         if (name.startswith("_") or not isinstance(value, torch.Tensor) or not value.is_floating_point()
-                or value.requires_grad or not value.numel() or not re.search(rf"(?<![\w.]){name}\b(?!\s*=[^=])", near)):
+                or value.requires_grad or not value.numel()
+                or not re.search(rf"(?<![\w.]){name}\b(?!\s*=[^=])", near)):  # read near here, not only assigned
             continue
         try:
             if bool(torch.isfinite(value).all()):

@@ -157,7 +157,8 @@ def _mismatch_story(s: Scene):
         prod = s.producers[i]
         ppath = s.namer.module_path(prod)
         pdt = param_dtypes(prod, recurse=False)
-        culprit = (f"{ppath} ({type(prod).__name__}, params {pdt}) returned the {odt} activation that {mod} "
+        pdt = "no float params of its own" if pdt == "no float params" else f"params {pdt}"
+        culprit = (f"{ppath} ({type(prod).__name__}, {pdt}) returned the {odt} activation that {mod} "
                    f"({rdt} weights) received")
         inner = s.recorder.promoter_within(prod, ref, t.dtype) if s.recorder is not None else None
         if inner is not None and inner is not prod:  # say which part of a container changed the dtype
@@ -178,7 +179,7 @@ def _mismatch_story(s: Scene):
                    f"`amplora.apply`, which enforces the policy at the model boundary); or make "
                    f"{type(prod).__name__} compute in fp32 and return `.to(input_dtype)`.")
         else:
-            cause = (f"{ppath} returns {odt} activations (params {pdt}) and, with no autocast region active, "
+            cause = (f"{ppath} returns {odt} activations ({pdt}) and, with no autocast region active, "
                      f"they meet {rdt} weights in {mod}.")
             fix = (f"In {type(prod).__name__}, compute in fp32 if you like but return `out.to(x.dtype)` "
                    f"(or cast {ppath} to {rdt}); or run the forward under {autocast_hint}.")

@@ -65,7 +65,7 @@ class Recorder:
         self.stack: list[int] = []
         self.intervals: deque = deque(maxlen=max_intervals)   # (first seq, end seq, module) per module call
         self.producers: dict[int, tuple] = {}                # data_ptr -> (module, weakref to the output)
-        self.promoted: list[tuple] = []   # (module, dtype given, dtype returned) per call that changed a float dtype
+        self.promoted: list[tuple] = []   # (module, dtype given, wider dtype returned) per call that widened one
         self.roots: list = []                                 # outermost modules called, most recent last
         self.forward_calls = 0
         self.pending = None   # a callable to run at the next module call (deferred clean-up after a fault)
@@ -98,7 +98,8 @@ class Recorder:
                 pass
             if out.is_floating_point() and len(self.promoted) < 64:
                 given = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
-                if given and out.dtype not in given:
+                # only widening (bf16 in, fp32 out): autocast's narrowing casts are no one's mistake
+                if given and out.dtype not in given and out.dtype.itemsize > given[0].itemsize:
                     self.promoted.append((module, given[0], out.dtype))
 
     def _enter_root(self, module) -> None:
