@@ -783,6 +783,10 @@ SAMPLES = [
      "device(type='cuda', index=1)", [], None),
     ("bf16-nonfinite-fp32-works", "Validation loss is nan from the first epoch when using bfloat16, while float32 "
      "runs fine.", [], None),
+    ("onnx-input-type-invalid", "This is an invalid model. Type Error: Type 'tensor(int32)' of input parameter (shape) "
+     "of operator (Expand) in node (Expand_12) is invalid.", ["int32"], None),
+    ("half-fails-fp32-works", "Segmentation with half=True has a problem on long clips, but it is fine with fp32.", [],
+     None),
 ]
 
 
@@ -1342,6 +1346,12 @@ LOOKALIKE_REJECTS = [
     # Lightning's devices argument, not a tensor's device
     "Device error when running on CPU only\nTypeError: `devices` selected with `CPUAccelerator` should be an int > 0.",
     # NaN from a layer run in bf16 alone: bf16 has fp32's range, no overflow story fits
+    # a size given as NumPy ints: a type check of Python arguments, no tensor dtype
+    "    return torch._C._nn.upsample_bilinear2d(input, output_size)\nTypeError: expected size to be one of int or "
+    "Tuple[int] or Tuple[int, int], but got size with types [<class 'numpy.int64'>, <class 'numpy.int64'>]",
+    # the webui already runs in full precision: the NaN is not fp16's
+    "NansException: A tensor with all NaNs was produced in Unet.\nset COMMANDLINE_ARGS=--xformers --no-half "
+    "--no-half-vae",
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",
@@ -2377,6 +2387,15 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!\n"
      "The language model is on cuda:1 but the vision tower stays on cuda:0", "device-mismatch",
      ["get_vision_tower().to(device)"]),
+    # a trainer's layer offloading leaves weights on the CPU
+    ("With layer offloading on, sampling fails:\nRuntimeError: Expected all tensors to be on the same device, but "
+     "found at least two devices, cuda:0 and cpu!", "device-mismatch", ["execution device"]),
+    # a Swin window-attention mask made fp32 beside fp16 scores
+    ("  File \"birefnet.py\", line 120, in forward (WindowAttention)\n    x = (attn @ v)\nRuntimeError: expected "
+     "scalar type Float but found Half", "expected-scalar-type", ["mask.to(attn.dtype)"]),
+    # text-encoder outputs cached under fp16 and read again in a bf16 run
+    ("The cached text encoder outputs (*.npz) were made with fp16; after switching to bf16 the loss is nan",
+     "fp16-nonfinite-report", ["regenerate it after changing precision"]),
     # a loss's weights made on the CPU beside a model on mps
     ('device = "mps"\nmodel.to(device)\nRuntimeError: Expected all tensors to be on the same device, but found at '
      "least two devices, mps:0 and cpu!", "device-mismatch", ["metric.to('mps')"]),

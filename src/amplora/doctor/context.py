@@ -48,7 +48,8 @@ _HARDWARE = [
 # CPU offload (accelerate hooks, diffusers' model / sequential offload, a tool's flag): weights report the CPU
 _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|\w*cpu_offload\w*|"
                       r"offload_mode\w*|--(med|low|no)vram|(med|low)vram|"
-                      r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk))")
+                      r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk)|"
+                      r"(?i:\b(layer|transformer|text[_ ]encoder|tokeni[sz]er|block|unet)s? offload(ing)?\b))")
 _ZERO3 = re.compile(r"zero[-_ ]?3|zero_stage\W{0,3}3|\bstage\W{0,3}3\b|zero3_offload", re.IGNORECASE)
 # parts of an image pipeline loaded on their own, each in the dtype it was loaded in
 _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion (module|adapter)|AnimateDiff|InstantID|"
@@ -90,6 +91,8 @@ _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(Wit
                                 r"(smooth_)?l1_loss|(Smooth)?L1Loss)\b")
 # a library that patches torch's tensor methods (PySyft's TorchHook)
 # a VAE decoding (or encoding) the denoiser's latents: the pipeline's parts may be loaded in two dtypes
+_WINDOW_ATTENTION = re.compile(r"\bshifted[- ]window\w*|\bwindow[- ]attention\b|\bWindowAttention\b|\bSwin\w*\b",
+                               re.IGNORECASE)
 _VAE_LATENTS = re.compile(r"\bvae\.(decode|encode)\(\s*\w*latents?\b|\b(decode|encode)_latents?\(", re.IGNORECASE)
 _TORCH_HOOKED = re.compile(r"\b\w*TorchHook\(|\bhook(ed|s|ing)? (torch|pytorch)\b|\b(torch|pytorch) is hooked\b|"
                            r"\bhooked with\b", re.IGNORECASE)
@@ -225,6 +228,20 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"targets: integer (Long) labels must be cast for it.")
         fix.append("Cast the target to the input's dtype: `loss_fn(output, target.float())` "
                    "(`target.to(output.dtype)` under half precision).")
+    if entry.kind == "overflow" and re.search(r"\bcach(e|ed|ing)\b|\.npz\b", text, re.I) and "cache" not in said:
+        cause.append("The text speaks of cached outputs (text-encoder embeddings or latents saved to disk): values "
+                     "cached while the run was in fp16 keep their inf/NaN, and a later run in another precision reads "
+                     "them again unless the cache is rebuilt.")
+        fix.append("Delete the cache or regenerate it after changing precision (the trainer's recreate/regenerate "
+                   "option for cached text-encoder outputs or latents).")
+    m = _WINDOW_ATTENTION.search(text)
+    if m and entry.kind == "mismatch" and "mask" not in said:
+        cause.append(f"The text shows window attention (`{m.group(0)}`): Swin-style blocks add a relative-position "
+                     f"bias and a shifted-window mask to the scores, and one built in fp32 (`torch.zeros`, "
+                     f"`masked_fill` on a new tensor) promotes half-precision scores to fp32, which then meet fp16 "
+                     f"`v` in `attn @ v`.")
+        fix.append("Build the mask and bias in the scores' dtype (`attn + mask.to(attn.dtype)`), or update the "
+                   "model code that makes them.")
     m = _VAE_LATENTS.search(text)
     if m and entry.kind == "mismatch" and "latent" not in said:
         cause.append(f"The text shows a VAE decoding latents (`{m.group(0)}`): a VAE loaded in its own dtype (fp16 "

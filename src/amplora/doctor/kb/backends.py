@@ -530,7 +530,8 @@ DIFFUSION = (
        "The UNet overflowed fp16's range (65504) in half precision, usually in cross-attention, or the GPU runs "
        "half precision badly (GTX 16xx), so the sampled image is NaN (black).",
        "Upcast attention to fp32 (\"Upcast cross attention layer to float32\" / `--upcast-sampling`), run the UNet "
-       "in bf16 on GPUs that have it, or in fp32 (`--no-half`) on GPUs without reliable fp16."),
+       "in bf16 on GPUs that have it, or in fp32 (`--no-half`) on GPUs without reliable fp16.",
+       unless=PRECISION_RULED_OUT),
     _e("vae-nan-image", "overflow", "a NaN (black) image from a half-precision VAE",
        r"invalid value encountered in cast.{0,300}(images?\b|uint8|\* ?255)|"
        r"(images?\b|uint8|\* ?255).{0,600}invalid value encountered in cast|"

@@ -49,6 +49,16 @@ EXPORTED = (
        "Convert with `onnxconverter_common.float16.convert_float_to_float16(model, keep_io_types=True, "
        "op_block_list=[...])` keeping the offending ops in fp32, or export the torch model in fp16 directly "
        "(`model.half()` before `torch.onnx.export`, not under autocast), or keep the fp32 model."),
+    _e("onnx-input-type-invalid", "onnx", "an ONNX op given an input type its schema does not allow",
+       r"Type Error: Type 'tensor\((?!bfloat16)\w+\)' of input parameter \([^)]*\) of operator \(\w+\) "
+       r"in node \([^)]*\) is invalid",
+       "The graph gives this op (named in the message) an input of a type its ONNX schema does not allow there, "
+       "typically after a script converted the graph's types: int64 shape and index inputs turned int32 (Reshape, "
+       "Expand, Slice and Gather take int64 shapes and indices), or float inputs turned float16 where the op has "
+       "no fp16 form.",
+       "Leave shape and index tensors int64 (and such ops in their types: the converter's `op_block_list` or its "
+       "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
+       "precision from torch instead of rewriting the graph."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for \w+\(\d+\)|"
        r"Failed to find kernel for \w+|Kernel not found for \w+|"

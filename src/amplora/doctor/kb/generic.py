@@ -329,7 +329,8 @@ ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(
 _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
                r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
-_NOT_A_DTYPE_FAULT = (r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
+_NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
+                      r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
                       r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")
 
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"

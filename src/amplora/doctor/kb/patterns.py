@@ -27,6 +27,7 @@ QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit
 # over a single generation per prompt (NaN before any model arithmetic)
 PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b(fp32|float32|full precision)\b|"
                        r"\btried (it )?(with |in |using )?(fp32|float32)\W{1,3}(and )?(fp16|float16|bf16|bfloat16)\b|"
+                       r"(COMMANDLINE_ARGS\s*=|command-?line arguments\b)[^\n]{0,160}--no-half\b(?!-vae)|"
                        r"\btried\b[^.\n]{0,40}\b(formats|precisions|dtypes)\b[^.\n]{0,15}\b(including|even|also)\s+"
                        r"(fp32|float32|full precision)\b[^.\n]{0,40}\b(all|still)\b[^.\n]{0,30}"
                        r"\bsame (error|issue|problem)|"

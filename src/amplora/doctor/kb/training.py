@@ -537,6 +537,16 @@ NONFINITE_REPORTS = (
        "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
+    _e("half-fails-fp32-works", "overflow", "a run that fails in fp16/bf16 and works in fp32",
+       r"\A(?=.*\b(fp16|float16|half|bf16|bfloat16|bp16)\b[^.\n]{0,60}\b(fail\w*|problem|issue|broken|wrong)\b)"
+       r"(?=.*\b(ok|fine|works?|normal\w*|correct\w*)\b[^.\n]{0,15}\b(with|in|on|using) "
+       r"(fp32|float32|full precision)\b)",
+       "The same run misbehaves in fp16/bf16 and is fine in fp32: some activation exceeds fp16's 65504 (inf, then NaN, "
+       "black or empty output), or bf16's 8 significant bits lose what a sensitive part (a norm, a temporal or "
+       "attention head, a loss) needs.",
+       "Find the layer (`amplora doctor run script.py` names the first inf/NaN) and keep it in fp32 (upcast its input "
+       "and run it under `torch.autocast(..., enabled=False)`), or run the model in fp32 (or bf16 where only fp16 "
+       "fails).", unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT),
     _e("bf16-nonfinite-fp32-works", "overflow", "NaN in bf16 where fp32 runs",
        r"\A(?=.*(?:" + NONFINITE_SYMPTOM + r"))(?=.*\b(bf16|bfloat16)\b)(?=.*\b(fp32|float32|full precision)\b"
        r"[^.\n]{0,30}\b(works?|working|is running correctly|runs? (correctly|fine|normally|well)|fine|no (nan|problem|"
