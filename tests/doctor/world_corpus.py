@@ -112,11 +112,13 @@ inference accelerators, music and audio generation, speech recognition), and `he
 w18300 on: 18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts),
 and `heldout97` to `heldout99` (w18500, w18700 and w18900 on: 18 more fixed queries each, and robot learning,
 vision-language models, medical imaging), and `heldout100` to `heldout102` (w19100, w19300 and w19500 on: 18 more
-fixed queries each, and speech and omni models, Lightning and torchmetrics, state-space models).
+fixed queries each, and speech and omni models, Lightning and torchmetrics, state-space models), and `heldout103`
+to `heldout105` (w19700, w19900 and w20100 on: 18 more fixed queries each, and image diffusion transformers, depth
+estimation, background removal and image editing).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout102 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout105 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -150,7 +152,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout77", "heldout78", "heldout79", "heldout80", "heldout81", "heldout82", "heldout83",
           "heldout84", "heldout85", "heldout86", "heldout87", "heldout88", "heldout89", "heldout90", "heldout91",
           "heldout92", "heldout93", "heldout94", "heldout95", "heldout96", "heldout97", "heldout98",
-          "heldout99", "heldout100", "heldout101", "heldout102")
+          "heldout99", "heldout100", "heldout101", "heldout102",
+          "heldout103", "heldout104", "heldout105")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -428,6 +431,12 @@ BATCH99_FROM = 18900
 BATCH100_FROM = 19100
 BATCH101_FROM = 19300
 BATCH102_FROM = 19500
+# The hundred-and-third to hundred-and-fifth (two collectors each: 18 more queries fixed in advance in rank order,
+# and image diffusion transformers; depth estimation; background removal and image editing), the same way
+# ("heldout103" to "heldout105").
+BATCH103_FROM = 19700
+BATCH104_FROM = 19900
+BATCH105_FROM = 20100
 
 
 def batch(record: dict) -> int:
@@ -462,7 +471,9 @@ def batch(record: dict) -> int:
     eighty-ninth to ninety-first (w16900-w17099, w17100-w17299, w17300-w17499), 93 to 95 for the ninety-second
     to ninety-fourth (w17500-w17699, w17700-w17899, w17900-w18099), 96 and 97 for the ninety-fifth and ninety-sixth
     (w18100-w18299, w18300-w18499), 98 to 100 for the ninety-seventh to ninety-ninth (w18500-w18699, w18700-w18899,
-    w18900-w19099), 101 to 103 for the hundredth to hundred-and-second (w19100-w19299, w19300-w19499, w19500 on)."""
+    w18900-w19099), 101 to 103 for the hundredth to hundred-and-second (w19100-w19299, w19300-w19499,
+    w19500-w19699), 104 to 106 for the hundred-and-third to hundred-and-fifth (w19700-w19899, w19900-w20099, w20100
+    on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -480,7 +491,7 @@ def batch(record: dict) -> int:
               BATCH83_FROM, BATCH84_FROM, BATCH85_FROM, BATCH86_FROM, BATCH87_FROM, BATCH88_FROM,
               BATCH89_FROM, BATCH90_FROM, BATCH91_FROM, BATCH92_FROM, BATCH93_FROM, BATCH94_FROM,
               BATCH95_FROM, BATCH96_FROM, BATCH97_FROM, BATCH98_FROM, BATCH99_FROM,
-              BATCH100_FROM, BATCH101_FROM, BATCH102_FROM)
+              BATCH100_FROM, BATCH101_FROM, BATCH102_FROM, BATCH103_FROM, BATCH104_FROM, BATCH105_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -501,7 +512,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout102' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout105' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -549,7 +560,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 103}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 106}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
