@@ -1350,8 +1350,9 @@ LOOKALIKE_REJECTS = [
     "    return torch._C._nn.upsample_bilinear2d(input, output_size)\nTypeError: expected size to be one of int or "
     "Tuple[int] or Tuple[int, int], but got size with types [<class 'numpy.int64'>, <class 'numpy.int64'>]",
     # the webui already runs in full precision: the NaN is not fp16's
-    "NansException: A tensor with all NaNs was produced in Unet.\nset COMMANDLINE_ARGS=--xformers --no-half "
-    "--no-half-vae",
+    "NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough "
+    "precision to represent the picture, or because your video card does not support half type. Try setting the "
+    "\"Upcast cross attention layer to float32\" option.\nset COMMANDLINE_ARGS=--xformers --no-half --no-half-vae",
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",

@@ -309,7 +309,9 @@ FALLBACKS = (
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
        # a C++ compiler's own type error in generated or extension source is no tensor meeting another
        unless=r"numpy\.object_|The only supported types are|\binvalid choice: |'NoneType' object has no attribute|"
-              r"\bambiguous \W?\?\W? operation\b|\boperand of type (const )?\w+ can be converted to\b"),
+              r"\bambiguous \W?\?\W? operation\b|\boperand of type (const )?\w+ can be converted to\b|"
+              # the webui's NaN check names "half type" and float32 in its advice: its own entries answer it
+              r"\bA tensor with all NaNs was produced in\b"),
 )
 
 
