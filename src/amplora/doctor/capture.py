@@ -79,13 +79,19 @@ def _made_by(code: str, filename: str, first: int, line: int, f_locals) -> str:
     found = []
     for name in names:
         assigned = re.compile(rf"^\s*(?:\w+\s*,\s*)*{name}\s*(?:,\s*\w+\s*)*=(?!=)\s*(.+)$")
-        for n in range(line - 1, max(first, line - 40) - 1, -1):
-            m = assigned.match(linecache.getline(filename, n))
-            if m:
-                if "(" in m.group(1):  # a call made it, not a constant or a copy
-                    found.append(f"{name} = {m.group(1).strip()[:80]}, line {n}")
-                break
+        made = _last_assignment(assigned, filename, line, max(first, line - 40))
+        if made and "(" in made[1]:  # a call made it, not a constant or a copy
+            found.append(f"{name} = {made[1].strip()[:80]}, line {made[0]}")
     return "; ".join(found[:2])
+
+
+def _last_assignment(assigned: re.Pattern, filename: str, line: int, stop: int) -> tuple[int, str] | None:
+    """The nearest line above `line` (down to `stop`) that `assigned` matches: (its number, the value assigned)."""
+    for n in range(line - 1, stop - 1, -1):
+        m = assigned.match(linecache.getline(filename, n))
+        if m:
+            return n, m.group(1)
+    return None
 
 
 def _is_library(filename: str) -> bool:
@@ -180,10 +186,8 @@ def stale_nonfinite(frames, before: int = 15) -> tuple[str, torch.Tensor, str] |
                 continue
         except Exception:
             continue
-        assigned = re.compile(rf"^\s*{name}\s*=(?!=)\s*(.+)$")
-        made = next((f"{name} = {m.group(1).strip()[:80]}, line {n}" for n in range(line - 1, 0, -1)
-                     if (m := assigned.match(linecache.getline(filename, n)))), "")
-        return name, value, made
+        made = _last_assignment(re.compile(rf"^\s*{name}\s*=(?!=)\s*(.+)$"), filename, line, 1)
+        return name, value, f"{name} = {made[1].strip()[:80]}, line {made[0]}" if made else ""
     return None
 
 

@@ -152,7 +152,7 @@ class NonFiniteTracer(TorchDispatchMode):
             ins = [(r, t) for r, t in ins if not r.startswith("out")]
         in_states = [_state(t) for _, t in ins]
         scalar_bad = any(isinstance(v, float) and not math.isfinite(v) for _, v in scalars)
-        value = "inf and NaN" if inf and nan else "inf" if inf else "NaN"
+        value = _value(inf, nan)
         node = torch._C._current_autograd_node()
         seq = node._sequence_nr() if node is not None else -1
         if not any(a or b for a, b in in_states) and not scalar_bad:  # an intended -inf / NaN constant is no birth
@@ -360,6 +360,11 @@ def root_at_zero(op: str, result: torch.Tensor, facts) -> NonFinite:
         where=facts.located if facts else "")
 
 
+def _value(inf: bool, nan: bool) -> str:
+    """What a tensor holds: 'inf', 'NaN' or 'inf and NaN'."""
+    return "inf and NaN" if inf and nan else "inf" if inf else "NaN"
+
+
 def value_word(value: str) -> str:
     return {"inf": "an inf", "NaN": "a NaN"}.get(value, value)
 
@@ -385,7 +390,7 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
     gmax = _max_finite(g) if g is not None else 0.0
     inf, nan = _state(p.detach())
     g_inf, g_nan = _state(g.detach()) if g is not None else (False, False)
-    value = "inf and NaN" if inf and nan else "inf" if inf else "NaN"
+    value = _value(inf, nan)
     lr = None
     if optimizer is not None:
         lr = next((grp.get("lr") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
@@ -478,8 +483,7 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None)
     inputs = [f"{module} output: {dt}, max |x| = {_num(largest)}"]
     if stale is not None:
         name, tensor, made = stale
-        s_inf, s_nan = _state(tensor.detach())
-        held = "inf and NaN" if s_inf and s_nan else "inf" if s_inf else "NaN"
+        held = _value(*_state(tensor.detach()))
         inputs.append(f"{name}: {dtype_name(tensor.dtype)} {list(tensor.shape)}, holds {held}")
         culprit = (f"`{name}`, which the loss code reads, already held {held} before this step"
                    + (f" ({made})" if made else "") + f"; {module}'s output is finite")
@@ -489,7 +493,7 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None)
         fix = (f"Check `{name}` where it is made (`torch.isfinite({name}).all()`) and guard that computation: clamp "
                f"counts or denominators to at least 1 or eps (`counts.clamp(min=1)`), or drop the empty entries")
     return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
-                     value="inf and NaN" if inf and nan else "inf" if inf else "NaN", inputs=inputs,
+                     value=_value(inf, nan), inputs=inputs,
                      culprit=culprit, cause=cause, fix=fix)
 
 
