@@ -709,6 +709,15 @@ SAMPLES = [
      "0.03)", [], None),
     ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
      "it again", [], None),
+    ("fp8-kv-cache-vs-query", "[TensorRT-LLM][ERROR] Assertion failed: KV cache data type e4m3 is not the same as "
+     "input data type bf16.", [], None),
+    ("dlpack-fp8", "BufferError: float8 types are not supported by dlpack", [], None),
+    ("ggml-quantized-kv-copy", "ggml_cuda_cpy: unsupported type combination (q8_0 to f32)", [], None),
+    ("speculative-greedy-differs", "With speculative decoding and greedy search the generated text is not the same "
+     "as plain greedy decoding with the target model (bf16)", [], None),
+    ("coreml-fp16-multiarray", "Fatal error: MLMultiArray of data type Float16 is not supported.", [], None),
+    ("lora-fp32-in-half-model", "Everything is torch.bfloat16 except the LoRA weights, which stay float32, and the "
+     "eval step fails with expected mat1 and mat2 to have the same dtype", [], None),
     ("optimizer-step-device", "optimizer.load_state_dict(ckpt['optim'])\nAssertionError: If capturable=False, "
      "state_steps should not be CUDA tensors.", [], None),
     ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
@@ -1210,7 +1219,15 @@ CLASS_WORDINGS = [
     ("deserialize-cuda", "The checkpoint trained on a GPU is loaded into device cuda on our CPU-only build server, "
      "so prediction fails there"),
     ("collective-cpu-tensor", "With compute_on_cpu=True the epoch-end sync under DDP fails for the retrieval "
-     "metrics"),
+     "metrics"),    ("bf16-gpu-named", "my T4 can't run bf16, what should I change in the config?"),
+    ("fp8-gpu-unsupported", "ValueError: fp8 is only supported on SM89 or newer GPUs"),
+    ("unscale-fp16", "ValueError: Attempting to scale FP16 gradients."),
+    ("device-mismatch", "RuntimeError: Tensor for argument weight is on cpu but expected on mps"),
+    ("attention-dtype", "RuntimeError: Expected query, key, and value to have the same dtype, but got "
+     "query.dtype: c10::Half key.dtype: float and value.dtype: float instead."),
+    ("mps-fp16-unstable", "On my Mac (mps) the pipeline runs to the end but the output image is solid black"),
+    ("ggml-quantized-kv-copy", "llama-server --cache-type-k q4_0 -fa\nggml_metal_encode_node: error: unsupported op "
+     "'CPY'"),
 ]
 
 
@@ -1353,6 +1370,8 @@ LOOKALIKE_REJECTS = [
     "NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough "
     "precision to represent the picture, or because your video card does not support half type. Try setting the "
     "\"Upcast cross attention layer to float32\" option.\nset COMMANDLINE_ARGS=--xformers --no-half --no-half-vae",
+    # an op name that holds "bf16" (an fp8 GEMM with a bf16 output) refused by a compiler's wrapper
+    "AssertionError: mutable fbgemm.f8f8bf16_rowwise.default is not supported with cpp_wrapper",
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",
@@ -2400,6 +2419,13 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a loss's weights made on the CPU beside a model on mps
     ('device = "mps"\nmodel.to(device)\nRuntimeError: Expected all tensors to be on the same device, but found at '
      "least two devices, mps:0 and cpu!", "device-mismatch", ["metric.to('mps')"]),
+    # FSDP's CPU offload keeps the shards on the CPU: a CUDA total meets them
+    ("fully_shard(model, offload_policy=CPUOffloadPolicy())\nclip_grad_norm_(model.parameters(), 1.0)\nRuntimeError: "
+     "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!",
+     "device-mismatch", ["FSDP with CPU offload", "`.item()`"]),
+    # an fp8 KV cache in vLLM meeting a draft head's bf16 query
+    ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
+     "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

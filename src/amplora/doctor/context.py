@@ -50,6 +50,7 @@ _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-
                       r"offload_mode\w*|--(med|low|no)vram|(med|low)vram|"
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk)|"
                       r"(?i:\b(layer|transformer|text[_ ]encoder|tokeni[sz]er|block|unet)s? offload(ing)?\b))")
+_FSDP_OFFLOAD = re.compile(r"\b(offload_to_cpu|CPUOffload(Policy)?\b|offload_params\s*=\s*True)", re.IGNORECASE)
 _ZERO3 = re.compile(r"zero[-_ ]?3|zero_stage\W{0,3}3|\bstage\W{0,3}3\b|zero3_offload", re.IGNORECASE)
 # parts of an image pipeline loaded on their own, each in the dtype it was loaded in
 _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion (module|adapter)|AnimateDiff|InstantID|"
@@ -273,6 +274,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "offload keeps the fp32 gradient partitions on the CPU, so a GPU index or scale meets them.")
         fix.append("Upgrade transformers and DeepSpeed (rotary embeddings build their caches on the inputs' device, "
                    "and ZeRO-3 offload device bugs were fixed in later releases), or train with ZeRO-2.")
+    if entry.kind == "device" and _FSDP_OFFLOAD.search(text):
+        cause.append("The text shows FSDP with CPU offload (`offload_to_cpu`, `CPUOffload` / `CPUOffloadPolicy`): the "
+                     "sharded parameters and their gradients live on the CPU between steps, so a CUDA tensor from "
+                     "another code path (a gradient-norm total in `clip_grad_norm_`, a loss scale, a state dict "
+                     "loaded to the GPU) meets them.")
+        fix.append("Keep what meets the offloaded shards on the CPU (or call `.item()` on a scalar), upgrade torch "
+                   "(FSDP2 CPU offload with gradient clipping was fixed in later releases), or train without CPU "
+                   "offload.")
     if entry.kind == "device" and re.search(r"\bDataParallel\(|nn\.DataParallel\b", text):
         cause.append("The text shows nn.DataParallel: it copies the module to each GPU for every forward and scatters "
                      "the inputs, so a tensor the replicas do not own (a plain attribute, or a model cast or wrapped "

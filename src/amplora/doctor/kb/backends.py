@@ -336,6 +336,7 @@ CAPABILITY = (
        r"requires (an? )?(Ada|Hopper|H100|sm_?89|sm_?90))|"
        r"(compute capability|\bsm_?\d)[^\n]{0,40}(or higher|or newer|>=)[^\n]{0,20}required for (MX)?FP8\b|"
        r"\bFloat8\b[^\n]{0,60}\bonly supported on CUDA ?>= ?8\.9|"
+       r"\b(float8|fp8)\b[^\n]{0,60}\bonly supported on (SM|sm_?) ?(89|90|8\.9)\b|"
        r"\A(?=.*(_scaled_mm|float8|\bfp8))(?=.*cutlass cannot initialize)",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "
        "the RTX 4090 / L4 / L40) or 9.0 (Hopper H100); Ampere and older GPUs cannot run fp8 checkpoints or fp8 "
@@ -409,7 +410,7 @@ CAPABILITY = (
        unless=r"OpenVINO|openvino|out of memory"),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"_check_if_gpu_supports_dtype|You can use float16 instead by explicitly setting the ?.?dtype.? flag|"
-       r"(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
+       r"(?<![A-Za-z0-9])(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
        r"compute capa(bility|city)|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "
@@ -427,6 +428,7 @@ CAPABILITY = (
     _e("bf16-gpu-named", "device-capability", "bf16 asked of a GPU without native bf16",
        _REFUSAL + r"[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)|"
        r"\b" + NO_BF16_GPU + r"\b[^\n]{0,60}\b(bf16|bfloat16)[\w-]*[^\n]{0,30}" + _REFUSAL + "|"
+       r"\b" + NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL + r"[^\n]{0,30}\b(bf16|bfloat16)\b|"
        r"\b(bf16|bfloat16)[\w-]*[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL,
        _BF16_GPU_CAUSE, _BF16_GPU_FIX),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
@@ -492,7 +494,7 @@ CAPABILITY = (
        "memory-efficient backends (`sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])`)."),
     _e("attention-dtype", "attention", "attention inputs of different dtypes",
        r"Expected query, key,? and value to have the same dtype|query and key must have the same dtype|"
-       r"q, ?k, ?v must have the same dtype|"
+       r"q, ?k, ?v must have the same dtype|\A(?=.*\bquery\.dtype\s*:)(?=.*\bkey\.dtype\s*:)|"
        r"\A(?=.*\b(dtypes?|data ?types?) mismatch)(?=.*\b(memory_efficient_attention|scaled_dot_product_attention|"
        r"flash_attn_\w+)\b)",
        "query, key and value of scaled_dot_product_attention came in different dtypes, typically a KV cache or "

@@ -527,6 +527,18 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    # the user saw it: adapter weights kept fp32 beside a half-precision base, met outside autocast
+    _e("lora-fp32-in-half-model", "mismatch", "LoRA weights kept in float32 beside a half-precision model",
+       r"\A(?=.*(\blora\b([^.\n]|\.(?=\w)){0,60}\b(float32|fp32)\b|\b(float32|fp32)\b[^.\n]{0,30}\blora\b))"
+       r"(?=.*\b(float16|fp16|half|bfloat16|bf16)\b)(?=.*\b(different dtypes?|dtypes? mismatch|same dtype|"
+       r"expected scalar type|mat1 and mat2|should be the same|dtype data)\b)",
+       unless=r"\b(int8|int4|4bit|8bit|nf4|uint8|Byte|Char|bitsandbytes|bnb|gptq|awq)\b",
+       cause="The LoRA layers are float32 (trainable adapters are kept in fp32 for stable updates: PEFT's "
+       "`autocast_adapter_dtype=True`, diffusers' `cast_training_params`) while the base model is float16/bf16, "
+       "so outside autocast (a validation or inference pass) their matmul meets half-precision activations.",
+       fix="Run validation and inference under `torch.autocast(device_type, dtype=torch.float16)` (as in "
+       "training), or cast the adapter to the base dtype for inference (`pipe.unet.to(torch.float16)` / "
+       "`model.to(dtype)` after training, or merge it with `merge_and_unload()`)."),
     _e("numpy-float-index", "index", "a float used as a NumPy index",
        r"only integers, slices .{0,60}and integer or boolean arrays are valid indices",
        unless=r"\b(str|string|dict|tuple)\b[^\n]{0,40}\bindices\b",

@@ -12,6 +12,15 @@ EXPORTED = (
        "`mlprogram` format).",
        "Export those features in float32 (`half=False`, FP32 outputs), or target a newer spec "
        "(`minimum_deployment_target=ct.target.iOS16`, `convert_to='mlprogram'`) with a current coremltools."),
+    _e("coreml-fp16-multiarray", "backend", "a Float16 Core ML output the app cannot read",
+       r"MLMultiArray of data type Float16 is not supported|"
+       r"MLShapedArray<Float32>[^\n]{0,60}\bFloat16\b|\bFloat16\b[^\n]{0,60}MLShapedArray<Float32>",
+       "The converted Core ML model outputs Float16 multiarrays (coremltools 7 keeps a half-precision program's "
+       "inputs and outputs in fp16), and the app reads them as Float32 (`MLShapedArray<Float32>(converting:)`), "
+       "which older macOS / iOS releases (before 14 / 17) cannot convert from Float16.",
+       "Convert with float32 inputs and outputs (`ct.convert(..., inputs=[ct.TensorType(dtype=np.float32)], "
+       "outputs=[ct.TensorType(dtype=np.float32)])`, the computation can stay fp16), or read the output as "
+       "Float16 in the app, or run on macOS 14 / iOS 17."),
     _e("raw-weights-dtype-size", "backend", "raw weight files written in another dtype than the loader reads",
        r"only has \d+,? but request(ed)? \d+|file size \d+ does not match (the )?expected( size)? \d+",
        context=r"(?<![A-Za-z0-9_])(fp16|fp32|float16|float32|half|bf16|bfloat16|data[_ ]?type)(?![A-Za-z0-9_])",
@@ -167,6 +176,15 @@ EXPORTED = (
        "ONNX export gave this input (named in the message) another type, float or int64.",
        "Export that input as int32 (a dummy input made with `dtype=torch.int32`, or a Cast to INT32 in the graph), "
        "or make it a constant, then rebuild the engine."),
+    _e("ggml-quantized-kv-copy", "backend", "a quantized llama.cpp KV cache that this backend cannot copy back",
+       r"\bggml_\w*cpy\w*: unsupported type combination \((q[458]_[01]|iq4_nl) to f(16|32)\)|"
+       r"\A(?=.*unsupported op '?(CPY|DUP)'?)(?=.*(cache[-_]type[-_]?[kv]?\W{1,3}q\d|KV_CACHE_TYPE\W{1,3}q\d))",
+       "The KV cache is quantized (q4_0 / q8_0 through `--cache-type-k` / `--cache-type-v` or "
+       "`OLLAMA_KV_CACHE_TYPE`), and a context shift, or another op that reads the cache back, copies it to f32/f16: "
+       "this GPU backend (CUDA for some types, Metal, Vulkan) has no copy kernel from that quantized type.",
+       "Keep the KV cache in f16 (unset `OLLAMA_KV_CACHE_TYPE`, or `--cache-type-k f16 --cache-type-v f16`), or "
+       "avoid the context shift (a larger context, `--no-context-shift`), or update llama.cpp / Ollama to a build "
+       "with that copy kernel."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
        r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
        r"\bbinary_op: unsupported types\b|\bMissing (CPY|DUP|GET_ROWS|SET_ROWS) op for types\b",

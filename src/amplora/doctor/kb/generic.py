@@ -91,7 +91,7 @@ FALLBACKS = (
        r"Expected all tensors to be on the same device|Expected all tensors to be on the same\s*\Z|"
        r"found (at least )?two devices,? \(?[\w:]+ and [\w:]+|"
        r"is not on the expected device|"
-       r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA), but expected (it |them )?to be on|"
+       r"Expected object of backend \w+ but got backend \w+|is on (CPU|GPU|CUDA|MPS|XPU)(:\d+)?,? but expected (it |them )?(to be )?on|"
        r"(arguments|tensors) are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
        r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
        r"\bThe device of [\"'`]?\w+[\"'`]? has changed\b|"

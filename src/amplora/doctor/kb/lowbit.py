@@ -24,6 +24,25 @@ _FP8_FAST_TOOL = (r"--fast\b|_fast\b|fast ?mode|fastmode|fp8_matrix_mult|fp8 mat
                   r"diffusers|custom_nodes")
 
 LOWBIT = (
+    _e("fp8-kv-cache-vs-query", "attention", "an fp8 KV cache met attention inputs of another dtype",
+       r"KV cache data type \w+ is not the same as input data type \w+|"
+       rf"\A(?=.*(query and key must have the same dtype|Expected query, key,? and value to have the same dtype))"
+       rf"(?=.*({_KV_CACHE}))",
+       "The KV cache is stored in fp8 (e4m3, from `--kv-cache-dtype fp8` or an fp8 checkpoint's cache settings) "
+       "while the query of some attention layers is fp16/bf16 and that kernel does not dequantize the cache: "
+       "usually a speculative-decoding draft head (EAGLE, MTP) or a layer built without the fp8 cache.",
+       "Give draft and target the same KV-cache dtype: drop `--kv-cache-dtype fp8` (leave it `auto`, the model's "
+       "dtype) or build the engine without the fp8 KV cache for the draft layers, or upgrade the engine (fp8 KV "
+       "caches for EAGLE drafters were fixed in later releases)."),
+    _e("dlpack-fp8", "backend", "DLPack has no float8 dtypes",
+       r"\b(float8|fp8)\w*\b[^\n]{0,30}\bnot supported by (dlpack|DLPack)\b|"
+       r"\b(dlpack|DLPack)\b[^\n]{0,60}\b(does not|doesn'?t) support\b[^\n]{0,30}\b(float8|fp8)",
+       "DLPack, the zero-copy exchange between PyTorch and other libraries (NumPy, CuPy, JAX, a safetensors or "
+       "custom loader), had no codes for the float8 dtypes in the PyTorch release that raised this, so a float8 "
+       "(fp8 / mxfp8) tensor cannot cross it.",
+       "Upgrade PyTorch (recent releases export float8 through DLPack), or pass the raw bytes: "
+       "`t.view(torch.uint8)` across DLPack and `.view(torch.float8_e4m3fn)` on the other side; or keep the fp8 "
+       "weights in torch and load the fp16/bf16 model."),
     _e("fp8-matmul-bias-fp32", "backend", "an fp8 matmul with a bias and a float32 output",
        r"Bias is not supported when out_dtype is set to Float32",
        cause="An fp8 matmul (`torch._scaled_mm`: fp8 weights such as float8_e4m3fn in ComfyUI's fp8 'fast' "

@@ -28,7 +28,7 @@ SCALING = (
        "(`mixed_precision='bf16'`); if you do want fp16 AMP, keep the trainable parameters fp32 instead of casting "
        "the model to bf16."),
     _e("unscale-fp16", "scaler", "GradScaler cannot unscale fp16 gradients",
-       r"\bAt+e?m?p?t*ing to unscale\s+(FP16|half)\s*grad",
+       r"\bAt+e?m?p?t*ing to (un)?scale\s+(FP\s?[1l]6|half)\s*grad",
        "The trainable parameters themselves are fp16, so their gradients are fp16 and the GradScaler refuses to "
        "unscale them (loss scaling needs fp32 master weights).",
        "Keep trainable parameters (adapters) in fp32 and let autocast run the matmuls in fp16: e.g. "

@@ -406,15 +406,28 @@ NONFINITE_REPORTS = (
        "Load with `torch_dtype='auto'` (it keeps the checkpoint's per-tensor dtypes), or keep those modules in fp32 "
        "(the model's `_keep_in_fp32_modules`, or cast them back with `.float()` after loading), and save from a "
        "model loaded that way."),
+    _e("speculative-greedy-differs", "overflow", "greedy output differs with speculative or parallel decoding",
+       r"\A(?=.*\b(speculative|lookahead\w*|self-speculative|assisted (generation|decoding)|draft model|parallel "
+       r"decoding|jacobi decoding|medusa|eagle)\b)(?=.*\bgreedy\b|.*\bhugging ?face\b)(?=.*\b(inconsistent|differ\w*|"
+       r"mismatch\w*|not (the )?same|not identical|not match\w*)\b)",
+       unless=r"\w+Error\b|Traceback|\b(fp32|float32)\b[^.\n]{0,60}\b(also|too|as well|still)\b",
+       cause="Speculative, lookahead and assisted decoding score several tokens in one forward (other batch shapes, "
+       "other kernels) where plain greedy decoding scores one, and in fp16/bf16 those forwards round differently: "
+       "a near-tie in the logits flips the argmax, so the output drifts from plain greedy decoding although the "
+       "algorithm is exact in exact arithmetic.",
+       fix="Expect small differences in fp16/bf16 (floating-point rounding, not a bug); to check the "
+       "implementation, run both in fp32 (`torch_dtype=torch.float32`), where the outputs should match token for "
+       "token; a difference that remains in fp32 is a real bug."),
     _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
        DRIFT_SYMPTOM, context=HALF_WORDS,
        unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b|" + HALF_SAID_RIGHT,
-       cause="fp16 keeps 10 bits of mantissa and tops out at 65504: a model cast wholly with `.half()` loses "
-       "precision in long reductions (softmax, norms, losses, attention sums) and small values underflow, so its "
-       "outputs or accuracy differ from fp32 even without an overflow to inf/NaN.",
+       cause="fp16 keeps 10 bits of mantissa and tops out at 65504 (bf16 keeps only 7): a model cast wholly to "
+       "16 bits with `.half()` loses precision in long reductions (softmax, norms, losses, attention sums, partial "
+       "results combined across blocks or devices) and small values underflow, so its outputs or accuracy differ "
+       "from fp32 even without an overflow to inf/NaN.",
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
-       "softmax, norms and losses in fp32; use bf16 where the GPU has it; for training keep fp32 master weights "
-       "with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+       "softmax, norms and losses in fp32; use bf16 where the GPU has it; accumulate partial results (block "
+       "outputs, sums) in fp32 buffers; for training keep fp32 master weights with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
     _e("nms-fp16-iou", "overflow", "non-maximum suppression in fp16 keeps or drops the wrong boxes",
        r"\A(?=.*\b(nms|NMS|non_max_suppression|nms_rotated|batched_nms|box_iou)\b)(?=.*\b(fp16|FP16|float16|half|"
        r"Half)\b)(?=.*\b(different|differ\w*|wrong|incorrect|(can'?t|cannot|not|fails? to|doesn'?t) (properly )?"
