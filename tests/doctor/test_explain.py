@@ -709,6 +709,14 @@ SAMPLES = [
      "0.03)", [], None),
     ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
      "it again", [], None),
+    ("triton-config-datatype", "E1127 model_repository_manager.cc:1186] failed to load 'ranker': Invalid argument: "
+     "unexpected datatype INT64 for input 'ids', expecting TYPE_FP32", [], None),
+    ("tensor-constructor-float32", "The service builds its inputs with torch.Tensor(arr) from NumPy float16 arrays, "
+     "which always makes float32, so the half model gets the wrong dtype", [], None),
+    ("precision-64-accelerator", "MisconfigurationException: `Trainer(accelerator='mps', precision=64)` is not "
+     "implemented.", [], None),
+    ("hardcoded-cpu-tensors", "In the rollout buffer the tensors are allocated on cpu even though cuda is passed as "
+     "the device", [], None),
     ("fp8-kv-cache-vs-query", "[TensorRT-LLM][ERROR] Assertion failed: KV cache data type e4m3 is not the same as "
      "input data type bf16.", [], None),
     ("dlpack-fp8", "BufferError: float8 types are not supported by dlpack", [], None),
@@ -1220,11 +1228,15 @@ CLASS_WORDINGS = [
      "so prediction fails there"),
     ("collective-cpu-tensor", "With compute_on_cpu=True the epoch-end sync under DDP fails for the retrieval "
      "metrics"),    ("bf16-gpu-named", "my T4 can't run bf16, what should I change in the config?"),
+    ("numpy-device", "TritonModelException: Tensor is stored in GPU and cannot be converted to NumPy"),
+    ("expected-scalar-type", "my_ext._C.render_forward expected Float but got Half (apex O2)"),
+    ("triton-config-datatype", "The engine was built with trtexec --fp16, so config.pbtxt has data_type: TYPE_FP16 "
+     "for the input, and the client gets an error that the input does not match"),
     ("fp8-gpu-unsupported", "ValueError: fp8 is only supported on SM89 or newer GPUs"),
     ("unscale-fp16", "ValueError: Attempting to scale FP16 gradients."),
     ("device-mismatch", "RuntimeError: Tensor for argument weight is on cpu but expected on mps"),
-    ("attention-dtype", "RuntimeError: Expected query, key, and value to have the same dtype, but got "
-     "query.dtype: c10::Half key.dtype: float and value.dtype: float instead."),
+    ("attention-dtype", "After loading the adapter the sampler stops with\n  query.dtype: torch.bfloat16\n  key.dtype: "
+     "torch.float32\n  value.dtype: torch.float32"),
     ("mps-fp16-unstable", "On my Mac (mps) the pipeline runs to the end but the output image is solid black"),
     ("ggml-quantized-kv-copy", "llama-server --cache-type-k q4_0 -fa\nggml_metal_encode_node: error: unsupported op "
      "'CPY'"),
@@ -2423,6 +2435,12 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("fully_shard(model, offload_policy=CPUOffloadPolicy())\nclip_grad_norm_(model.parameters(), 1.0)\nRuntimeError: "
      "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!",
      "device-mismatch", ["FSDP with CPU offload", "`.item()`"]),
+    # several worker threads loading models at once
+    ("ThreadPoolExecutor(4).map(load_pipeline, jobs)\nNotImplementedError: Cannot copy out of meta tensor; no data! "
+     "Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to()", "meta-copy", ["under a lock"]),
+    # a checkpoint from a second GPU on a one-GPU machine
+    ("RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1.",
+     "deserialize-cuda", ["a device that exists", "'cuda:2': 'cuda:0'"]),
     # an fp8 KV cache in vLLM meeting a draft head's bf16 query
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),

@@ -363,6 +363,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "the CPU for the update), its weights meet the model's.")
         fix.append("Keep the EMA model on the model's device (`ema.to(model.device)` after loading), or move both "
                    "to one device for the moving-average update.")
+    if entry.key in ("meta-copy", "meta-device") and re.search(
+            r"(?<![\w.])(threads?|threading|ThreadPool\w*|concurren\w*|[Ww]orker \d+)\b", text):
+        cause.append("The text shows models loaded in several threads at once: loaders create the model on the meta "
+                     "device under a process-wide switch (accelerate's `init_empty_weights`, transformers' "
+                     "`low_cpu_mem_usage`), so a concurrent load in another worker thread can leave this model's "
+                     "weights on meta.")
+        fix.append("Load each model once before the worker threads start (or under a lock) and give each thread "
+                   "its own instance, or use worker processes instead of threads.")
     if (entry.kind == "device" and re.search(r"from_pretrained", text)
             and re.search(r"cannot be called on meta tensors|\.(item|tolist)\(\)", text) and "transformers" not in said):
         cause.append("The text shows `from_pretrained` and a value read from a tensor: recent transformers releases "
@@ -555,7 +563,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     m = _SAVED_ON_GPU.search(text)
     if m and entry.key == "deserialize-cuda":
         cause.append(f"It was saved from cuda:{m.group(1)} and this machine has {m.group(2)} GPU(s).")
-        fix.append(f"Map that GPU to one that exists: `map_location={{'cuda:{m.group(1)}': 'cuda:0'}}`.")
+        fix.append(f"Map that GPU to a device that exists: `map_location={{'cuda:{m.group(1)}': 'cuda:0'}}`.")
     if entry.key == "meta-device" and re.search(r"we need a .?value", text) and "tie" not in said:
         cause.append("accelerate's `set_module_tensor_to_device` found no value for that weight in the checkpoint: "
                      "either the checkpoint lacks it or it is tied to another (an `lm_head` tied to the embeddings "

@@ -294,10 +294,21 @@ DEVICES = (
        "Pass `lengths.cpu()` (and `.long()`, or a Python list) to `pack_padded_sequence`, even when the padded "
        "input is on the GPU; keep lengths out of the `batch.to(device)` move."),
     _e("numpy-device", "device", "`.numpy()` of a GPU tensor",
-       r"(can'?t|cannot) convert \S+ device type tensor to numpy|(can'?t|cannot) convert (CUDA|MPS|XPU) tensor to numpy",
+       r"(can'?t|cannot) convert \S+ device type tensor to numpy|(can'?t|cannot) convert (CUDA|MPS|XPU) tensor to "
+       r"numpy|Tensor is stored in GPU and cannot be converted to NumPy",
        "NumPy can only read host memory, and the tensor lives on a GPU (or MPS) device, so `.numpy()` / "
-       "`np.asarray` / a NumPy function on it fails.",
-       "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16)."),
+       "`np.asarray` / a NumPy function on it fails (Triton's Python backend: `as_numpy()` of an output that a GPU "
+       "model left in GPU memory).",
+       "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16); in Triton's Python "
+       "backend take it through DLPack (`torch.utils.dlpack.from_dlpack(t.to_dlpack())`, then `.cpu()`), or ask "
+       "for CPU outputs."),
+    _e("hardcoded-cpu-tensors", "device", "tensors created on the CPU in code that runs on the GPU",
+       r"\btensors?\b[^.\n]{0,40}\b(created|specified|hard-?coded|allocated|made|initiali[sz]ed)\b[^.\n]{0,20}\bon "
+       r"(the )?cpu\b[^.\n]{0,60}\b(cuda|gpu)\b",
+       "Code creates these tensors with `device='cpu'` (or without a device, which means the CPU) while the run's "
+       "device is CUDA, so they meet the model's and the inputs' GPU tensors.",
+       "Create them on the configured device (`torch.zeros(..., device=self.device)`, `device=obs.device`), or "
+       "move them with `.to(device)` before use."),
     _e("deserialize-cuda", "device", "a CUDA checkpoint loaded where CUDA is not available",
        r"Attempting to ?deserialize object on (a )?CUDA device|"
        r"If you are running on a CPU-only machine, please use torch\.load with map_location|"

@@ -527,6 +527,15 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("tensor-constructor-float32", "mismatch", "torch.Tensor(array) made float32 from another dtype",
+       r"\A(?=.*\btorch\.Tensor\()(?=.*\b(numpy|np\.\w+|ndarray)\b)(?=.*\b((not|n't) (preserve|keep)|loses?|lost|"
+       r"chang(es|ed|ing)|always)\b[^.\n]{0,30}\b(dtype|float32|data ?type)\b)|"
+       r"\A(?=.*\b(numpy|np\.\w+|ndarray)\b)(?=.*\btorch\.Tensor\b[^.\n]{0,40}\b(conversion|converts?|constructor)\b)"
+       r"(?=.*\b(does not|doesn'?t|not) (preserve|keep)\b[^.\n]{0,20}\bdtype\b)",
+       cause="`torch.Tensor(array)` (the legacy constructor, capital T) always makes a float32 tensor: float16, "
+       "float64 or integer NumPy arrays lose their dtype, so a half-precision model gets float32 inputs.",
+       fix="Convert with `torch.from_numpy(array)` or `torch.tensor(array)` (both preserve the dtype), or cast "
+       "explicitly to the model's dtype (`torch.as_tensor(array, dtype=model.dtype)`)."),
     # the user saw it: adapter weights kept fp32 beside a half-precision base, met outside autocast
     _e("lora-fp32-in-half-model", "mismatch", "LoRA weights kept in float32 beside a half-precision model",
        r"\A(?=.*(\blora\b([^.\n]|\.(?=\w)){0,60}\b(float32|fp32)\b|\b(float32|fp32)\b[^.\n]{0,30}\blora\b))"

@@ -218,6 +218,7 @@ FALLBACKS = (
        r"expected scalar type (\w+) but found (\w+)|expected (\w+) but found (\w+)|"
        r"\bexpect(ed)? scalar (\w+) type,? but (input|got|found) (\w+)|"
        r"\bExpected (Float|Half|BFloat16|Double), got (Float|Half|BFloat16|Double)\b|"
+       r"\bexpected (Float|Half|BFloat16|Double) but got (Float|Half|BFloat16|Double)\b|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?\w+Tensor\]? but found type (Variable\[)?torch\.(cuda\.)?"
        r"\w+Tensor|"

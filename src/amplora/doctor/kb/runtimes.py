@@ -14,6 +14,20 @@ _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w
                r"(quality|accuracy|precision))\b")
 
 RUNTIMES = (
+    _e("triton-config-datatype", "backend", "Triton's config.pbtxt declares another data type than the model has",
+       r"unexpected datatype \w+ for (input|output) '[^'\n]*',? expecting TYPE_\w+|"
+       r"\b(inference )?(input|output) '[^'\n]*' data-?type is '\w+', but model '[^'\n]*' expects '\w+'|"
+       # an fp16 TensorRT engine whose config declares fp16 inputs
+       r"\A(?=.*\bdata_type:\s*TYPE_FP16\b)(?=.*\b(tensorrt_plan|TensorRT|trtexec|engine)\b)"
+       r"(?=.*\b(FP16|fp16)\b[^\n]{0,40}\b(engine|build|built|compiled)\b|"
+       r".*\b(engine|build|built|compiled)\b[^\n]{0,40}\b(FP16|fp16)\b)",
+       "Triton Inference Server checks each input and output against the `data_type` in the model's "
+       "`config.pbtxt`, and the config declares another type than the model's own (an ONNX input that is INT64 "
+       "declared `TYPE_FP32`, or a TensorRT engine built with `--fp16`, whose inputs and outputs stay FP32, "
+       "declared `TYPE_FP16`): the first type in the message is the model's.",
+       "Declare the model's own types in config.pbtxt (`data_type: TYPE_INT64` for an INT64 input; `TYPE_FP32` for "
+       "the inputs and outputs of an fp16-built TensorRT engine, unless it was built with fp16 I/O formats), and "
+       "send the client's tensors in that type (`np.float32`)."),
     _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
        rf"(fp16|float16|FLOAT16|half).{{0,400}}{_BAD_OUTPUT}|{_BAD_OUTPUT}.{{0,400}}(fp16|float16|FLOAT16|half)|"
        r"overflow encountered in cast|\bNaNs?\b",

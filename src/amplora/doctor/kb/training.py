@@ -210,6 +210,14 @@ TRAINING = (
        "Set the matching mixed precision (`--mixed_precision fp16` with `--full_fp16`, `bf16` with `--full_bf16`, "
        "fp16 or bf16 with `--fp8_base`; in accelerate's config too), or drop the option and train with plain "
        "mixed precision."),
+    _e("precision-64-accelerator", "device-capability", "float64 (precision=64) on an accelerator without it",
+       r"Trainer\(accelerator='(tpu|mps|hpu|ipu|xla)', precision=['\"]?(64|64-true)['\"]?\)`?\s*is not implemented|"
+       r"precision=['\"]?(64|64-true)['\"]?\b[^\n]{0,60}\bnot (implemented|supported)\b[^\n]{0,40}\b(TPU|MPS|HPU|XLA)",
+       "Double precision (`precision=64`, float64) is not available on this accelerator (TPUs through XLA, Apple "
+       "MPS, Gaudi), so Lightning refuses the combination; libraries on Lightning (darts) choose precision 64 "
+       "themselves when the data is float64.",
+       "Train in 32-bit: make the data float32 (darts: `series.astype(np.float32)`; `df.astype('float32')`) and use "
+       "`precision=32` ('32-true') or a mixed 16-bit precision on the accelerator."),
     _e("lightning-precision-value", "mismatch", "a precision value this trainer (Lightning, NeMo, Composer) does not know",
        r"Precision '?[\w-]+'? is (invalid|not supported)\.? ?(Allowed|Choose|Supported)|"
        r"precision=.{1,20} is not supported\. (Allowed|Choose|Supported)|Precision must be '16-mixed' or 'bf16-mixed'|"
