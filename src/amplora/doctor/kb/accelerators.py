@@ -224,7 +224,8 @@ ACCELERATORS = (
     _e("mps-fp16-unstable", "device-capability", "fp16 on Apple MPS crashes where fp32 runs",
        r"\A(?=.*" + _MAC + r")(?=.*(?<![A-Za-z0-9_])(fp16|float16|half)(?![A-Za-z0-9_]))"
        r"(?=.*\b(crash\w*|only (fp32|float32)( works?)?|kernel (dies|died|restart\w*)|segmentation fault|abort\w*)\b)|"
-       # a pipeline on MPS whose image is black: the fp16 NaN, even where the text names no dtype (SDXL: its VAE's story)
+       # a pipeline on MPS whose image is black: the fp16 NaN, even where the text names no dtype
+       # (SDXL: its VAE's story)
        r"\A(?=.*" + _MAC + r")(?!.*\bSD ?XL)(?=.*\b(black (output |result )?(images?|pictures?)|(images?|outputs?|"
        r"results?) (is|are|was|were) (a |an )?(solid|all|completely|totally|just)? ?black)\b)",
        unless=r"\w+(Error|Exception):|out of memory",

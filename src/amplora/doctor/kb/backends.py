@@ -410,7 +410,8 @@ CAPABILITY = (
        unless=r"OpenVINO|openvino|out of memory"),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"_check_if_gpu_supports_dtype|You can use float16 instead by explicitly setting the ?.?dtype.? flag|"
-       r"(?<![A-Za-z0-9])(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
+       r"(?<![A-Za-z0-9])(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|"
+       r"requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"
        r"compute capa(bility|city)|Ampere|on a device that does not support|(but |is )?not available on this hardware)|"
        r"(does not|doesn'?t|do not) support "

@@ -435,7 +435,8 @@ NONFINITE_REPORTS = (
        "from fp32 even without an overflow to inf/NaN.",
        fix="Run under autocast (`torch.autocast('cuda', dtype=torch.float16)`) rather than `.half()`, which keeps "
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; accumulate partial results (block "
-       "outputs, sums) in fp32 buffers; for training keep fp32 master weights with a GradScaler; compare layer outputs against fp32 to find the first one that drifts."),
+       "outputs, sums) in fp32 buffers; for training keep fp32 master weights with a GradScaler; compare layer "
+       "outputs against fp32 to find the first one that drifts."),
     _e("nms-fp16-iou", "overflow", "non-maximum suppression in fp16 keeps or drops the wrong boxes",
        r"\A(?=.*\b(nms|NMS|non_max_suppression|nms_rotated|batched_nms|box_iou)\b)(?=.*\b(fp16|FP16|float16|half|"
        r"Half)\b)(?=.*\b(different|differ\w*|wrong|incorrect|(can'?t|cannot|not|fails? to|doesn'?t) (properly )?"
