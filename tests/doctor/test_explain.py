@@ -709,6 +709,8 @@ SAMPLES = [
      "0.03)", [], None),
     ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
      "it again", [], None),
+    ("activations-cast-to-packed-dtype", "Loading the MoE with load_in_4bit=True, the forward fails: RuntimeError: "
+     "result type Float can't be cast to the desired output type Byte", [], None),
     ("triton-config-datatype", "E1127 model_repository_manager.cc:1186] failed to load 'ranker': Invalid argument: "
      "unexpected datatype INT64 for input 'ids', expecting TYPE_FP32", [], None),
     ("tensor-constructor-float32", "The service builds its inputs with torch.Tensor(arr) from NumPy float16 arrays, "
@@ -1229,6 +1231,12 @@ CLASS_WORDINGS = [
     ("collective-cpu-tensor", "With compute_on_cpu=True the epoch-end sync under DDP fails for the retrieval "
      "metrics"),    ("bf16-gpu-named", "my T4 can't run bf16, what should I change in the config?"),
     ("numpy-device", "TritonModelException: Tensor is stored in GPU and cannot be converted to NumPy"),
+    ("ctranslate2-compute-type", "[ctranslate2] [info] GPU #0: NVIDIA GeForce RTX 5090 (CC=12.0)\n[ctranslate2] "
+     "[info]  - Allow INT8: false"),
+    ("ctranslate2-compute-type", "RTX 5080 here: RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED"),
+    ("bf16-family-in-fp16", "madlad400-10b converted with --dtype float16 prints only <unk><unk><unk><unk><unk>"),
+    ("bf16-family-in-fp16", "flan-t5-xl with load_in_8bit=True gives nonsensical text, without it the answers are "
+     "fine"),
     ("expected-scalar-type", "my_ext._C.render_forward expected Float but got Half (apex O2)"),
     ("triton-config-datatype", "The engine was built with trtexec --fp16, so config.pbtxt has data_type: TYPE_FP16 "
      "for the input, and the client gets an error that the input does not match"),
@@ -1382,6 +1390,9 @@ LOOKALIKE_REJECTS = [
     "NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough "
     "precision to represent the picture, or because your video card does not support half type. Try setting the "
     "\"Upcast cross attention layer to float32\" option.\nset COMMANDLINE_ARGS=--xformers --no-half --no-half-vae",
+    # a CUDA build older than the GPU, as the text says: the build's fault, not a compute type's
+    "RTX 5070: RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED\nThe image ships CUDA 11.8, which "
+    "only supports up to sm_90.",
     # an op name that holds "bf16" (an fp8 GEMM with a bf16 output) refused by a compiler's wrapper
     "AssertionError: mutable fbgemm.f8f8bf16_rowwise.default is not supported with cpp_wrapper",
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
@@ -2441,6 +2452,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a checkpoint from a second GPU on a one-GPU machine
     ("RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1.",
      "deserialize-cuda", ["a device that exists", "'cuda:2': 'cuda:0'"]),
+    # CTranslate2's compute type picks the dtypes its kernels mix
+    ("translator.translate_batch(batch, compute_type='int8_float16')\nRuntimeError: expected storage to be of type "
+     "float, but is of type float16", "generic-dtype", ["int8_float32", "upgrade CTranslate2"]),
     # an fp8 KV cache in vLLM meeting a draft head's bf16 query
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),

@@ -363,6 +363,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "the CPU for the update), its weights meet the model's.")
         fix.append("Keep the EMA model on the model's device (`ema.to(model.device)` after loading), or move both "
                    "to one device for the moving-average update.")
+    if entry.kind == "mismatch" and re.search(r"\bcompute_type\b|\bctranslate2\b|\btranslate_batch\b", text,
+                                              re.IGNORECASE) and "CTranslate2" not in said:
+        cause.append("The text shows CTranslate2: its `compute_type` (`int8_float16`, `int8_bfloat16`, `float16`) "
+                     "decides which dtypes its kernels mix, so a dtype error inside `translate_batch` or `generate` "
+                     "is the library's own, usually one compute type's path in one release.")
+        fix.append("Try another compute type (`int8_float32` or `float32`, `int8` on the CPU) and upgrade CTranslate2 "
+                   "(or go back to the previous release) to see whether that path was fixed.")
     if entry.key in ("meta-copy", "meta-device") and re.search(
             r"(?<![\w.])(threads?|threading|ThreadPool\w*|concurren\w*|[Ww]orker \d+)\b", text):
         cause.append("The text shows models loaded in several threads at once: loaders create the model on the meta "

@@ -17,6 +17,16 @@ _WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bna
                  r"answer)s?|random (tokens|characters|text)")
 
 QUANTIZED = (
+    # a model that casts its activations to a layer's weight dtype, met with packed 4-bit weights (uint8 storage)
+    _e("activations-cast-to-packed-dtype", "quantized", "activations cast to the packed dtype of a 4/8-bit layer",
+       r"\A(?=.*result type \w+ can'?t be cast to the desired output type (Byte|Char|unsigned char)\b)"
+       r"(?=.*(\b[48]-?bit\b|\bload_in_[48]bit\b|bitsandbytes|\bbnb\b|\bnf4\b|quantiz\w*|\bgptq\b|\bawq\b))",
+       "The model's code casts its hidden states to a layer's weight dtype (`hidden.to(self.fc2.weight.dtype)`, "
+       "as T5-style feed-forwards and MoE experts do), and a 4-bit (or 8-bit) quantized layer stores its packed "
+       "weights as uint8 (int8), so the float activations are cast to Byte and the op refuses the result.",
+       "Upgrade transformers (its models skip that cast for quantized weights), or keep that layer out of the "
+       "quantization (`BitsAndBytesConfig(llm_int8_skip_modules=['fc2'])`, the model's `_keep_in_fp32_modules`), or "
+       "cast to the compute dtype instead of the weight's (`hidden.to(torch.bfloat16)`)."),
     _e("quant-kernel-gpu-arch", "quantized", "a quantized kernel on a GPU it was not built for",
        r"\A(?=.*\b(W4A16|W8A8|AWQ|GPTQ|int4|4-?bit|[Mm]arlin|[Tt]urbo[Mm]ind)\b)"
        r"(?=.*\b(V100|P100|P40|Volta|Pascal|GTX ?10\d0|sm_?[67]\d)\b)"

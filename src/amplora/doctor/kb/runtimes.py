@@ -204,7 +204,10 @@ RUNTIMES = (
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"
        r"Requested \w+ compute type\b|"
-       r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper))(?=.*CUBLAS_STATUS_NOT_SUPPORTED)|"
+       r"\A(?=.*(compute[_ ]type|ctranslate2|faster[-_]whisper|RTX ?50[5-9]0|RTX ?50xx|50\s*系|Blackwell|sm_?120))"
+       # a CUDA build older than the GPU, said in the text, is the build's fault, not the compute type's
+       r"(?=.*CUBLAS_STATUS_NOT_SUPPORTED)(?!.*(only supports? up to sm_?\d+|requires CUDA 1[2-9]\.\d))|"
+       r"\bAllow INT8: false\b|"
        r"\bcompute[_ ]type\W{0,3}(float16|bfloat16|int8\w*)\b[^\n]{0,60}\b(does not|doesn'?t|won'?t|can'?t|cannot) "
        r"(work|run|use)\b|\A(?=.*\bcompute[_ ]type\b).*\b(can'?t|cannot) use (float16|bfloat16|int8)\b",  # in words
        "CTranslate2 (faster-whisper, WhisperX and other CTranslate2 models) was asked for a `compute_type` the "

@@ -277,14 +277,14 @@ TRAINING = (
 
 # model families pretrained in bf16 whose activations overflow fp16 (T5's feed-forward output)
 _BF16_FAMILY = (r"(?<![A-Za-z0-9])((m|byt|flan[- _]?|long|umt)?t5([- _]?v1[._]1)?|ul2|mdeberta([- _]?v3)?|"
-                r"deberta[- _]?v3)(?![A-Za-z0-9])")
+                r"deberta[- _]?v3|madlad[- _]?(400)?)(?![A-Za-z0-9])")
 # fp32 said to be right, which tells that the failing run was in reduced precision
 _FP32_FINE = (r"\b(fp32|float32|full precision)\b[^.\n]{0,30}\b(works?( fine| well| as expected)?|is fine|ok|correct|"
               r"no (quality )?(drop|problem|issue)s?)\b")
 _NOT_LEARNING = (r"\b(does ?n[o']t|does not|did ?n[o']t|did not) (seem to )?learn\b|\bnot learning\b|"
                  r"\blearns? nothing\b")
-_ODD_OUTPUT = (r"\b(strange|weird|odd|abnormal|bad|wrong|incorrect)\s+(outputs?|results?|generations?|predictions?|"
-               r"translations?|summar\w*)\b")
+_ODD_OUTPUT = (r"\b(strange|weird|odd|abnormal|bad|wrong|incorrect|non-?sensical|nonsense|gibberish|meaningless)\s+"
+               r"(outputs?|results?|generations?|predictions?|translations?|summar\w*|text)\b|(<unk>\s*){3,}")
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
@@ -305,7 +305,8 @@ NONFINITE_REPORTS = (
     # model families pretrained in bf16 whose activations pass fp16's range: told by the family's name, with half
     # precision (or fp32 said to work) and a symptom in the text
     _e("bf16-family-in-fp16", "overflow", "a T5-family model run in fp16 (its activations pass 65504)",
-       r"\A(?=.*" + _BF16_FAMILY + r")(?=.*(" + HALF_WORDS + "|" + AMP_WORDS + "|" + _FP32_FINE + r"))|"
+       r"\A(?=.*" + _BF16_FAMILY + r")(?=.*(" + HALF_WORDS + "|" + AMP_WORDS + "|" + _FP32_FINE +
+       r"|\bload_in_8bit\b|\b(8-?bit|int8)\b))|"
        r"\A(?=.*" + _BF16_FAMILY + r")(?=.*" + _NOT_LEARNING + ")",
        context=f"{NONFINITE_SYMPTOM}|{DRIFT_SYMPTOM}|{_NOT_LEARNING}|" + _ODD_OUTPUT,
        unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT,
