@@ -105,6 +105,10 @@ CASES = {
         phase="forward", module="0.1.fc", op="aten.addmm",
         culprit=["0.0.drop_path (DropPath) inside 0.0 turned bf16 activations into fp32"], fix=["In DropPath"],
         operands={"fp32", "bf16"}, error="RuntimeError"),
+    "assign_load_half_checkpoint": dict(  # a bf16 checkpoint loaded with assign=True into an fp32 model
+        phase="forward", module="0", op="aten.addmm",
+        culprit=["fp32 input passed into 0"], cause=["assign_load_half_checkpoint.py:15"],
+        fix=["Load without `assign=True`"], operands={"fp32", "bf16"}, error="RuntimeError"),
     "moe_router_fp32_weights": dict(  # fp32 routing weights scale an expert's output added into a bf16 buffer
         phase="forward", module="MoE", op="aten.index_add_",
         culprit=["fp32 source computed in MoE's forward"], fix=["before index_add_"],
@@ -123,6 +127,8 @@ def _check(d: dict, case: dict) -> None:
         assert text in d["culprit"], (text, d["culprit"])
     for text in case["fix"]:
         assert text in d["fix"], (text, d["fix"])
+    for text in case.get("cause", []):
+        assert text in d["cause"], (text, d["cause"])
     assert {o["dtype"] for o in d["operands"]} >= case["operands"]
     for o in d["operands"]:
         assert o["device"] and isinstance(o["shape"], list)

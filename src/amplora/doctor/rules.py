@@ -196,6 +196,15 @@ def _mismatch_story(s: Scene):
                      f"`load_state_dict(..., assign=True)`, which keeps the checkpoint's dtype.")
             fix = (f"Give {mod} the model's dtype (`{mod}.to({_torch_dtype(t.dtype)})`, or cast the whole model once "
                    f"after adding it), or keep it fp32 and run the forward under {autocast_hint}.")
+        elif (t.dtype != torch.float64 and s.module is not None and hasattr(s.recorder, "assigned_in")
+              and (loaded := s.recorder.assigned_in(s.module)) is not None and loaded[1] == ref):
+            old, _, where = loaded
+            cause = (f"{mod} received {odt} activations while its parameters are {rdt}: they became {rdt} at "
+                     f"`load_state_dict(..., assign=True)` ({where}), which takes the checkpoint's tensors as they "
+                     f"are instead of copying them into the model's {dtype_name(old)} parameters.")
+            fix = (f"Load without `assign=True` (the copy casts the checkpoint into the model's "
+                   f"{dtype_name(old)}), or cast after loading (`model.to({_torch_dtype(old)})`), or cast the "
+                   f"inputs to {rdt}.")
         elif t.dtype == torch.float64:
             odd = _odd_buffers(s, t.dtype, None)
             cause = (f"{mod} received float64 activations while its parameters are {rdt}: float64 comes from NumPy "

@@ -11,11 +11,14 @@
 """
 from __future__ import annotations
 
+import os
+import sys
 import weakref
 from collections import deque
 
 import torch
-from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.nn.modules.module import (register_module_forward_hook, register_module_forward_pre_hook,
+                                     register_module_parameter_registration_hook)
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from amplora.doctor.capture import capture_op
@@ -69,11 +72,40 @@ class Recorder:
         self.roots: list = []                                 # outermost modules called, most recent last
         self.forward_calls = 0
         self.pending = None   # a callable to run at the next module call (deferred clean-up after a fault)
+        # module -> {parameter name: (old dtype, new dtype, "file:line")} for parameters that
+        # `load_state_dict(..., assign=True)` replaced with a tensor of another dtype
+        self.assigned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._handles: list = []
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
-                         register_module_forward_hook(self._post, always_call=True)]
+                         register_module_forward_hook(self._post, always_call=True),
+                         register_module_parameter_registration_hook(self._registered)]
+
+    def _registered(self, module, name, param):
+        """A parameter (re)registered: inside `load_state_dict(assign=True)` with another dtype than the one it
+        replaces, remember where that load was called."""
+        old = module._parameters.get(name)
+        if old is None or param is None or old.dtype == param.dtype:
+            return None
+        frame, where = sys._getframe(1), None
+        while frame is not None:
+            if frame.f_code.co_name == "load_state_dict" and "torch" in frame.f_code.co_filename:
+                caller = frame.f_back
+                if caller is not None:
+                    where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+                break
+            frame = frame.f_back
+        if where is not None:
+            self.assigned.setdefault(module, {})[name] = (old.dtype, param.dtype, where)
+        return None
+
+    def assigned_in(self, module) -> tuple | None:
+        """(old dtype, new dtype, "file:line") of an assign load that changed a parameter of `module` or below."""
+        for sub in module.modules():
+            for record in self.assigned.get(sub, {}).values():
+                return record
+        return None
 
     def remove(self) -> None:
         for handle in self._handles:
