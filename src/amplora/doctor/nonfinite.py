@@ -53,8 +53,9 @@ class NonFinite:
         rows = [("phase", self.phase), ("module", self.module or "(no module running)")]
         if self.op:
             rows.append(("op", self.op))
-        rows.append(("dtype", f"{self.dtype} (largest finite {_num(self.limit)}); the largest finite magnitude "
-                              f"on the way was {_num(self.largest)}"))
+        rows.append(("dtype", f"{self.dtype} (largest finite {_num(self.limit)})"
+                              + (f"; the largest finite magnitude on the way was {_num(self.largest)}"
+                                 if not math.isnan(self.largest) else "")))
         for i, text in enumerate(self.inputs):
             rows.append(("inputs" if i == 0 else "", text))
         rows += [("culprit", self.culprit), ("cause", self.cause), ("fix", self.fix)]
@@ -455,6 +456,27 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
 
 
 # ---- the re-run -------------------------------------------------------------------------------------------------
+def input_gradient(module: str, dtype: torch.dtype) -> NonFinite:
+    """Parameter gradients went inf/NaN although the gradient into `module`'s output was finite and a re-run of its
+    forward and backward stayed finite, and its input requires grad: the NaN came through a gradient taken with
+    respect to that input inside the loss (a gradient penalty), whose own backward made it."""
+    dt = dtype_name(dtype)
+    half = dtype in HALF_DTYPES
+    cause = ("The loss holds a gradient of the model's output with respect to its input (`torch.autograd.grad(..., "
+             "create_graph=True)`: an eikonal or gradient-penalty term, an input-gradient norm), and the backward "
+             "through that term made it: the derivative of sqrt (a norm) is infinite where the gradient is 0"
+             + (f", and in {dt} small input gradients underflow to 0 and an eps such as 1e-12, below {dt}'s "
+                f"smallest value {_num(float(torch.finfo(dtype).tiny * torch.finfo(dtype).eps))}, rounds to 0."
+                if half else "."))
+    fix = ("compute the gradient penalty in fp32 (`g = g.float()` before its norm), take the norm as "
+           "`torch.sqrt(g.pow(2).sum(-1) + eps)` with an eps the dtype can hold (>= 1e-6 in fp32; none below 1e-4 in "
+           "fp16), and scale inputs to unit range so their gradients are not tiny")
+    return NonFinite(phase="backward", module=module, op="sqrt", dtype=dt,
+                     limit=float(torch.finfo(dtype).max), largest=float("nan"), value="inf/NaN",
+                     culprit=f"the gradient penalty on the gradient of {module}'s output with respect to its input",
+                     cause=cause, fix=fix)
+
+
 def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None) -> NonFinite:
     """The gradient that came back into a model's (finite) output is inf/NaN: it was born after the model, in the
     loss computed from that output outside any module, or came in with a tensor the loss reads that already held

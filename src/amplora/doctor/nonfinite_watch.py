@@ -31,8 +31,8 @@ from torch.optim.optimizer import register_optimizer_step_post_hook
 from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames,
                                     scan_frames, stale_nonfinite)
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
-                                      explain_birth, explain_located, explain_params, locate, nonfinite_params,
-                                      root_at_zero)
+                                      explain_birth, explain_located, explain_params, input_gradient, locate,
+                                      nonfinite_params, root_at_zero)
 from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
@@ -261,6 +261,9 @@ class NonFiniteWatch:
 
     @_never_raises
     def _after_backward(self, call, pairs):
+        # a later backward through the same outputs (after a `torch.autograd.grad(..., create_graph=True)` over
+        # them, as gradient penalties take) checks again
+        pairs[:], pairs = [], list(pairs)
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
         if self.done or all_finite([p.grad for p in params]):
@@ -313,6 +316,10 @@ class NonFiniteWatch:
             self.first = None
         finally:
             self.busy = False
+        floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
+        if self.first is None and floats and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+            # an input that requires grad: the gradient that went NaN was taken with respect to it in the loss
+            self.first = input_gradient(type(module).__name__, floats[0])
         if self.first is None:  # not reproduced: say so rather than nothing
             self.first = NonFinite(phase="unknown", module=None, op=None, dtype="?", limit=float("nan"),
                                    largest=float("nan"), value="inf/NaN",
