@@ -11,7 +11,7 @@ import pytest
 from .forkrun import run_many
 
 SCRIPTS = Path(__file__).parent / "scripts"
-# the first test runs all the scripts (the fixture): 486 doctor runs on two workers take longer than one test's 900 s
+# the first test runs all the scripts (the fixture): 504 doctor runs on two workers take longer than one test's 900 s
 pytestmark = pytest.mark.timeout(2400)
 LABELS = [json.loads(line) for line in (SCRIPTS / "labels.jsonl").read_text().splitlines()]
 
@@ -20,7 +20,10 @@ LABELS = [json.loads(line) for line in (SCRIPTS / "labels.jsonl").read_text().sp
 # with an fp16 skip; a KV cache created fp32): their fault, module and line are named, not that tensor's origin
 NAMED_WITHOUT_ORIGIN = {"u07_unet_segmentation.py", "u13_tiny_decoder_generation.py",
                         # a sampler's 1 / sqrt(0) outside any module, named where its inf first meets the model
-                        "a17_cosine_schedule_trainer_ddpm_sampling.py"}
+                        "a17_cosine_schedule_trainer_ddpm_sampling.py",
+                        # a 1e10 'infinite' interval that is inf in fp16, times a density of 0 in a renderer outside
+                        # any module, named as a loss outside the model
+                        "ab05_tiny_nerf_box_half.py"}
 # a generator stepped with `opt_g.step()` instead of `scaler.step(opt_g)`: the first inf is named where it appears
 # (an fp16 overflow in a later backward), not the optimizer step that applied still-scaled gradients
 STEP_NOT_NAMED = {"m12_gan_two_optimizers_one_gradscaler.py"}
@@ -40,7 +43,7 @@ def runs(tmp_path_factory):
 
 
 def test_the_set_is_what_the_readme_says():
-    assert len(LABELS) == 486 and sum(lab["kind"] == "clean" for lab in LABELS) == 108
+    assert len(LABELS) == 504 and sum(lab["kind"] == "clean" for lab in LABELS) == 112
     assert {lab["script"] for lab in LABELS} == {p.name for p in SCRIPTS.glob("[a-z]*[0-9][0-9]_*.py")}
 
 
