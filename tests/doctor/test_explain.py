@@ -709,6 +709,7 @@ SAMPLES = [
      "0.03)", [], None),
     ("load-dtype-downcast", "Loading Gemma with torch_dtype=bfloat16 downcasts the float32 norms to bf16 when I save "
      "it again", [], None),
+    ("half-integer-rounding", "In torch.bfloat16 I get (1000 + 1030) / 2 = 1016, it should be 1015", [], None),
     ("activations-cast-to-packed-dtype", "Loading the MoE with load_in_4bit=True, the forward fails: RuntimeError: "
      "result type Float can't be cast to the desired output type Byte", [], None),
     ("triton-config-datatype", "E1127 model_repository_manager.cc:1186] failed to load 'ranker': Invalid argument: "
@@ -1231,6 +1232,12 @@ CLASS_WORDINGS = [
     ("collective-cpu-tensor", "With compute_on_cpu=True the epoch-end sync under DDP fails for the retrieval "
      "metrics"),    ("bf16-gpu-named", "my T4 can't run bf16, what should I change in the config?"),
     ("numpy-device", "TritonModelException: Tensor is stored in GPU and cannot be converted to NumPy"),
+    ("mismatch-in-words", "The Triton path dequantizes the weights to float16, which mismatches the data dtype of "
+     "models that are bfloat16"),
+    ("mismatch-in-words", "With float16 inputs in Lightning and the filter bank forced to _float32_ I get an error "
+     "related to dtypes"),
+    ("device-in-words", "torch complains that some operations are mixing cpu tensors and cuda tensors"),
+    ("long-indices", "ValueError: adjacency must be of type int32 or int64, but got torch.float32"),
     ("ctranslate2-compute-type", "[ctranslate2] [info] GPU #0: NVIDIA GeForce RTX 5090 (CC=12.0)\n[ctranslate2] "
      "[info]  - Allow INT8: false"),
     ("ctranslate2-compute-type", "RTX 5080 here: RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED"),

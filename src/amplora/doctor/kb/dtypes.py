@@ -124,6 +124,7 @@ KERNELS = (
        "`.to(device, dtype)` casts floating tensors only."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
+       r"\bmust be of type int32 or int64,? but got (torch\.)?(float\d*|double|half|bfloat16)\b|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?LongTensor\]? but found type|"
        r"expected scalar type Long( int)? but found|scalar type Long but got|"

@@ -338,6 +338,8 @@ _NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
                       r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")
 
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
+# the dtypes a report in words names; two different ones beside a word for the clash make a mismatch story
+_DTYPE_NAMED = r"(bfloat16|bf16|float16|fp16|float32|fp32|float64|double|complex64|complex128)"
 LAST_RESORT = (
     _e("cache-dtype-words", "mismatch", "a KV cache in another dtype than the states written into it",
        r"\A(?=.*\b(dtype|data ?type)s? (mismatch|error|issue)s?\b)(?=.*\b(static[ _]?cache|StaticCache|"
@@ -369,10 +371,17 @@ LAST_RESORT = (
        r"[^\n]{0,40}\b(dtype|data ?type|precision)s? (mismatch|incompatib\w*|clash|conflict)|"
        # "I was getting bfloat16 vs float errors"
        r"\b(?P<c>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(vs\.?|versus)\s*(?!(?P=c)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)"
-       r"\s+((d?type|mismatch) )?errors\b",
+       r"\s+((d?type|mismatch) )?errors\b|"
+       # "the weights are stored in double precision while inputs are float32 ... precision mismatch"
+       r"\A(?=.*(\b(dtype|data ?type|precision)s? (mismatch|inconsisten\w*|clash)|\bmismatch\w* the (data )?dtype\b|"
+       r"\berrors? related to (the )?dtypes?\b|\bdtype (error|issue|problem)s?\b))"
+       r"(?=.*(?<![A-Za-z0-9])(?P<d>" + _DTYPE_NAMED[1:-1] + r")(?![A-Za-z0-9]))"
+       r"(?=.*(?<![A-Za-z0-9])(?!(?P=d)(?![A-Za-z0-9]))" + _DTYPE_NAMED + r"(?![A-Za-z0-9]))",
        "As the text says, two parts of the run hold different dtypes (one part's outputs in one, the next part's "
-       "weights in another), and their tensors meet in one op: nothing casts between them when the model is "
-       "neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, autocast) nor loaded in one dtype.",
+       "weights in another: float64 data or precomputed tables beside float32 weights, float32 constants or "
+       "kernels beside fp16/bf16 activations, fp16 beside bf16), and their tensors meet in one op: nothing casts "
+       "between them when the model is neither wrapped by a mixed-precision policy (FSDP's MixedPrecision, "
+       "autocast) nor loaded in one dtype.",
        "Cast at the boundary (`out.to(next_module.dtype)`), load both parts in one `torch_dtype`, or run the "
        "step under `torch.autocast` / a mixed-precision policy that casts for you.",
        unless=_NOT_A_DTYPE_FAULT),
@@ -505,7 +514,8 @@ LAST_RESORT = (
     _e("device-in-words", "device", "tensors on two devices, told in words",
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
        r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|"
-       r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b))"
+       r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b|"
+       r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b))"
        r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "

@@ -415,6 +415,15 @@ NONFINITE_REPORTS = (
        "Load with `torch_dtype='auto'` (it keeps the checkpoint's per-tensor dtypes), or keep those modules in fp32 "
        "(the model's `_keep_in_fp32_modules`, or cast them back with `.float()` after loading), and save from a "
        "model loaded that way."),
+    _e("half-integer-rounding", "overflow", "whole numbers that bf16 / fp16 cannot hold exactly",
+       r"\A(?=.*\b(bfloat16|bf16|float16|fp16|half)\b)(?=.*\(?\b\d{3,}\s*[-+*/]\s*\d{3,}\)?(\s*[-+*/]\s*\d+)?\s*=\s*\d+)"
+       r"(?=.*\b(wrong|incorrect|strange|unexpected|should be|in reality|instead of|expected)\b)",
+       unless=r"\w+Error\b|Traceback",
+       cause="bf16 keeps 8 significant bits (fp16 11), so whole numbers above 256 in bf16 (2048 in fp16) are not "
+       "all representable: each result rounds to the nearest value the dtype holds (1412 is stored as 1408 in bf16), "
+       "and sums, means and counts drift by that rounding.",
+       fix="Compute values that must be exact in float32 (or integers): `x.float()` before the arithmetic, counts and "
+       "indices as int64, and cast back to bf16 only where the precision does not matter."),
     _e("speculative-greedy-differs", "overflow", "greedy output differs with speculative or parallel decoding",
        r"\A(?=.*\b(speculative|lookahead\w*|self-speculative|assisted (generation|decoding)|draft model|parallel "
        r"decoding|jacobi decoding|medusa|eagle)\b)(?=.*\bgreedy\b|.*\bhugging ?face\b)(?=.*\b(inconsistent|differ\w*|"
