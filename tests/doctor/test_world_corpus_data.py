@@ -102,7 +102,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout103", 37), ("heldout104", 33), ("heldout105", 42),
                                          ("heldout106", 41), ("heldout107", 41), ("heldout108", 29),
                                          ("heldout109", 25), ("heldout110", 34), ("heldout111", 26),
-                                         ("heldout112", 22), ("heldout113", 25), ("heldout114", 30)])
+                                         ("heldout112", 22), ("heldout113", 25), ("heldout114", 30),
+                                         ("heldout115", 42)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -264,7 +265,8 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (112, "heldout111", "w21300", 17, 9, 17),
     (113, "heldout112", "w21500", 14, 8, 18),
     (114, "heldout113", "w21700", 11, 14, 14),
-    (115, "heldout114", "w21900", 17, 13, 21)])
+    (115, "heldout114", "w21900", 17, 13, 21),
+    (116, "heldout115", "w22100", 31, 11, 33)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -286,7 +288,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
-                              112), 4),
+                              112, 116), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111), 3), **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -344,7 +346,7 @@ def test_load_filters_by_split(records):
               + wc.load("heldout103") + wc.load("heldout104") + wc.load("heldout105")
               + wc.load("heldout106") + wc.load("heldout107") + wc.load("heldout108") + wc.load("heldout109")
               + wc.load("heldout110") + wc.load("heldout111") + wc.load("heldout112") + wc.load("heldout113")
-              + wc.load("heldout114"))
+              + wc.load("heldout114") + wc.load("heldout115"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -118,11 +118,13 @@ estimation, background removal and image editing), and `heldout106` to `heldout1
 fixed queries each, and controllable image generation, pretraining and fp8 training stacks, speculative decoding
 and long context, model serving, human motion and body models, training wrappers and AutoML), and `heldout112` to
 `heldout114` (w21500, w21700 and w21900 on: 18 more fixed queries each, and open-vocabulary detection and
-segmentation, captioning and tagging, translation and seq2seq serving).
+segmentation, captioning and tagging, translation and seq2seq serving), and `heldout115` (w22100 on: three small
+collections, quantized inference libraries, audio classification and weather models, gathered until the search
+budget ran out and scored as one).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout114 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout115 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -159,7 +161,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout99", "heldout100", "heldout101", "heldout102",
           "heldout103", "heldout104", "heldout105",
           "heldout106", "heldout107", "heldout108", "heldout109", "heldout110", "heldout111",
-          "heldout112", "heldout113", "heldout114")
+          "heldout112", "heldout113", "heldout114", "heldout115")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -459,6 +461,10 @@ BATCH111_FROM = 21300
 BATCH112_FROM = 21500
 BATCH113_FROM = 21700
 BATCH114_FROM = 21900
+# The hundred-and-fifteenth: three small collections (quantized inference libraries; audio classification and
+# speech enhancement; weather and climate models), each of two collectors stopped by the search budget, scored as
+# one ("heldout115").
+BATCH115_FROM = 22100
 
 
 def batch(record: dict) -> int:
@@ -497,7 +503,7 @@ def batch(record: dict) -> int:
     w19500-w19699), 104 to 106 for the hundred-and-third to hundred-and-fifth (w19700-w19899, w19900-w20099,
     w20100-w20299), 107 to 112 for the hundred-and-sixth to hundred-and-eleventh (w20300-w20499 and so on in steps of
     200, w21300-w21499), 113 to 115 for the hundred-and-twelfth to hundred-and-fourteenth (w21500-w21699,
-    w21700-w21899, w21900 on)."""
+    w21700-w21899, w21900-w22099), 116 for the hundred-and-fifteenth (w22100 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -517,7 +523,7 @@ def batch(record: dict) -> int:
               BATCH95_FROM, BATCH96_FROM, BATCH97_FROM, BATCH98_FROM, BATCH99_FROM,
               BATCH100_FROM, BATCH101_FROM, BATCH102_FROM, BATCH103_FROM, BATCH104_FROM, BATCH105_FROM,
               BATCH106_FROM, BATCH107_FROM, BATCH108_FROM, BATCH109_FROM, BATCH110_FROM, BATCH111_FROM,
-              BATCH112_FROM, BATCH113_FROM, BATCH114_FROM)
+              BATCH112_FROM, BATCH113_FROM, BATCH114_FROM, BATCH115_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -538,7 +544,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout114' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout115' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -586,7 +592,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 115}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 116}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
