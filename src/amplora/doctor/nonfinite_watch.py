@@ -316,10 +316,10 @@ class NonFiniteWatch:
             self.first = None
         finally:
             self.busy = False
-        floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
-        if self.first is None and floats and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+        if self.first is None and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             # an input that requires grad: the gradient that went NaN was taken with respect to it in the loss
-            self.first = input_gradient(type(module).__name__, floats[0])
+            floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
+            self.first = input_gradient(type(module).__name__, floats[0]) if floats else None
         if self.first is None:  # not reproduced: say so rather than nothing
             self.first = NonFinite(phase="unknown", module=None, op=None, dtype="?", limit=float("nan"),
                                    largest=float("nan"), value="inf/NaN",

@@ -23,6 +23,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from amplora.doctor.capture import capture_op
 
+_MODULE_PY = os.path.join("torch", "nn", "modules", "module.py")  # where nn.Module.load_state_dict lives
+
 _seq = torch._C._autograd._get_sequence_nr
 SMALL = 1 << 16  # elements: checking a result this size outside modules costs microseconds
 _ref = weakref.ref
@@ -90,7 +92,7 @@ class Recorder:
             return None
         frame, where = sys._getframe(1), None
         while frame is not None:
-            if frame.f_code.co_name == "load_state_dict" and "torch" in frame.f_code.co_filename:
+            if frame.f_code.co_name == "load_state_dict" and frame.f_code.co_filename.endswith(_MODULE_PY):
                 caller = frame.f_back
                 if caller is not None:
                     where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"

@@ -416,7 +416,8 @@ NONFINITE_REPORTS = (
        "(the model's `_keep_in_fp32_modules`, or cast them back with `.float()` after loading), and save from a "
        "model loaded that way."),
     _e("half-integer-rounding", "overflow", "whole numbers that bf16 / fp16 cannot hold exactly",
-       r"\A(?=.*\b(bfloat16|bf16|float16|fp16|half)\b)(?=.*\(?\b\d{3,}\s*[-+*/]\s*\d{3,}\)?(\s*[-+*/]\s*\d+)?\s*=\s*\d+)"
+       r"\A(?=.*\b(bfloat16|bf16|float16|fp16|half)\b)"
+       r"(?=.*\(?\b\d{3,}\s*[-+*/]\s*\d{3,}\)?(\s*[-+*/]\s*\d+)?\s*=\s*\d+)"
        r"(?=.*\b(wrong|incorrect|strange|unexpected|should be|in reality|instead of|expected)\b)",
        unless=r"\w+Error\b|Traceback",
        cause="bf16 keeps 8 significant bits (fp16 11), so whole numbers above 256 in bf16 (2048 in fp16) are not "
