@@ -139,6 +139,12 @@ _DEVICE_SCENES = [
      "Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the hook's "
      "`execution_device`), not on a parameter's device; a module the offload hooks miss (an extension's, a second "
      "model's) stays on the CPU: run without that offload mode or update the tool or extension."),
+    (_FSDP_OFFLOAD, None,
+     "The text shows FSDP with CPU offload (`offload_to_cpu`, `CPUOffload` / `CPUOffloadPolicy`): the sharded "
+     "parameters and their gradients live on the CPU between steps, so a CUDA tensor from another code path (a "
+     "gradient-norm total in `clip_grad_norm_`, a loss scale, a state dict loaded to the GPU) meets them.",
+     "Keep what meets the offloaded shards on the CPU (or call `.item()` on a scalar), upgrade torch (FSDP2 CPU "
+     "offload with gradient clipping was fixed in later releases), or train without CPU offload."),
     (_TEXT_ENCODER_ELSEWHERE, "text encoder",
      "The text shows a text encoder on the CPU or another device (`{}`): its inputs must go to its own device, and "
      "its outputs (the prompt embeddings, or contexts) are made there and meet the denoiser's weights on the GPU "
@@ -274,14 +280,6 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "offload keeps the fp32 gradient partitions on the CPU, so a GPU index or scale meets them.")
         fix.append("Upgrade transformers and DeepSpeed (rotary embeddings build their caches on the inputs' device, "
                    "and ZeRO-3 offload device bugs were fixed in later releases), or train with ZeRO-2.")
-    if entry.kind == "device" and _FSDP_OFFLOAD.search(text):
-        cause.append("The text shows FSDP with CPU offload (`offload_to_cpu`, `CPUOffload` / `CPUOffloadPolicy`): the "
-                     "sharded parameters and their gradients live on the CPU between steps, so a CUDA tensor from "
-                     "another code path (a gradient-norm total in `clip_grad_norm_`, a loss scale, a state dict "
-                     "loaded to the GPU) meets them.")
-        fix.append("Keep what meets the offloaded shards on the CPU (or call `.item()` on a scalar), upgrade torch "
-                   "(FSDP2 CPU offload with gradient clipping was fixed in later releases), or train without CPU "
-                   "offload.")
     if entry.kind == "device" and re.search(r"\bDataParallel\(|nn\.DataParallel\b", text):
         cause.append("The text shows nn.DataParallel: it copies the module to each GPU for every forward and scatters "
                      "the inputs, so a tensor the replicas do not own (a plain attribute, or a model cast or wrapped "

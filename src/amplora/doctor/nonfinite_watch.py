@@ -261,9 +261,10 @@ class NonFiniteWatch:
 
     @_never_raises
     def _after_backward(self, call, pairs):
-        # a later backward through the same outputs (after a `torch.autograd.grad(..., create_graph=True)` over
-        # them, as gradient penalties take) checks again
-        pairs[:], pairs = [], list(pairs)
+        # empty the shared list, so that a later backward through the same outputs (after a
+        # `torch.autograd.grad(..., create_graph=True)` over them, as gradient penalties take) checks again
+        taken, pairs = pairs, list(pairs)
+        taken.clear()
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
         if self.done or all_finite([p.grad for p in params]):
