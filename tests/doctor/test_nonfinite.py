@@ -257,3 +257,9 @@ def test_weights_made_inf_from_tiny_gradients_name_a_division_not_the_learning_r
     assert "divided by a denominator that is 0 in fp16" in found.cause and "eps >= 1e-4" in found.fix
     layer.weight.grad = torch.full_like(layer.weight, 30.0)  # large gradients: the step itself can overflow
     assert "passed fp16's limit" in explain_params([("weight", layer.weight)], [layer]).cause
+
+
+def test_a_finding_without_a_measured_magnitude_does_not_print_one():
+    from amplora.doctor.nonfinite import input_gradient
+    dtype_row = dict(input_gradient("SDF", torch.float16).rows())["dtype"]
+    assert dtype_row == "fp16 (largest finite 65504)"
