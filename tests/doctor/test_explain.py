@@ -729,6 +729,10 @@ SAMPLES = [
     ("coreml-fp16-multiarray", "Fatal error: MLMultiArray of data type Float16 is not supported.", [], None),
     ("lora-fp32-in-half-model", "Everything is torch.bfloat16 except the LoRA weights, which stay float32, and the "
      "eval step fails with expected mat1 and mat2 to have the same dtype", [], None),
+    ("dtype-attribute-in-words", "The probe keeps a self.dtype field; after probe.to(torch.float16) it is not "
+     "updated, so every input is still cast to float32", [], None),
+    ("device-argument-ignored", "HookedEncoder.from_pretrained(..., device='cuda:1'): the device argument is ignored "
+     "for the embeddings, which are loaded where the checkpoint was saved", [], None),
     ("optimizer-step-device", "optimizer.load_state_dict(ckpt['optim'])\nAssertionError: If capturable=False, "
      "state_steps should not be CUDA tensors.", [], None),
     ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
@@ -1248,6 +1252,9 @@ CLASS_WORDINGS = [
     ("triton-config-datatype", "The engine was built with trtexec --fp16, so config.pbtxt has data_type: TYPE_FP16 "
      "for the input, and the client gets an error that the input does not match"),
     ("fp8-gpu-unsupported", "ValueError: fp8 is only supported on SM89 or newer GPUs"),
+    ("onnx-type-mismatch", "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+     "Mismatch between the target data type (FLOAT16) specified by the to attribute of Cast node and the actual "
+     "output tensor data type (FLOAT)."),
     ("unscale-fp16", "ValueError: Attempting to scale FP16 gradients."),
     ("device-mismatch", "RuntimeError: Tensor for argument weight is on cpu but expected on mps"),
     ("attention-dtype", "After loading the adapter the sampler stops with\n  query.dtype: torch.bfloat16\n  key.dtype: "
@@ -1402,6 +1409,8 @@ LOOKALIKE_REJECTS = [
     "only supports up to sm_90.",
     # an op name that holds "bf16" (an fp8 GEMM with a bf16 output) refused by a compiler's wrapper
     "AssertionError: mutable fbgemm.f8f8bf16_rowwise.default is not supported with cpp_wrapper",
+    # a multi-GPU setting a config refuses on the CPU: a configuration check, not an op that got a CPU tensor
+    "AssertionError: num_devices > 1 is only supported on CUDA devices",
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",
@@ -2465,6 +2474,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # an fp8 KV cache in vLLM meeting a draft head's bf16 query
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),
+    # a device stored as a bare 'cuda' (the current GPU) while the model sits on another one
+    ("model = Model.load(cfg)  # cfg.device == 'cuda'\nRuntimeError: Expected all tensors to be on the same device, "
+     "but found at least two devices, cuda:3 and cuda:0!", "device-mismatch", ["set_device", "Keep the index"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -152,6 +152,14 @@ _DEVICE_SCENES = [
      "Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the prompt "
      "embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the tool whose "
      "text-encoder placement leaves them apart."),
+    # a bare 'cuda' (the current GPU, cuda:0 by default) beside a model on another GPU
+    (re.compile(r"[\"'`]cuda[\"'`](?=.*\bcuda:[1-9])|\bcuda:[1-9]\d*\b(?=.*[\"'`]cuda[\"'`])", re.DOTALL), "current gpu",
+     "The text shows a bare `{}` beside another GPU: a device given as 'cuda' without an index means the current "
+     "GPU (cuda:0 unless `torch.cuda.set_device` was called), so a device stored or passed as that string (a "
+     "config's `device`, a `.to('cuda')`) sends tensors to cuda:0 while the model sits on another GPU.",
+     "Keep the index wherever the device is stored or passed (`torch.device('cuda', 2)` or 'cuda:2', or take "
+     "`model.device` / `next(model.parameters()).device`), or make that GPU the current one "
+     "(`torch.cuda.set_device(2)`, `CUDA_VISIBLE_DEVICES=2`)."),
     (_STFT, "window",
      "The text shows an STFT (`{}`): its window (`torch.hann_window(n)`) is made on the CPU unless given `device=`, "
      "and a window kept as a plain attribute is not moved by `.to()` or `.cuda()`.",

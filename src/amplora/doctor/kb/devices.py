@@ -412,4 +412,18 @@ DEVICES = (
        "Move that tensor to the device of the layer that uses it (`x.to(hidden_states.device)`), allocate per-layer "
        "state on each layer's device, or keep the model on one GPU; upgrade the library whose cache ignores the "
        "split.", unless=r"Expected all tensors to be on the same device"),
+    # a loader told which device to use that places the weights by its own saved config instead, reported in words
+    _e("device-argument-ignored", "device", "a loader that ignores the device it was given",
+       r"\A(?=.*(\b(device|device_map)`?\s*(argument|parameter|param|arg|kwarg|option)?`?\s+(is|are|gets?|being|was|"
+       r"were)\s+(silently\s+)?(ignored|not (respected|honou?red|applied|used))\b|"
+       r"\b(should|does not|doesn'?t|do not|don'?t|not|never) (respect|honou?r)s? (the )?(passed[- ]in )?`?(device|"
+       r"device_map)`?\b|\bignor(es|ing) (the )?(passed[- ]in )?`?(device|device_map)`? (argument|parameter|param|"
+       r"kwarg|option)\b))(?=.*\b(load\w*|from_pretrained|checkpoint|init\w*|creat\w*)\b)",
+       "The loader did not place the weights on the device it was given: it took the device stored with the "
+       "checkpoint (a saved config such as `cfg.json`, the device the tensors were saved from) or its default, "
+       "the CPU, for all or some of them (biases and buffers most often), so they meet inputs on the GPU (`cuda`) "
+       "that was asked for.",
+       "Move the loaded model to the device yourself (`model.to(device)`) and check "
+       "`{p.device for p in model.parameters()}`, correct the device in the saved config, or upgrade the library "
+       "(loaders that ignored the device argument were fixed to respect it)."),
 )

@@ -549,6 +549,19 @@ STORIES = (
        fix="Run validation and inference under `torch.autocast(device_type, dtype=torch.float16)` (as in "
        "training), or cast the adapter to the base dtype for inference (`pipe.unet.to(torch.float16)` / "
        "`model.to(dtype)` after training, or merge it with `merge_and_unload()`)."),
+    # a module that records its dtype beside its weights and casts inputs to it: `.to(dtype)` leaves the record
+    _e("dtype-attribute-in-words", "mismatch", "a dtype recorded on a module that `.to()` does not update",
+       r"\A(?=.*(\b(has|have|keeps?|stores?) an? `?\.?dtype`? (param\w*|attribute|field|property)\b|"
+       r"\b(self|cfg|config|\w+\.cfg|\w+\.config)\.dtype\b))(?=.*\.to\((torch\.)?\w+\))"
+       r"(?=.*(\b(not|n't|never) (be |been |get |gets )?(updat|chang|reflect|sync)\w*|"
+       r"\b(auto-?)?(converted|cast) (back )?to th(at|is|e stored|e recorded|e old) dtype\b|\bstale\b))",
+       "The module records its dtype as an attribute or config field (`self.dtype`, `cfg.dtype`, as "
+       "TransformerLens, SAELens and many pipelines do) and casts its inputs to it; `module.to(dtype)` converts "
+       "the parameters but not that record, so inputs keep being cast to the old dtype: silently lower "
+       "precision, or a mismatch with the new weights.",
+       "Update the recorded dtype with the weights (`cfg.dtype = torch.float32` after `.to(torch.float32)`), or "
+       "load the module in the wanted dtype (a `dtype=` argument to its loader) instead of converting it after; "
+       "upgrade the library if its `.to()` override was added later."),
     _e("numpy-float-index", "index", "a float used as a NumPy index",
        r"only integers, slices .{0,60}and integer or boolean arrays are valid indices",
        unless=r"\b(str|string|dict|tuple)\b[^\n]{0,40}\bindices\b",

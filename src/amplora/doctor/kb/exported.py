@@ -51,7 +51,9 @@ EXPORTED = (
        r"Type \(tensor\(\w+\)\) of (output|input) arg .{0,300}does not match expected type|"
        r"Type parameter \(\w+\) (of Optype \(\w+\) )?bound to different types|Type Error: Type parameter \(\w+\)\s*$|"
        r"\[ShapeInferenceError\][^\n]{0,200}has inconsistent type tensor\(\w+\)|"
-       r"\binitializer .{0,120}has element type tensor\(\w+\) but usage of initializer in graph expects tensor\(\w+\)",
+       r"\binitializer .{0,120}has element type tensor\(\w+\) but usage of initializer in graph expects tensor\(\w+\)|"
+       # a converted graph's Cast node whose `to` attribute still names the old type
+       r"Mismatch between the target data type \(\w+\) specified by the to attribute of Cast node",
        "A half-precision ONNX conversion left a Cast whose fp16 output feeds an op still typed float32 (or the "
        "reverse), typically around a norm or a Resize kept in fp32; exporting under autocast does the same "
        "(fp16 activations meet fp32 BatchNorm / LayerNorm parameters in one node).",

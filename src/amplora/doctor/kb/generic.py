@@ -500,7 +500,7 @@ LAST_RESORT = (
        "fallback (many repositories ship a native PyTorch version of their fused ops beside the kernel, chosen by an "
        "option or an environment variable such as `FORCE_NATIVE=1`).",
        unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
-       r"autocast device_type"),
+       r"autocast device_type|\w*devices\s*>\s*1\b"),  # a multi-GPU setting refused on the CPU is a config check
     # half precision, an overflow and a mask told in words: the mask's fill constant
     _e("mask-overflow-in-words", "overflow", "an attention mask constant that overflows half precision, told in words",
        r"\A(?=.*(" + HALF_WORDS + r"))(?=.*\boverflow\w*)(?=.*mask)",
