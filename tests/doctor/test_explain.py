@@ -733,6 +733,12 @@ SAMPLES = [
      "updated, so every input is still cast to float32", [], None),
     ("device-argument-ignored", "HookedEncoder.from_pretrained(..., device='cuda:1'): the device argument is ignored "
      "for the embeddings, which are loaded where the checkpoint was saved", [], None),
+    ("variable-type-conv", "RuntimeError: Input type (Variable) and weight type (Variable) should be the same",
+     [], None),
+    ("thc-half-unimplemented", "model:cudaHalf()\n/usr/share/lua/5.1/nn/Bilinear.lua:40: unimplemented data type at "
+     "/tmp/luarocks_cutorch/lib/THC/generic/THCTensorMathBlas.cu:452", [], None),
+    ("grad-norm-nan-then-finite", "step 50 | loss 2.31 | grad_norm: nan\nstep 100 | loss 2.02 | grad_norm: 1.84", [],
+     None),
     ("optimizer-step-device", "optimizer.load_state_dict(ckpt['optim'])\nAssertionError: If capturable=False, "
      "state_steps should not be CUDA tensors.", [], None),
     ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
@@ -1255,6 +1261,12 @@ CLASS_WORDINGS = [
     ("onnx-type-mismatch", "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
      "Mismatch between the target data type (FLOAT16) specified by the to attribute of Cast node and the actual "
      "output tensor data type (FLOAT)."),
+    ("bf16-nonfinite-fp32-works", "用bf16训练几百步后loss变成nan，改成fp32就没问题"),
+    ("tensorrt-fp16-range", "Built the detector with trtexec --fp16 and the results are poor compared with the ONNX "
+     "model in fp32"),
+    ("kernel-current-device", "When I put the vocoder on cuda:1 I get empty outputs, on the first GPU it is fine"),
+    ("mps-wrong-results", "With device='mps' the decoder gives distorted audio on my M2"),
+    ("fp16-nonfinite-report", "With the model in float16 the descriptor has 128 non-finite entries per patch"),
     ("unscale-fp16", "ValueError: Attempting to scale FP16 gradients."),
     ("device-mismatch", "RuntimeError: Tensor for argument weight is on cpu but expected on mps"),
     ("attention-dtype", "After loading the adapter the sampler stops with\n  query.dtype: torch.bfloat16\n  key.dtype: "
@@ -2475,6 +2487,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),
     # a device stored as a bare 'cuda' (the current GPU) while the model sits on another one
+    # a part of a pipeline kept on its own device by a setting
+    ("VOCODER_DEVICE=cpu python serve.py\nRuntimeError: Expected all tensors to be on the same device, but found at "
+     "least two devices, cpu and cuda:0!", "device-mismatch", ["own device", "codes.to(part.device)"]),
     ("model = Model.load(cfg)  # cfg.device == 'cuda'\nRuntimeError: Expected all tensors to be on the same device, "
      "but found at least two devices, cuda:3 and cuda:0!", "device-mismatch", ["set_device", "Keep the index"]),
 ])

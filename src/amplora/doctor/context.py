@@ -152,6 +152,14 @@ _DEVICE_SCENES = [
      "Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the prompt "
      "embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the tool whose "
      "text-encoder placement leaves them apart."),
+    # a part of a pipeline given a device of its own (a tokenizer or codec worker kept on the CPU)
+    (re.compile(r"\b[A-Z][A-Z0-9_]*_DEVICE\s*=\s*['\"]?cpu\b|(?i:\b(tokeni[sz]er|codec|vocoder|vae|decoder)"
+                r"( worker| model)? (lives|runs|is|stays|sits|is kept) on (the )?cpu\b)"), "own device",
+     "The text shows a part of the pipeline given a device of its own (`{}`): it runs there, so what the rest of "
+     "the pipeline hands it (token ids, codes, latents, embeddings made on the GPU) meets its weights on another "
+     "device unless it is moved.",
+     "Move the inputs to that part's own device before calling it (`codes.to(part.device)`) and its outputs back "
+     "to the pipeline's device, or give it the pipeline's device."),
     # a bare 'cuda' (the current GPU, cuda:0 by default) beside a model on another GPU
     (re.compile(r"[\"'`]cuda[\"'`](?=.*\bcuda:[1-9])|\bcuda:[1-9]\d*\b(?=.*[\"'`]cuda[\"'`])", re.DOTALL), "current gpu",
      "The text shows a bare `{}` beside another GPU: a device given as 'cuda' without an index means the current "

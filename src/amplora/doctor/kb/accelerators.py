@@ -236,7 +236,9 @@ ACCELERATORS = (
        "`--no-half`), or upgrade torch and macOS before trying fp16 again; bf16 needs macOS 14 and a recent torch."),
     _e("mps-wrong-results", "device-capability", "MPS computes other results than the CPU",
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(different|wrong|incorrect|differ\w*)\b[^.\n]{0,30}"
-       r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_]))",
+       r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_]))|"
+       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(garbled|scrambled|distorted|corrupted|gibberish)\b"
+       r"[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text)\b)",
        unless=r"\w+(Error|Exception):|out of memory",
        cause="Apple's MPS backend computes some ops differently from the CPU in many torch / macOS releases (ops on "
        "non-contiguous or large tensors, some reductions and in-place updates have given wrong values), so the same "

@@ -9,7 +9,10 @@ DEVICES = (
     _e("kernel-current-device", "device", "a custom kernel launched on the current GPU, not its tensors' GPU",
        r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
        r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"
-       r"(?=.*\b(incorrect|wrong|error|fail))",
+       r"(?=.*\b(incorrect|wrong|error|fail))|"
+       # a model put on a second GPU that then gives nothing, told in words
+       r"\A(?=.*\b(load\w*|put|mov\w*|run\w*|plac\w*)\b[^.\n]{0,40}\bon(to)? (device |gpu )?[\"'`]?cuda:[1-9])"
+       r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)",
        unless=r"Expected all tensors to be on the same device|found at least two devices|out of memory",
        cause="A custom CUDA or Triton kernel launches on the current CUDA device (cuda:0 unless it was set), not on "
        "the device of its tensors: without a device guard in the extension, tensors on cuda:1 or another GPU that is "
@@ -397,6 +400,13 @@ DEVICES = (
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
        unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
        r"do(es)?n'?t support|do(es)? not support))"),
+    _e("variable-type-conv", "device", "a conv input and weight of different types (torch 0.3 prints both as Variable)",
+       r"Input type \(Variable\) and weight type \(Variable\) should be the same",
+       "PyTorch 0.3 named both sides 'Variable', so the message hides what differs: the input and the layer's "
+       "weights are of different tensor types, most often one on the GPU (`.cuda()`) and the other on the CPU, "
+       "less often float64 against float32.",
+       "Put the model and its input on the same device (`model.cuda()` as well as `x.cuda()`, or `.to(device)` "
+       "for both on torch 0.4 and later) and in the same dtype (`x.float()`); newer torch names both types."),
     _e("cpu-scalars-cuda-kernel", "device", "a CUDA kernel given CPU tensors beside its CUDA ones",
        r"Trying to pass too many CPU scalars to CUDA kernel",
        "A CUDA op takes at most one 0-dim CPU tensor as a scalar, and got several CPU tensors beside its CUDA ones: "

@@ -223,7 +223,8 @@ EXPORTED = (
        r"(FP16|half) range|FP16 (overflow|underflow)|"
        r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|blank\b|"
        r"(?<!shape )(?<!size )"
-       r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem))|"
+       r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem)|"
+       r"results? (was|were|is|are) (bad|poor|worse)|(could|did|does) ?n[o']t perform as well)|"
        r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
        "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "
        "65504 overflow (LayerNorm and reductions over large activations, Softmax, big weights), tiny ones become "

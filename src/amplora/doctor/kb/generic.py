@@ -198,6 +198,14 @@ FALLBACKS = (
        "(`op(x.float()).to(x.dtype)`), or run the model in fp16 / fp32 instead of bf16.",
        context=r"\.cuda\(|cuda:\d|torch\.cuda\.\w+Tensor|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
+    _e("thc-half-unimplemented", "cpu-kernel", "a Lua Torch / THC GPU op without a half-precision kernel",
+       r"\A(?=.*unimplemented data type at \S*(THC|cutorch)\S*)"
+       r"(?=.*(?<![A-Za-z0-9_])(fp16|half|CudaHalf\w*|float16)(?![A-Za-z0-9_]))",
+       "Lua Torch's THC library (cutorch, and PyTorch before 0.4, which shared it) had no Half implementation for "
+       "some GPU ops, so they are not implemented for fp16 tensors (`CudaHalfTensor`) where fp32 (`CudaTensor`) "
+       "works: the batched matrix multiply (`baddbmm`, `nn.MM` in batch mode) lacked a half cuBLAS call.",
+       "Run that op in fp32 (`:cuda()` rather than `:cudaHalf()`, or `x.float()` around it), or upgrade "
+       "cutorch / torch to a release that added its half version."),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
        r"not implemented for '(Half|BFloat16)\b'?|\b\w+ (is )?not (being )?implemented for (half|bf16|fp16)\b|"
        + _HALF_NOT_IMPLEMENTED_IN_WORDS,

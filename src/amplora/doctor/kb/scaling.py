@@ -182,6 +182,15 @@ OVERFLOW = (
        "(`bf16=True`, fp32's range) or fp32, keep losses, softmax, norms and attention scores in fp32 under "
        "fp16, lower the learning rate or clip gradients, and check `torch.isfinite(loss)` on the first bad step.",
        unless=r"out of memory|OutOfMemoryError"),
+    _e("grad-norm-nan-then-finite", "overflow", "a gradient norm logged NaN on a step, finite on the next",
+       r"\bgrad_?norm['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_]).{0,2000}?\bgrad_?norm['\"]?\s*[=:]\s*['\"]?\d",
+       "A gradient norm logged NaN/inf on one step and finite on the next, beside a finite loss, is what fp16 "
+       "mixed precision (AMP) with dynamic loss scaling logs: the scaler found inf gradients at the current scale, "
+       "skipped that step and lowered the scale; a few such steps, at the start most of all, are normal and "
+       "harmless.",
+       "Nothing to fix while they stay rare and the loss keeps falling; if they keep coming, the fp16 run itself "
+       "overflows: train in bf16 (`bf16=True`, fp32's range) or keep the overflowing part in fp32.",
+       unless=r"\bloss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|out of memory"),
     _e("scaled-loss-logged", "scaler", "a logged loss still multiplied by the fp16 loss scale",
        r"\bloss\b[^.\n]{0,60}\b(is |was )?(not|never) (being )?unscaled\b|"
        r"\bloss\b[^.\n]{0,40}\bstill (multiplied|scaled) by the (loss )?scal",

@@ -30,7 +30,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(different|wrong) values than expected|values? (are|is) (different|changed) than expected|"
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
-NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|"
+NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|non-finite|"
                      r"(black|gr[ae]y|white|green|blank) (images?|outputs?|results?|frames?|screens?|pictures?|"
                      r"squares?|"
                      r"videos?|blocks?|patch(es)?)|black box(es)? (on|over|covers?|as)\b|"
@@ -581,9 +581,10 @@ NONFINITE_REPORTS = (
        "and run it under `torch.autocast(..., enabled=False)`), or run the model in fp32 (or bf16 where only fp16 "
        "fails).", unless=r"out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT),
     _e("bf16-nonfinite-fp32-works", "overflow", "NaN in bf16 where fp32 runs",
-       r"\A(?=.*(?:" + NONFINITE_SYMPTOM + r"))(?=.*\b(bf16|bfloat16)\b)(?=.*\b(fp32|float32|full precision)\b"
+       r"\A(?=.*(?:" + NONFINITE_SYMPTOM + r"))(?=.*(?<![A-Za-z0-9_])(bf16|bfloat16)(?![A-Za-z0-9_]))"
+       r"(?=.*\b(fp32|float32|full precision)\b"
        r"[^.\n]{0,30}\b(works?|working|is running correctly|runs? (correctly|fine|normally|well)|fine|no (nan|problem|"
-       r"issue)s?)\b)",
+       r"issue)s?)\b|.*(?<![A-Za-z0-9_])(fp32|float32)(?![A-Za-z0-9_])[^.。\n]{0,12}(正常|没问题|沒問題|就好|可以训练|可以訓練))",
        "The same run gives NaN in bf16 and works in fp32: bf16 keeps fp32's range but only 8 significant bits, so "
        "where precision matters (norms and softmax over long rows, small updates to large weights, losses near "
        "zero, a model pretrained in fp32 or fp16) its rounding errors grow into inf/NaN.",
