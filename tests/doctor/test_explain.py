@@ -739,6 +739,14 @@ SAMPLES = [
      "/tmp/luarocks_cutorch/lib/THC/generic/THCTensorMathBlas.cu:452", [], None),
     ("grad-norm-nan-then-finite", "step 50 | loss 2.31 | grad_norm: nan\nstep 100 | loss 2.02 | grad_norm: 1.84", [],
      None),
+    ("cublas-fp16", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx("
+     "handle, opa, opb, m, n, k, (void*)&falpha, a, CUDA_R_16F, lda, stridea, b, CUDA_R_16F`", [], None),
+    ("numpy-inplace-cast", "numpy.core._exceptions._UFuncOutputCastingError: Cannot cast ufunc 'multiply' output "
+     "from dtype('float64') to dtype('uint8') with casting rule 'same_kind'", [], None),
+    ("uint8-index-is-mask", "Selecting rows with a torch.uint8 index gives the wrong rows: idx = torch.tensor([1, 3], "
+     "dtype=torch.uint8)", [], None),
+    ("codegen-operand-types", "RuntimeError: Incompatible operand types: int64_t and int", [], None),
+    ("fp8-emulated-slow", "On an A100 the fp8 checkpoint is slower than the bf16 one", [], None),
     ("optimizer-step-device", "optimizer.load_state_dict(ckpt['optim'])\nAssertionError: If capturable=False, "
      "state_steps should not be CUDA tensors.", [], None),
     ("clip-before-unscale", "With amp on, our trainer calls clip_grad_norm_ on the scaled gradients before "
@@ -1262,6 +1270,11 @@ CLASS_WORDINGS = [
      "Mismatch between the target data type (FLOAT16) specified by the to attribute of Cast node and the actual "
      "output tensor data type (FLOAT)."),
     ("bf16-nonfinite-fp32-works", "用bf16训练几百步后loss变成nan，改成fp32就没问题"),
+    ("gtx16-fp16-nan", "On a Quadro T600 every generated image is a black image"),
+    ("tensorrt-fp16-range", "The fp16 engine built with trtexec is not working, the fp32 engine is"),
+    ("onnx-graph-double-float", "In the exported ONNX graph the Add node has a float input and a double input"),
+    ("deserialize-cuda", "Loading the detector with device='cpu' still raises the cuda map_location error"),
+    ("half-integer-rounding", "With fp16 the labels are wrong: the number of classes exceeds the max of half"),
     ("tensorrt-fp16-range", "Built the detector with trtexec --fp16 and the results are poor compared with the ONNX "
      "model in fp32"),
     ("kernel-current-device", "When I put the vocoder on cuda:1 I get empty outputs, on the first GPU it is fine"),
@@ -2487,6 +2500,12 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),
     # a device stored as a bare 'cuda' (the current GPU) while the model sits on another one
+    # a multi-GPU run started as one process, told in words
+    ("多卡训练报错\nRuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+     "cuda:0 and cuda:1!", "device-mismatch", ["torchrun --nproc_per_node N", "accelerate launch"]),
+    # a constructor that reads torch.linspace values while the model is built on meta
+    ("    rates = [x.item() for x in torch.linspace(0, 0.1, 12)]\nRuntimeError: Tensor.item() cannot be called on "
+     "meta tensors", "meta-device", ["np.linspace"]),
     # a part of a pipeline kept on its own device by a setting
     ("VOCODER_DEVICE=cpu python serve.py\nRuntimeError: Expected all tensors to be on the same device, but found at "
      "least two devices, cpu and cuda:0!", "device-mismatch", ["own device", "codes.to(part.device)"]),

@@ -94,6 +94,10 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
      "will fall back to run on the CPU.\nTypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework "
      "doesn't support float64. Please use float32 instead.", "mps-float64"),
     # the cutlass kernel refused for the dtype (bf16 on an old GPU): a precision fault after all
+    # cublasGemmEx's own compute_type argument is no CTranslate2 compute type
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, "
+     "alpha_ptr, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, beta_ptr, c, CUDA_R_16F, ldc, compute_type, "
+     "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`", "cublas-fp16"),
     ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
      "     query       : shape=(8, 1008, 1, 72) (torch.bfloat16)\n"
      "`cutlassF` is not supported because:\n    bf16 is only supported on A100+ GPUs\n"

@@ -119,7 +119,8 @@ def _outside_libraries(text: str) -> str:
 
 
 # several GPUs visible to a single process, and launchers that start one process per GPU
-_SEVERAL_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES\s*=\s*['\"]?\d+(\s*,\s*\d+)+")
+_SEVERAL_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES\s*=\s*['\"]?\d+(\s*,\s*\d+)+|多卡|多GPU|单机多卡|一机多卡|"
+                           r"(?i:\bmulti-?GPU\b|\b(multiple|two|several|2|4|8) GPUs\b)")
 _PER_GPU_LAUNCH = re.compile(r"torchrun|NPROC_PER_NODE|nproc[_-]per[_-]node|accelerate launch|\bdeepspeed\s+\S+\.py|"
                              r"torch\.distributed\.(launch|run)|\bmpirun\b|--num_processes", re.IGNORECASE)
 
@@ -400,6 +401,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or pin "
                    "the transformers release the model was written for (`low_cpu_mem_usage=False` where it is "
                    "still honoured).")
+    m = re.search(r"torch\.(linspace|arange|logspace|rand\w*|zeros|ones)\b", text)
+    if m and entry.kind == "device" and re.search(r"cannot be called on meta tensors", text) \
+            and not re.search(r"from_pretrained", text):
+        cause.append(f"The text shows a value computed with torch while the model is built (`{m.group(0)}`): under a "
+                     f"meta-device context (`with torch.device('meta')`, `init_empty_weights`) such tensors are "
+                     f"meta too, and reading them (`.item()`) has no value to read.")
+        fix.append("Compute such constants with NumPy or Python in `__init__` (`np.linspace(0, rate, depth)`, a list "
+                   "comprehension), or give that call `device='cpu'`.")
     if entry.kind == "device" and re.search(r"""\bdevice\s*=\s*['"]mps['"]|\.to\(['"]mps['"]\)""", text) \
             and "apple" not in said:
         cause.append("The text runs on Apple's mps device: a tensor made without `device=` (a metric's or loss's "

@@ -74,6 +74,13 @@ BACKENDS = (
        "Use fp16 (with loss scaling for training) or fp32 on this GPU: `torch_dtype=torch.float16`, "
        "`fp16=True` instead of `bf16=True`; `amplora doctor` shows what the GPU supports.",
        unless=r"\bint8_(bfloat16|float16|float32)\b"),  # CTranslate2's int8 compute types: its own entry
+    _e("cublas-fp16", "device-capability", "cuBLAS has no fp16 GEMM of this kind on this GPU",
+       r"CUBLAS_STATUS_NOT_SUPPORTED when calling `?cublasGemm(Ex|StridedBatchedEx)\([^\n]{0,200}?\bCUDA_R_16F\b",
+       "cuBLAS refused an fp16 (CUDA_R_16F) GEMM on this GPU: cards older than Pascal's fp16 support (Maxwell "
+       "GTX 9xx and earlier, compute capability below 6.0) have no half-precision GEMM of this kind, and some "
+       "library builds ask for tensor-op algorithms the card lacks.",
+       "Compute in fp32 on this GPU (the tool's compute dtype / `torch_dtype=torch.float32`, `--fp32` or "
+       "`--no-half`), or use a newer GPU; `amplora doctor` shows what the GPU supports."),
     _e("fft-half", "backend", "cuFFT in half precision",
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
        r"(cu|hip)FFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
@@ -347,6 +354,17 @@ CAPABILITY = (
        "9.0 (early releases gated `torch._scaled_mm` to Hopper); in ComfyUI and its model loaders pick "
        "`fp8_e4m3fn` rather than `fp8_e4m3fn_fast` (the fast mode runs fp8 matmuls, the plain one only stores the "
        "weights in fp8)."),
+    # fp8 weights on a GPU without fp8 tensor cores: dequantized for every matmul, so slower than bf16
+    _e("fp8-emulated-slow", "device-capability", "fp8 weights that make a GPU without fp8 slower",
+       r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*)(?![A-Za-z0-9_]))(?=.*\b(slow\w*|no (speed ?up|acceleration|faster)|"
+       r"(fails?|failed) to (accelerate|speed)|not faster)\b)(?=.*\b((RTX )?(20[5-8]0|30[5-9]0)( Ti)?|A100|A10G?|A6000|"
+       r"V100|T4|Ampere|Turing|Volta|sm_?(7\d|8[06]))\b)",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="fp8 matmuls need fp8 tensor cores (compute capability >= 8.9: Ada or Hopper); on an Ampere or older "
+       "GPU the fp8 weights only save memory and are dequantized to fp16/bf16 before every matmul, so the model "
+       "runs slower than without fp8.",
+       fix="On this GPU load the bf16/fp16 weights (or a weight-only int8 / 4-bit quantization whose kernels it "
+       "has); keep fp8 for Ada (sm_89) and newer GPUs."),
     # meta-pytorch/torchtune: `verify_bf16_support` asks more than the GPU
     _e("torchtune-bf16-check", "device-capability", "torchtune's bf16 check failed",
        r"bf16 precision was requested but not available on this hardware",

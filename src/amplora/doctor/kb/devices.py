@@ -317,6 +317,7 @@ DEVICES = (
        r"If you are running on a CPU-only machine, please use torch\.load with map_location|"
        r"\A(?=.*\b(on|to) (the )?CPU\b).*serialization\.py\W{1,3}, line \d+, in (persistent_load|load_tensor|"
        r"restore_location|validate_cuda_device|_cuda_deserialize)\b|"
+       r"\A(?=.*\b(cuda )?map[_ ]location (error|issue|problem|exception)s?\b)(?=.*\bcpu\b)|"
        r"\A(?=.*\bdeserializ\w* (error|fail\w*|problem|issue)s?\b)(?=.*\b(CUDA|GPU)\b)"
        r"(?=.*(\bnon-(CUDA|GPU)|\bCPU[- ]only\b|\blaptop\b|\bwithout (a )?(GPU|CUDA)\b|\bno (GPU|CUDA)\b))|"
        r"\A(?=.*\b(checkpoint|ckpt|state_dict)\b)(?=.*\b(loaded|loading) (in)?to (the )?(device )?(cuda|gpu)\b)"
@@ -390,6 +391,14 @@ DEVICES = (
        "Give the columns one numeric dtype first: `df[cols].astype('float32').to_numpy()` or "
        "`df[cols].to_numpy(dtype=np.float32)` (dummies as numbers: `pd.get_dummies(..., dtype=float)`); "
        "`pd.to_numeric(df[c], errors='coerce')` finds a column of strings."),
+    _e("numpy-inplace-cast", "numpy", "an in-place NumPy op whose float result an integer array cannot hold",
+       r"Cannot cast ufunc '?\w+'? output from dtype\('?(float|complex)\d*'?\) to dtype\('?(u?int\d*|bool)'?\) with "
+       r"casting rule '?same_kind",
+       "An in-place NumPy op on an integer array (`img /= 255`, `a *= 0.5`, `np.add(a, b, out=a)` on uint8 image "
+       "data) produced floats that the integer array cannot hold, and NumPy refuses to write float64 results into "
+       "it in place.",
+       "Convert the array to float first (`img = img.astype(np.float32) / 255`) or write the result to a new array "
+       "(`img = img / 255`) instead of in place."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
        r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"

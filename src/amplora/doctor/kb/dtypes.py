@@ -452,6 +452,8 @@ KERNELS = (
        r"\A(?=.*(\b(codebook|codes?|indices|index|ids|levels|counts?)\b[^\n]{0,80}\b(utili[sz]ation|usage|collaps\w*|"
        r"collid\w*|duplicat\w*)\b|\b(can ?not|can't|fails? to|unable to) (utili[sz]e|use|represent|reach) "
        r"((some|all|many|the) )?(codes|indices|levels|ids)\b|"
+       r"\b(labels?|class(es)? (ids?|indices)|number of classes)\b[^.\n]{0,80}\b(exceed\w*|beyond|outside|larger "
+       r"than|greater than)\b[^.\n]{0,30}\b(range|max\w*)\b|"
        r"\b(\w*_?ids?|labels?|indices|index|integers?|counts?|codes?)\b[^\n]{0,80}\b(lose|loses|lost|losing) "
        r"((their|its|some) )?precision\b|"
        r"dtype=torch\.(bfloat16|float16)\)\.(to\(torch\.(int(8|16|32|64)|long)\)|long\(\)|int\(\))))",
@@ -562,6 +564,25 @@ STORIES = (
        "Update the recorded dtype with the weights (`cfg.dtype = torch.float32` after `.to(torch.float32)`), or "
        "load the module in the wanted dtype (a `dtype=` argument to its loader) instead of converting it after; "
        "upgrade the library if its `.to()` override was added later."),
+    # a uint8 tensor used to index: torch reads it as a mask, not as positions
+    _e("uint8-index-is-mask", "index", "a uint8 (Byte) tensor used as an index is read as a mask",
+       r"\A(?=.*(\btorch\.uint8\b|\bdtype=torch\.uint8\b|\bByteTensor\b|\buint8\b))(?=.*\b(index\w*|indices)\b)"
+       r"(?=.*\b(not (ok|okay|work\w*|correct)|wrong|empty|unexpected\w*|incorrect|strange|weird)\b)",
+       unless=r"\w+(Error|Exception):|deprecated",
+       cause="A uint8 (Byte) tensor used as an index is read as a boolean mask (torch treated uint8 indices as "
+       "masks, and warns that this is deprecated), not as integer positions: a uint8 index of 0 selects nothing, "
+       "so the result is empty or other elements than the positions meant.",
+       fix="Index with int64 positions (`idx.long()`), and keep masks as `torch.bool`."),
+    # code generators that do not promote integer widths (nvFuser, TorchScript fusers)
+    _e("codegen-operand-types", "index", "a code generator given operands of two integer or float types",
+       r"Incompatible operand types: (int|int32_t|int64_t|long|float|double|half|__half|bfloat16) and "
+       r"(int|int32_t|int64_t|long|float|double|half|__half|bfloat16)\b",
+       cause="A fusing code generator (nvFuser or another TorchScript / JIT fuser) built an expression from two "
+       "operand types it does not promote (an int32 index against int64 index math, or two float widths): the "
+       "fuser's own type promotion is missing there.",
+       fix="Give the op inputs of one type (`index.long()`, one float dtype), turn the fuser off for that code "
+       "(`torch._C._jit_set_nvfuser_enabled(False)`, or run without scripting), or upgrade torch, where the fuser "
+       "promotes these types."),
     _e("numpy-float-index", "index", "a float used as a NumPy index",
        r"only integers, slices .{0,60}and integer or boolean arrays are valid indices",
        unless=r"\b(str|string|dict|tuple)\b[^\n]{0,40}\bindices\b",

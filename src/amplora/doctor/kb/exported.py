@@ -41,7 +41,8 @@ EXPORTED = (
        "(`float16.convert_float_to_float16(model, keep_io_types=True)`)."),
     _e("onnx-graph-double-float", "onnx", "an ONNX graph half in float64, half in float32",
        r"bound to different types \(tensor\(double\) and tensor\(float\)|"
-       r"bound to different types \(tensor\(float\) and tensor\(double\)",
+       r"bound to different types \(tensor\(float\) and tensor\(double\)|"
+       r"\A(?=.*\bonnx\b)(?=.*\bfloat (tensor|input)\b)(?=.*\bdouble (tensor|input)\b)",
        "One op of the ONNX graph gets a float64 (double) and a float32 tensor: the model was converted to "
        "float64 only in part (some initializers or inputs stayed float32, or a float64 constant or cast came in "
        "from NumPy data during export).",
@@ -225,6 +226,7 @@ EXPORTED = (
        r"(?<!shape )(?<!size )"
        r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem)|"
        r"results? (was|were|is|are) (bad|poor|worse)|(could|did|does) ?n[o']t perform as well)|"
+       r"(?<![A-Za-z])(fp16|float16)\b[^\n]{0,60}\b((does|do|did) ?n[o']t work|not working)\b|"
        r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
        "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "
        "65504 overflow (LayerNorm and reductions over large activations, Softmax, big weights), tiny ones become "

@@ -470,11 +470,11 @@ NONFINITE_REPORTS = (
        "Call `model.float()` after `clip.load` before training (and train under `torch.autocast('cuda', "
        "dtype=torch.float16)` with a GradScaler, or bf16, for speed); keep the fp16 weights for inference only."),
     _e("gtx16-fp16-nan", "overflow", "fp16 NaN / black output on a GTX 16xx card",
-       r"\b(GTX ?)?16([56]0( ?(Super|Ti))?|[Xx]{2})\b",
+       r"\b(GTX ?)?16([56]0( ?(Super|Ti))?|[Xx]{2})\b|\b(Quadro )?T(400|600|1000|1200)\b",
        context=NONFINITE_SYMPTOM + r"|\bnot (working|learning)\b|does ?n[o']t (work|learn)\b",
        unless=r"out of memory|OutOfMemoryError",
        cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
-       "many models, a known problem of these Turing cards without tensor cores: their fp16 kernels (cuDNN "
+       "many models (and so do the Quadro T400-T1200 built on the same chips), a known problem of these Turing cards without tensor cores: their fp16 kernels (cuDNN "
        "convolutions among them) can accumulate in fp16, whose range ends at 65504, and overflow, so code that runs "
        "fine in fp16 elsewhere fails there.",
        fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
