@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 _CALL_IMPL = nn.Module._call_impl.__code__
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -274,3 +275,21 @@ def find_capture(exc: BaseException) -> tuple[Capture | None, BaseException]:
             return cap, cur
         cur = cur.__cause__ or cur.__context__
     return None, exc
+
+
+
+class WatchingMode(TorchDispatchMode):
+    """A dispatch mode that leaves the program's behaviour as it was. nn's fused fast path (TransformerEncoderLayer
+    and MultiheadAttention in eval) runs its inner ops without autocast when a dispatch mode is active, so it would
+    fail where the unwatched program runs: it is turned off while the mode is on."""
+
+    def __enter__(self):
+        self._fastpath = torch.backends.mha.get_fastpath_enabled()
+        torch.backends.mha.set_fastpath_enabled(False)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            torch.backends.mha.set_fastpath_enabled(self._fastpath)

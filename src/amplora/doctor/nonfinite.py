@@ -17,9 +17,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from amplora.doctor.capture import live_frames, scan_frames
+from amplora.doctor.capture import WatchingMode, live_frames, scan_frames
 from amplora.doctor.held_state import half_copies
 from amplora.doctor.naming import Namer, owner_path
 from amplora.doctor.tracer import Recorder
@@ -116,7 +115,7 @@ _UNINITIALISED = frozenset({"empty", "empty_like", "new_empty", "new_empty_strid
                             "empty_permuted"})
 
 
-class NonFiniteTracer(TorchDispatchMode):
+class NonFiniteTracer(WatchingMode):
     """Runs every op; remembers the first whose output is non-finite while its inputs were finite."""
 
     def __init__(self):

@@ -19,9 +19,8 @@ from collections import deque
 import torch
 from torch.nn.modules.module import (register_module_forward_hook, register_module_forward_pre_hook,
                                      register_module_parameter_registration_hook)
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from amplora.doctor.capture import capture_op
+from amplora.doctor.capture import WatchingMode, capture_op
 
 _MODULE_PY = os.path.join("torch", "nn", "modules", "module.py")  # where nn.Module.load_state_dict lives
 
@@ -30,7 +29,7 @@ SMALL = 1 << 16  # elements: checking a result this size outside modules costs m
 _ref = weakref.ref
 
 
-class FaultCatcher(TorchDispatchMode):
+class FaultCatcher(WatchingMode):
     """Pass every op through untouched; on an exception, record what failed and re-raise the same exception."""
 
     def __init__(self, on_capture=None, on_scalar=None, on_op=None):
