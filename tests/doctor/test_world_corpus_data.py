@@ -103,7 +103,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout106", 41), ("heldout107", 41), ("heldout108", 29),
                                          ("heldout109", 25), ("heldout110", 34), ("heldout111", 26),
                                          ("heldout112", 22), ("heldout113", 25), ("heldout114", 30),
-                                         ("heldout115", 42)])
+                                         ("heldout115", 42),
+                                         ("heldout116", 33), ("heldout117", 34), ("heldout118", 36),
+                                         ("heldout119", 45), ("heldout120", 47), ("heldout121", 30)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -113,12 +115,14 @@ def test_split_sizes(records, split, size):
     # heldout88's model-compression, heldout90's diffusion-trainer, heldout97's robot-learning, heldout99's
     # medical-imaging, heldout102's state-space-model, heldout104's depth-estimation, heldout108's
     # speculative-decoding, heldout109's serving, heldout110's body-model, heldout111's wrapper, heldout112's
-    # segmentation, heldout113's captioning and heldout114's translation ones
+    # segmentation, heldout113's captioning, heldout114's translation, heldout116's interpretability, heldout117's
+    # feature-matching, heldout118's codec and heldout121's world-model ones
     assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
                               "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19,
                               "heldout97": 18, "heldout99": 11, "heldout102": 15, "heldout104": 17,
                               "heldout108": 14, "heldout109": 15, "heldout110": 13, "heldout111": 17, "heldout112": 14,
-                              "heldout113": 11, "heldout114": 17}.get(split, 20)
+                              "heldout113": 11, "heldout114": 17,
+                              "heldout116": 13, "heldout117": 10, "heldout118": 13, "heldout121": 18}.get(split, 20)
     assert kinds["reject"] >= {"heldout112": 8}.get(split, 9)  # heldout112's rank-order half found no reject
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -266,7 +270,13 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (113, "heldout112", "w21500", 14, 8, 18),
     (114, "heldout113", "w21700", 11, 14, 14),
     (115, "heldout114", "w21900", 17, 13, 21),
-    (116, "heldout115", "w22100", 31, 11, 33)])
+    (116, "heldout115", "w22100", 31, 11, 33),
+    (117, "heldout116", "w22700", 13, 20, 18),
+    (118, "heldout117", "w22900", 10, 24, 26),
+    (119, "heldout118", "w23100", 13, 23, 28),
+    (120, "heldout119", "w23300", 27, 18, 30),
+    (121, "heldout120", "w23500", 23, 24, 39),
+    (122, "heldout121", "w23700", 18, 12, 28)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -286,10 +296,11 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115), 5),
+    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116), 4),
-             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111), 3), **dict.fromkeys((86, 103), 2)}  # narrow themes
+             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122), 3),
+             **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
@@ -346,7 +357,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout103") + wc.load("heldout104") + wc.load("heldout105")
               + wc.load("heldout106") + wc.load("heldout107") + wc.load("heldout108") + wc.load("heldout109")
               + wc.load("heldout110") + wc.load("heldout111") + wc.load("heldout112") + wc.load("heldout113")
-              + wc.load("heldout114") + wc.load("heldout115"))
+              + wc.load("heldout114") + wc.load("heldout115")
+              + wc.load("heldout116") + wc.load("heldout117") + wc.load("heldout118")
+              + wc.load("heldout119") + wc.load("heldout120") + wc.load("heldout121"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -6,125 +6,127 @@ at least one phrase of every `must_say` group; *partly* when it is recognised bu
 it is not recognised. A reject is *correctly rejected* when `explain(text).recognized` is False, a *false diagnosis*
 otherwise.
 
-Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so
-it now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-7 + heldout9 + heldout13. `heldout2` is part of the second
-collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that collection is
-`dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as seen too.
-`heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once; its misses
-were read for rules, so it counts as seen now. `heldout4` is the whole fourth collection (w344-w410), gathered
-while the rules were being changed by someone who never saw it, committed before it was scored, scored once and
-read for rules since: seen too. `heldout5` (w411-w599) is the fifth collection, gathered after the rules of its
+Splits: `dev` and `heldout` are the first collection (w001-w191); `heldout` was scored once and read afterwards, so it
+now counts as seen: the rules are written from `seen` = dev + heldout + heldout3-7 + heldout9 + heldout13. `heldout2`
+is part of the second collection (w192-w283), fixed by its own hash rule before any rule was changed (the rest of that
+collection is `dev`); it was scored once with the final rules and its misses were fixed afterwards, so it counts as
+seen too. `heldout3` is the whole third collection (w284-w343), gathered after the rules were written and scored once;
+its misses were read for rules, so it counts as seen now. `heldout4` is the whole fourth collection (w344-w410),
+gathered while the rules were being changed by someone who never saw it, committed before it was scored, scored once
+and read for rules since: seen too. `heldout5` (w411-w599) is the fifth collection, gathered after the rules of its
 round by their writer with a search procedure fixed in advance (weaker than an independent collection), committed
 before it was scored, scored once and read since: seen too. `heldout6` (w452-w599) is the sixth collection, gathered
 by someone who neither saw the rules nor ran the doctor, committed before it was scored, scored once and read since:
 seen too. Texts w600-w799 were found while writing rules (dev). `heldout7` (w800 on) is the seventh collection,
-gathered like the sixth, committed before it was scored, scored once and read since: seen too. `heldout8` (w900
-on), gathered the same way and scored once, was read since, but keeps its own floor test rather than joining the
-seen texts: four of its faults carry no evidence of their cause in the text and one reject reads as a half-precision
+gathered like the sixth, committed before it was scored, scored once and read since: seen too. `heldout8` (w900 on),
+gathered the same way and scored once, was read since, but keeps its own floor test rather than joining the seen
+texts: four of its faults carry no evidence of their cause in the text and one reject reads as a half-precision
 report. `heldout9` (w1000 on, two collectors) and `heldout10` (w1200 on) were gathered and scored the same way;
 heldout9 has joined the seen texts, heldout10 keeps a floor test (its one false diagnosis is a corrupted checkpoint
-behind a real fp16 overflow message), and so do `heldout11` (w1300 on, two collectors: four of its faults name
-their cause nowhere in the text) and `heldout12` (w1500 on, two collectors: a Lightning precision value labelled a
-reject here and a fault in heldout6, two faults whose cause is not in the text). `heldout13` (w1700 on) has joined the
-seen texts; `heldout14` (w1900 on) keeps a floor (seven faults whose cause the text does not show or that another
-collector labelled a reject), and so does `heldout15` (w2100 on: one fault whose cause the text does not show, one
-that needs a device's compile option), and `heldout16` (w2300 on: one reject whose message another collector
-labelled a fault, one fault whose tool the text does not name), and `heldout17` (w2500 on: two faults whose cause
-the text does not show), and `heldout18` (w2700 on: a torch too old for float8 that other collectors labelled a
-reject, a warning labelled a reject here and a fault beside it, a multi-GPU launch the text does not show), and `heldout19` (w2900 on: two GradScaler messages labelled rejects
-here and faults elsewhere, a bias the answer does not name), and `heldout20` (w3100 on: twelve faults whose app,
-model file or hardware the text does not show), and `heldout21` (w3300 on: web pages and the classes forum users hit;
-three faults whose cause the text does not show, a missing MPS op labelled a reject here and a fault elsewhere), and
-`heldout22` (w3500 on: fine-tuning libraries' threads and failures that surface late; five rejects whose NaN or device
-error reads like a precision fault, their cause not in the text, and PEFT's "Cannot merge ... 8-bit mode", labelled
-both ways by different collectors), and `heldout23` (w3700 on: the classes named in the doctor issue and 18 more
-fixed queries; a device error from an empty checkpoint file, and an answer that does not name a monkey-patch), and
-`heldout24` (w3900 on: 18 more fixed queries and recent fine-tuning and serving threads; two rejects labelled faults
-elsewhere or showing no cause, faults whose app, kernel or patch the text does not show), and `heldout25` (w4100
-on: 18 more fixed queries and threads of the newest models and stacks; one fault whose text was cut before its
-exception), and `heldout26` (w4300 on: 18 more fixed queries and resolved threads labelled by their stated cause;
-six rejects whose learning rate, nightly build, apex install or library version the text does not show), and
-`heldout27` (w4500 on: 18 more fixed queries and torch's own APIs beyond nn layers; two rejects whose kernel bug
-the text does not show), and `heldout28` (w4700 on: 18 more fixed queries and small projects' threads; a fault told
-only in words, a meta no-op warning one framework expects, a NaN report without precision in the text), and
-`heldout29` (w4900 on: 18 more fixed queries and threads from fields beyond language models; a sparse op missing on
-MPS labelled both ways, five rejects whose GAN loss, torch version, allocator assert, library bug or resume bug the
-text does not show), and `heldout30` (w5100 on: 18 more fixed queries and training frameworks and engines beyond
-the Hugging Face libraries; a library's fp16 crash told in words beside an illegal memory access, two rejects whose
-model bug or learning rate the text does not show), and `heldout31` (w5300 on: 18 more fixed queries and NaN,
+behind a real fp16 overflow message), and so do `heldout11` (w1300 on, two collectors: four of its faults name their
+cause nowhere in the text) and `heldout12` (w1500 on, two collectors: a Lightning precision value labelled a reject
+here and a fault in heldout6, two faults whose cause is not in the text). `heldout13` (w1700 on) has joined the seen
+texts; `heldout14` (w1900 on) keeps a floor (seven faults whose cause the text does not show or that another collector
+labelled a reject), and so does `heldout15` (w2100 on: one fault whose cause the text does not show, one that needs a
+device's compile option), and `heldout16` (w2300 on: one reject whose message another collector labelled a fault, one
+fault whose tool the text does not name), and `heldout17` (w2500 on: two faults whose cause the text does not show),
+and `heldout18` (w2700 on: a torch too old for float8 that other collectors labelled a reject, a warning labelled a
+reject here and a fault beside it, a multi-GPU launch the text does not show), and `heldout19` (w2900 on: two
+GradScaler messages labelled rejects here and faults elsewhere, a bias the answer does not name), and `heldout20`
+(w3100 on: twelve faults whose app, model file or hardware the text does not show), and `heldout21` (w3300 on: web
+pages and the classes forum users hit; three faults whose cause the text does not show, a missing MPS op labelled a
+reject here and a fault elsewhere), and `heldout22` (w3500 on: fine-tuning libraries' threads and failures that
+surface late; five rejects whose NaN or device error reads like a precision fault, their cause not in the text, and
+PEFT's "Cannot merge ... 8-bit mode", labelled both ways by different collectors), and `heldout23` (w3700 on: the
+classes named in the doctor issue and 18 more fixed queries; a device error from an empty checkpoint file, and an
+answer that does not name a monkey-patch), and `heldout24` (w3900 on: 18 more fixed queries and recent fine-tuning and
+serving threads; two rejects labelled faults elsewhere or showing no cause, faults whose app, kernel or patch the text
+does not show), and `heldout25` (w4100 on: 18 more fixed queries and threads of the newest models and stacks; one
+fault whose text was cut before its exception), and `heldout26` (w4300 on: 18 more fixed queries and resolved threads
+labelled by their stated cause; six rejects whose learning rate, nightly build, apex install or library version the
+text does not show), and `heldout27` (w4500 on: 18 more fixed queries and torch's own APIs beyond nn layers; two
+rejects whose kernel bug the text does not show), and `heldout28` (w4700 on: 18 more fixed queries and small projects'
+threads; a fault told only in words, a meta no-op warning one framework expects, a NaN report without precision in the
+text), and `heldout29` (w4900 on: 18 more fixed queries and threads from fields beyond language models; a sparse op
+missing on MPS labelled both ways, five rejects whose GAN loss, torch version, allocator assert, library bug or resume
+bug the text does not show), and `heldout30` (w5100 on: 18 more fixed queries and training frameworks and engines
+beyond the Hugging Face libraries; a library's fp16 crash told in words beside an illegal memory access, two rejects
+whose model bug or learning rate the text does not show), and `heldout31` (w5300 on: 18 more fixed queries and NaN,
 inf and silently wrong numbers labelled by their stated cause; training-loss NaN reports and look-alikes whose cause
 the text does not show), and `heldout32` (w5500 on: 18 more fixed queries and hardware beyond NVIDIA datacenter GPUs;
 an extension built for another CUDA whose error reads as Long indices), and `heldout33` (w5700 on: 18 more fixed
-queries and quantization toolkits; a flashinfer dispatch error and a GPTQ kernel's NaN probabilities whose kernel
-bugs the text does not show, quantized models offloaded to the CPU left unrecognised with their own advice), and
+queries and quantization toolkits; a flashinfer dispatch error and a GPTQ kernel's NaN probabilities whose kernel bugs
+the text does not show, quantized models offloaded to the CPU left unrecognised with their own advice), and
 `heldout34` (w5900 on: 18 more fixed queries and inference and serving engines and export runtimes; an XNNPACK
 operator that a virtual CPU cannot create, told without fp16, and an MNN input buffer relabelled bf16), and
 `heldout35` (w6100 on: 18 more fixed queries and multimodal and vision-language models; the AMP API's deprecation
 warning, labelled a reject here and a fault in heldout27, left unrecognised with its own advice), and `heldout36`
-(w6300 on: 18 more fixed queries and post-training and reinforcement learning; DPO and GRPO runs whose fp16
-setting the text does not show, and integer ids fed to a Linear labelled a reject), and `heldout37` (w6500 on: 18
-more fixed queries and image and video generation; a reject whose Long-index error came from a mismatched
-extension build, and a NaN from an Intel GPU driver), and `heldout38` (w6700 on: 18 more fixed queries and speech
-and audio; a merged LoRA that answers differently with no dtype in the text, and a complex spectrogram given to a
-real mel filterbank labelled a reject), and `heldout39` (w6900 on: 18 more fixed queries and LLM fine-tuning
-frameworks; an fp16 CPU benchmark and a LoRA dtype in a serving backend told without an error), and `heldout40`
-(w7100 on: 18 more fixed queries and distributed and multi-GPU training; a Paddle kernel's fault told without its
-dtype story, and an out-of-memory report that quotes an older dtype error labelled a reject), and `heldout41`
-(w7300 on: 18 more fixed queries and computer vision frameworks; DeepSpeed loss-scale skips at a high scale
-labelled faults, and a torch.compile divergence labelled a reject), and `heldout42` (w7500 on: 18 more fixed
-queries and Chinese-language LLM projects; a nested from_pretrained under transformers' meta context told without
-its error), and `heldout43` (w7700 on: 18 more fixed queries and embeddings, retrieval and rerankers; right on
-all of it after its misses were read), and `heldout44` (w7900 on: 18 more fixed queries and graphs, recommenders,
-time series and tabular frameworks; an op missing on MPS labelled a fault, and bitsandbytes re-quantizing packed
-weights labelled a reject), `heldout45` (w8100 on: 18 more fixed queries and local LLM runtimes on consumer GPUs; a
-flash-attn build for another torch whose dtype check misfires on bf16 labelled a reject), `heldout46` (w8300 on: 18
-more fixed queries and reinforcement learning and robotics; negative indices behind a float-index message labelled
-a reject), `heldout47` (w8500 on: 18 more fixed queries and science, medicine and weather models; a CUDA checkpoint
-loaded where torch sees no GPU labelled a reject), `heldout48` (w8700 on: 18 more fixed queries and beginners on
-Colab, Kaggle, Windows and laptops; fp16 mixed precision refused where torch sees no GPU labelled a reject), and
-`heldout49` to `heldout52` (w8900, w9100, w9300 and w9500 on: 18 more fixed queries each, and 3D vision and neural
-rendering, LLM applications and evaluation harnesses, courses and tutorials, pretraining and research codebases),
-and `heldout53` to `heldout56` (w9700, w9900, w10100 and w10300 on: 18 more fixed queries each, and classic NLP and
-translation frameworks, edge devices and embedded boards, code models and agents, tuning and experiment tooling),
-and `heldout57` to `heldout60` (w10500, w10700, w10900 and w11100 on: 18 more fixed queries each, and attention
-kernels and mixture-of-experts, compilers and graph capture, checkpoint conversion and merging, custom CUDA and C++
-extensions), and `heldout61` to `heldout64` (w11300, w11500, w11700 and w11900 on: 18 more fixed queries each, and
-optimizers and low-precision training utilities, data loading and preprocessing, offloading and big-model
-inference, probabilistic and numerical libraries), and `heldout65` to `heldout67` (w12100, w12300 and w12500 on: 18
-more fixed queries each, and text generation internals, parameter-efficient and model-surgery methods beyond LoRA,
-hosted platforms and cloud notebooks), and `heldout68` to `heldout70` (w12700, w12900 and w13100 on: 18 more
-fixed queries each, and Intel and other non-NVIDIA paths, encoder and encoder-decoder transformers, NumPy, pandas
-and scikit-learn meeting torch), and `heldout71` and `heldout72` (w13300 and w13500 on: 18 more fixed queries each,
-and federated learning and differential privacy, time-series forecasting), and `heldout73` to `heldout76` (w13700,
-w13900, w14100 and w14300 on: 18 more fixed queries each, and GANs, VAEs and other classic generative models,
-biology and chemistry models, self-supervised and representation learning, autonomous driving and 3D perception),
-and `heldout77` to `heldout79` (w14500, w14700 and w14900 on: 18 more fixed queries each, and interpretability and
-adversarial robustness, video understanding and tracking, semantic segmentation and remote sensing), and
-`heldout80` and `heldout81` (w15100 and w15300 on: 18 more fixed queries each, and spiking, complex-valued and
-quantum models, OCR and document AI), and `heldout82` and `heldout83` (w15500 and w15700 on: 18 more fixed queries
-each, and meta-learning, continual and few-shot learning, image anomaly detection), and `heldout84` and `heldout85`
-(w15900 and w16100 on: 18 more fixed queries each, and image restoration and learned compression, knowledge editing
-and machine unlearning), and `heldout86` to `heldout88` (w16300, w16500 and w16700 on: 18 more fixed queries each, and
-face swapping and portrait animation, video and 3D generation, model compression), and `heldout89` to `heldout91`
-(w16900, w17100 and w17300 on: 18 more fixed queries each, and speech synthesis, diffusion-model trainers, object
-detection), and `heldout92` to `heldout94` (w17500, w17700 and w17900 on: 18 more fixed queries each, and diffusion
-inference accelerators, music and audio generation, speech recognition), and `heldout95` and `heldout96` (w18100 and
-w18300 on: 18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts),
-and `heldout97` to `heldout99` (w18500, w18700 and w18900 on: 18 more fixed queries each, and robot learning,
-vision-language models, medical imaging), and `heldout100` to `heldout102` (w19100, w19300 and w19500 on: 18 more
-fixed queries each, and speech and omni models, Lightning and torchmetrics, state-space models), and `heldout103`
-to `heldout105` (w19700, w19900 and w20100 on: 18 more fixed queries each, and image diffusion transformers, depth
-estimation, background removal and image editing), and `heldout106` to `heldout111` (w20300 to w21300 on: 18 more
-fixed queries each, and controllable image generation, pretraining and fp8 training stacks, speculative decoding
-and long context, model serving, human motion and body models, training wrappers and AutoML), and `heldout112` to
-`heldout114` (w21500, w21700 and w21900 on: 18 more fixed queries each, and open-vocabulary detection and
-segmentation, captioning and tagging, translation and seq2seq serving), and `heldout115` (w22100 on: three small
-collections, quantized inference libraries, audio classification and weather models, gathered until the search
-budget ran out and scored as one).
+(w6300 on: 18 more fixed queries and post-training and reinforcement learning; DPO and GRPO runs whose fp16 setting
+the text does not show, and integer ids fed to a Linear labelled a reject), and `heldout37` (w6500 on: 18 more fixed
+queries and image and video generation; a reject whose Long-index error came from a mismatched extension build, and a
+NaN from an Intel GPU driver), and `heldout38` (w6700 on: 18 more fixed queries and speech and audio; a merged LoRA
+that answers differently with no dtype in the text, and a complex spectrogram given to a real mel filterbank labelled
+a reject), and `heldout39` (w6900 on: 18 more fixed queries and LLM fine-tuning frameworks; an fp16 CPU benchmark and
+a LoRA dtype in a serving backend told without an error), and `heldout40` (w7100 on: 18 more fixed queries and
+distributed and multi-GPU training; a Paddle kernel's fault told without its dtype story, and an out-of-memory report
+that quotes an older dtype error labelled a reject), and `heldout41` (w7300 on: 18 more fixed queries and computer
+vision frameworks; DeepSpeed loss-scale skips at a high scale labelled faults, and a torch.compile divergence labelled
+a reject), and `heldout42` (w7500 on: 18 more fixed queries and Chinese-language LLM projects; a nested
+from_pretrained under transformers' meta context told without its error), and `heldout43` (w7700 on: 18 more fixed
+queries and embeddings, retrieval and rerankers; right on all of it after its misses were read), and `heldout44`
+(w7900 on: 18 more fixed queries and graphs, recommenders, time series and tabular frameworks; an op missing on MPS
+labelled a fault, and bitsandbytes re-quantizing packed weights labelled a reject), `heldout45` (w8100 on: 18 more
+fixed queries and local LLM runtimes on consumer GPUs; a flash-attn build for another torch whose dtype check misfires
+on bf16 labelled a reject), `heldout46` (w8300 on: 18 more fixed queries and reinforcement learning and robotics;
+negative indices behind a float-index message labelled a reject), `heldout47` (w8500 on: 18 more fixed queries and
+science, medicine and weather models; a CUDA checkpoint loaded where torch sees no GPU labelled a reject), `heldout48`
+(w8700 on: 18 more fixed queries and beginners on Colab, Kaggle, Windows and laptops; fp16 mixed precision refused
+where torch sees no GPU labelled a reject), and `heldout49` to `heldout52` (w8900, w9100, w9300 and w9500 on: 18 more
+fixed queries each, and 3D vision and neural rendering, LLM applications and evaluation harnesses, courses and
+tutorials, pretraining and research codebases), and `heldout53` to `heldout56` (w9700, w9900, w10100 and w10300 on: 18
+more fixed queries each, and classic NLP and translation frameworks, edge devices and embedded boards, code models and
+agents, tuning and experiment tooling), and `heldout57` to `heldout60` (w10500, w10700, w10900 and w11100 on: 18 more
+fixed queries each, and attention kernels and mixture-of-experts, compilers and graph capture, checkpoint conversion
+and merging, custom CUDA and C++ extensions), and `heldout61` to `heldout64` (w11300, w11500, w11700 and w11900 on: 18
+more fixed queries each, and optimizers and low-precision training utilities, data loading and preprocessing,
+offloading and big-model inference, probabilistic and numerical libraries), and `heldout65` to `heldout67` (w12100,
+w12300 and w12500 on: 18 more fixed queries each, and text generation internals, parameter-efficient and model-surgery
+methods beyond LoRA, hosted platforms and cloud notebooks), and `heldout68` to `heldout70` (w12700, w12900 and w13100
+on: 18 more fixed queries each, and Intel and other non-NVIDIA paths, encoder and encoder-decoder transformers, NumPy,
+pandas and scikit-learn meeting torch), and `heldout71` and `heldout72` (w13300 and w13500 on: 18 more fixed queries
+each, and federated learning and differential privacy, time-series forecasting), and `heldout73` to `heldout76`
+(w13700, w13900, w14100 and w14300 on: 18 more fixed queries each, and GANs, VAEs and other classic generative models,
+biology and chemistry models, self-supervised and representation learning, autonomous driving and 3D perception), and
+`heldout77` to `heldout79` (w14500, w14700 and w14900 on: 18 more fixed queries each, and interpretability and
+adversarial robustness, video understanding and tracking, semantic segmentation and remote sensing), and `heldout80`
+and `heldout81` (w15100 and w15300 on: 18 more fixed queries each, and spiking, complex-valued and quantum models, OCR
+and document AI), and `heldout82` and `heldout83` (w15500 and w15700 on: 18 more fixed queries each, and
+meta-learning, continual and few-shot learning, image anomaly detection), and `heldout84` and `heldout85` (w15900 and
+w16100 on: 18 more fixed queries each, and image restoration and learned compression, knowledge editing and machine
+unlearning), and `heldout86` to `heldout88` (w16300, w16500 and w16700 on: 18 more fixed queries each, and face
+swapping and portrait animation, video and 3D generation, model compression), and `heldout89` to `heldout91` (w16900,
+w17100 and w17300 on: 18 more fixed queries each, and speech synthesis, diffusion-model trainers, object detection),
+and `heldout92` to `heldout94` (w17500, w17700 and w17900 on: 18 more fixed queries each, and diffusion inference
+accelerators, music and audio generation, speech recognition), and `heldout95` and `heldout96` (w18100 and w18300 on:
+18 more fixed queries each, and LLM serving engines, reinforcement learning for reasoning; few texts), and `heldout97`
+to `heldout99` (w18500, w18700 and w18900 on: 18 more fixed queries each, and robot learning, vision-language models,
+medical imaging), and `heldout100` to `heldout102` (w19100, w19300 and w19500 on: 18 more fixed queries each, and
+speech and omni models, Lightning and torchmetrics, state-space models), and `heldout103` to `heldout105` (w19700,
+w19900 and w20100 on: 18 more fixed queries each, and image diffusion transformers, depth estimation, background
+removal and image editing), and `heldout106` to `heldout111` (w20300 to w21300 on: 18 more fixed queries each, and
+controllable image generation, pretraining and fp8 training stacks, speculative decoding and long context, model
+serving, human motion and body models, training wrappers and AutoML), and `heldout112` to `heldout114` (w21500, w21700
+and w21900 on: 18 more fixed queries each, and open-vocabulary detection and segmentation, captioning and tagging,
+translation and seq2seq serving), and `heldout115` (w22100 on: three small collections, quantized inference libraries,
+audio classification and weather models, gathered until the search budget ran out and scored as one), and `heldout116`
+to `heldout118` (w22700, w22900 and w23100 on: 18 more fixed queries each, and sparse autoencoders and
+interpretability tooling, local feature matching and visual localization, neural codecs and discrete tokenizers), and
+`heldout119` to `heldout121` (w23300, w23500 and w23700 on: 18 more fixed queries each, and frame interpolation and
+video upscaling, face recognition and person re-identification, world models and video prediction).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout115 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout121 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -161,7 +163,9 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout99", "heldout100", "heldout101", "heldout102",
           "heldout103", "heldout104", "heldout105",
           "heldout106", "heldout107", "heldout108", "heldout109", "heldout110", "heldout111",
-          "heldout112", "heldout113", "heldout114", "heldout115")
+          "heldout112", "heldout113", "heldout114", "heldout115",
+          "heldout116", "heldout117", "heldout118",
+          "heldout119", "heldout120", "heldout121")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -465,6 +469,18 @@ BATCH114_FROM = 21900
 # speech enhancement; weather and climate models), each of two collectors stopped by the search budget, scored as
 # one ("heldout115").
 BATCH115_FROM = 22100
+# The hundred-and-sixteenth to hundred-and-eighteenth (two collectors each: 18 more queries fixed in advance in rank
+# order, and sparse autoencoders and interpretability tooling; local feature matching and visual localization; neural
+# audio codecs and discrete tokenizers), the same way ("heldout116" to "heldout118").
+BATCH116_FROM = 22700
+BATCH117_FROM = 22900
+BATCH118_FROM = 23100
+# The hundred-and-nineteenth to hundred-and-twenty-first (two collectors each: 18 more queries fixed in advance in
+# rank order, and video frame interpolation and upscaling; face recognition and person re-identification; world models
+# and video prediction), the same way ("heldout119" to "heldout121").
+BATCH119_FROM = 23300
+BATCH120_FROM = 23500
+BATCH121_FROM = 23700
 
 
 def batch(record: dict) -> int:
@@ -503,7 +519,9 @@ def batch(record: dict) -> int:
     w19500-w19699), 104 to 106 for the hundred-and-third to hundred-and-fifth (w19700-w19899, w19900-w20099,
     w20100-w20299), 107 to 112 for the hundred-and-sixth to hundred-and-eleventh (w20300-w20499 and so on in steps of
     200, w21300-w21499), 113 to 115 for the hundred-and-twelfth to hundred-and-fourteenth (w21500-w21699,
-    w21700-w21899, w21900-w22099), 116 for the hundred-and-fifteenth (w22100 on)."""
+    w21700-w21899, w21900-w22099), 116 for the hundred-and-fifteenth (w22100-w22699), 117 to 119 for the
+    hundred-and-sixteenth to hundred-and-eighteenth (w22700-w22899, w22900-w23099, w23100-w23299), 120 to 122 for the
+    hundred-and-nineteenth to hundred-and-twenty-first (w23300-w23499, w23500-w23699, w23700 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -523,7 +541,9 @@ def batch(record: dict) -> int:
               BATCH95_FROM, BATCH96_FROM, BATCH97_FROM, BATCH98_FROM, BATCH99_FROM,
               BATCH100_FROM, BATCH101_FROM, BATCH102_FROM, BATCH103_FROM, BATCH104_FROM, BATCH105_FROM,
               BATCH106_FROM, BATCH107_FROM, BATCH108_FROM, BATCH109_FROM, BATCH110_FROM, BATCH111_FROM,
-              BATCH112_FROM, BATCH113_FROM, BATCH114_FROM, BATCH115_FROM)
+              BATCH112_FROM, BATCH113_FROM, BATCH114_FROM, BATCH115_FROM,
+              BATCH116_FROM, BATCH117_FROM, BATCH118_FROM,
+              BATCH119_FROM, BATCH120_FROM, BATCH121_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -544,7 +564,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout115' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout121' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -592,7 +612,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 116}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 122}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
