@@ -277,7 +277,6 @@ def find_capture(exc: BaseException) -> tuple[Capture | None, BaseException]:
     return None, exc
 
 
-
 class WatchingMode(TorchDispatchMode):
     """A dispatch mode that leaves the program's behaviour as it was. nn's fused fast path (TransformerEncoderLayer
     and MultiheadAttention in eval) runs its inner ops without autocast when a dispatch mode is active, so it would

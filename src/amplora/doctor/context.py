@@ -162,7 +162,8 @@ _DEVICE_SCENES = [
      "Move the inputs to that part's own device before calling it (`codes.to(part.device)`) and its outputs back "
      "to the pipeline's device, or give it the pipeline's device."),
     # a bare 'cuda' (the current GPU, cuda:0 by default) beside a model on another GPU
-    (re.compile(r"[\"'`]cuda[\"'`](?=.*\bcuda:[1-9])|\bcuda:[1-9]\d*\b(?=.*[\"'`]cuda[\"'`])", re.DOTALL), "current gpu",
+    (re.compile(r"[\"'`]cuda[\"'`](?=.*\bcuda:[1-9])|\bcuda:[1-9]\d*\b(?=.*[\"'`]cuda[\"'`])", re.DOTALL),
+     "current gpu",
      "The text shows a bare `{}` beside another GPU: a device given as 'cuda' without an index means the current "
      "GPU (cuda:0 unless `torch.cuda.set_device` was called), so a device stored or passed as that string (a "
      "config's `device`, a `.to('cuda')`) sends tensors to cuda:0 while the model sits on another GPU.",

@@ -204,7 +204,9 @@ RUNTIMES = (
        r"Requested \w+ compute type, but the target device or backend do(es)? not support efficient|"
        r"compute type inferred from the saved model is \w+, but the target device or backend do(es)? not support|"
        r"Requested \w+ compute type\b|"
-       r"\A(?=.*(compute[_ ]type(?!\s*,\s*CUBLAS_GEMM)|ctranslate2|faster[-_]whisper|RTX ?50[5-9]0|RTX ?50xx|50\s*系|Blackwell|sm_?120))"
+       # (not cublasGemmEx's own `compute_type` argument)
+       r"\A(?=.*(compute[_ ]type(?!\s*,\s*CUBLAS_GEMM)|ctranslate2|faster[-_]whisper|RTX ?50[5-9]0|RTX ?50xx|50\s*系|"
+       r"Blackwell|sm_?120))"
        # a CUDA build older than the GPU, said in the text, is the build's fault, not the compute type's
        r"(?=.*CUBLAS_STATUS_NOT_SUPPORTED)(?!.*(only supports? up to sm_?\d+|requires CUDA 1[2-9]\.\d))|"
        r"\bAllow INT8: false\b|"

@@ -474,9 +474,9 @@ NONFINITE_REPORTS = (
        context=NONFINITE_SYMPTOM + r"|\bnot (working|learning)\b|does ?n[o']t (work|learn)\b",
        unless=r"out of memory|OutOfMemoryError",
        cause="GeForce GTX 16xx cards (1650, 1660, Super / Ti) produce NaN (black images, NaN losses) in fp16 for "
-       "many models (and so do the Quadro T400-T1200 built on the same chips), a known problem of these Turing cards without tensor cores: their fp16 kernels (cuDNN "
-       "convolutions among them) can accumulate in fp16, whose range ends at 65504, and overflow, so code that runs "
-       "fine in fp16 elsewhere fails there.",
+       "many models (and so do the Quadro T400-T1200 built on the same chips), a known problem of these Turing "
+       "cards without tensor cores: their fp16 kernels (cuDNN convolutions among them) can accumulate in fp16, "
+       "whose range ends at 65504, and overflow, so code that runs fine in fp16 elsewhere fails there.",
        fix="Run in fp32 on a GTX 16xx: `fp16=False` / `torch_dtype=torch.float32`, `--no-half` (and "
        "`--no-half-vae`) or `--precision full` in the SD UIs, `--force-fp32` in ComfyUI; keep only the parts known "
        "to be safe in fp16 if memory is short."),
@@ -584,7 +584,8 @@ NONFINITE_REPORTS = (
        r"\A(?=.*(?:" + NONFINITE_SYMPTOM + r"))(?=.*(?<![A-Za-z0-9_])(bf16|bfloat16)(?![A-Za-z0-9_]))"
        r"(?=.*\b(fp32|float32|full precision)\b"
        r"[^.\n]{0,30}\b(works?|working|is running correctly|runs? (correctly|fine|normally|well)|fine|no (nan|problem|"
-       r"issue)s?)\b|.*(?<![A-Za-z0-9_])(fp32|float32)(?![A-Za-z0-9_])[^.。\n]{0,12}(正常|没问题|沒問題|就好|可以训练|可以訓練))",
+       r"issue)s?)\b|"
+       r".*(?<![A-Za-z0-9_])(fp32|float32)(?![A-Za-z0-9_])[^.。\n]{0,12}(正常|没问题|沒問題|就好|可以训练|可以訓練))",
        "The same run gives NaN in bf16 and works in fp32: bf16 keeps fp32's range but only 8 significant bits, so "
        "where precision matters (norms and softmax over long rows, small updates to large weights, losses near "
        "zero, a model pretrained in fp32 or fp16) its rounding errors grow into inf/NaN.",
