@@ -394,22 +394,22 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "weights on meta.")
         fix.append("Load each model once before the worker threads start (or under a lock) and give each thread "
                    "its own instance, or use worker processes instead of threads.")
-    if (entry.kind == "device" and re.search(r"from_pretrained", text)
-            and re.search(r"cannot be called on meta tensors|\.(item|tolist)\(\)", text) and "transformers" not in said):
-        cause.append("The text shows `from_pretrained` and a value read from a tensor: recent transformers releases "
-                     "build the model on the meta device inside `from_pretrained`, so `__init__` code that reads "
-                     "tensor values (`.item()`, `.tolist()`) runs on meta tensors.")
-        fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or pin "
-                   "the transformers release the model was written for (`low_cpu_mem_usage=False` where it is "
-                   "still honoured).")
-    m = re.search(r"torch\.(linspace|arange|logspace|rand\w*|zeros|ones)\b", text)
-    if m and entry.kind == "device" and re.search(r"cannot be called on meta tensors", text) \
-            and not re.search(r"from_pretrained", text):
-        cause.append(f"The text shows a value computed with torch while the model is built (`{m.group(0)}`): under a "
-                     f"meta-device context (`with torch.device('meta')`, `init_empty_weights`) such tensors are "
-                     f"meta too, and reading them (`.item()`) has no value to read.")
-        fix.append("Compute such constants with NumPy or Python in `__init__` (`np.linspace(0, rate, depth)`, a list "
-                   "comprehension), or give that call `device='cpu'`.")
+    if entry.kind == "device" and re.search(r"cannot be called on meta tensors|\.(item|tolist)\(\)", text):
+        pretrained = re.search(r"from_pretrained", text)
+        m = re.search(r"torch\.(linspace|arange|logspace|rand\w*|zeros|ones)\b", text)
+        if pretrained and "transformers" not in said:
+            cause.append("The text shows `from_pretrained` and a value read from a tensor: recent transformers "
+                         "releases build the model on the meta device inside `from_pretrained`, so `__init__` code "
+                         "that reads tensor values (`.item()`, `.tolist()`) runs on meta tensors.")
+            fix.append("Compute such values from the config or Python numbers in `__init__` (or after loading), or "
+                       "pin the transformers release the model was written for (`low_cpu_mem_usage=False` where it "
+                       "is still honoured).")
+        elif m and not pretrained and "cannot be called on meta tensors" in text:
+            cause.append(f"The text shows a value computed with torch while the model is built (`{m.group(0)}`): "
+                         f"under a meta-device context (`with torch.device('meta')`, `init_empty_weights`) such "
+                         f"tensors are meta too, and reading them (`.item()`) has no value to read.")
+            fix.append("Compute such constants with NumPy or Python in `__init__` (`np.linspace(0, rate, depth)`, a "
+                       "list comprehension), or give that call `device='cpu'`.")
     if entry.kind == "device" and re.search(r"""\bdevice\s*=\s*['"]mps['"]|\.to\(['"]mps['"]\)""", text) \
             and "apple" not in said:
         cause.append("The text runs on Apple's mps device: a tensor made without `device=` (a metric's or loss's "
