@@ -825,6 +825,30 @@ SAMPLES = [
      "of operator (Expand) in node (Expand_12) is invalid.", ["int32"], None),
     ("half-fails-fp32-works", "Segmentation with half=True has a problem on long clips, but it is fine with fp32.", [],
      None),
+    ("cupy-numpy-mix", "After spacy.require_gpu() the tagger fails:\nTypeError: Implicit conversion to a NumPy array "
+     "is not allowed. Please use `.get()` to construct a NumPy array explicitly.", [], None),
+    ("legacy-cuda-type-no-gpu", '  File "/usr/lib/python3/dist-packages/parser/batching.py", line 40, in pad\n'
+     "    ids = torch.cuda.IntTensor(rows)\n"
+     "AssertionError: Torch not compiled with CUDA enabled", [], None),
+    ("output-device-lost", "mesh = make_mesh(verts)\ninput device: cuda:1\nresult device: cpu", [], None),
+    ("fp16-sampling-rounding", "With top-p sampling in float16 the kernel sometimes returns an invalid token id past "
+     "the vocabulary", [], None),
+    ("unsigned-int-array-check", "labels = imread(path)  # uint32\nValueError: array must be of integer type",
+     [], None),
+    ("jax-compiled-arg-types", "TypeError: Argument types differ from the types for which this computation was "
+     "compiled. The mismatches are:\nArgument 'idx' compiled with int32[8] and called with int64[8]", [], None),
+    ("jax-carry-dtype", "TypeError: body_fun output and input must have identical types, got\n(step=ShapedArray("
+     "int32[]), x=ShapedArray(float32[4]))\nand\n(step=ShapedArray(int32[]), x=ShapedArray(float64[4]))", [], None),
+    ("warp-array-dtype", "RuntimeError: Error launching kernel 'integrate', argument 'v' expects an array with "
+     "dtype=<class 'warp.types.vec3f'> but passed array has dtype=<class 'warp.types.float64'>.", [], None),
+    ("warp-array-view", "TypeError: cannot create an array view with dtype float32 from source dtype float64: source "
+     "dtype has size 8 bytes, but target dtype has size 4 bytes", [], None),
+    ("warp-builtin-mixed-scalars", "RuntimeError: Couldn't find a function 'add' compatible with the arguments "
+     "'vec2f, float64'", [], None),
+    ("spirv-64bit-args", "ti.init(arch=ti.vulkan)\nRuntimeError: [kernel_utils.cpp:KernelContextAttributes@59] "
+     "SPIRV kernel only supports less than 32-bit arguments, got i64", [], None),
+    ("numpy-scalar-assign-old-torch", "scores[0:4] = np.float64(0.5)\nTypeError: can't assign a numpy.float64 to a "
+     "torch.cuda.FloatTensor", [], None),
 ]
 
 
@@ -1439,6 +1463,14 @@ LOOKALIKE_REJECTS = [
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",
+    # a JAX carry whose shape alone changed
+    "TypeError: scan carry output and input must have identical types, got\nS(r='DIFFERENT ShapedArray(float32[]) "
+    "vs. ShapedArray(float32[1])')",
+    # hard-coded CUDA tensors in the user's own script, or on a machine whose GPU torch sees
+    '  File "train.py", line 12, in main\n    x = torch.cuda.FloatTensor(3)\n  File "/usr/lib/python3/dist-packages/'
+    'torch/cuda/__init__.py", line 172, in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled',
+    "torch.cuda.is_available() shows True\n  File \"/usr/local/lib/python3.7/dist-packages/dp/noise.py\", line 8\n"
+    "    n = torch.cuda.FloatTensor(s).normal_()\nRuntimeError: No CUDA GPUs are available",
 ]
 
 
@@ -1561,6 +1593,15 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("Attempting to cast a BatchEncoding to type torch.float16. This is not supported.", ["pixel_values"]),
     # integers rounded in half precision: bf16 is exact to 256 only
     ("x = torch.tensor([300, 301, 302], dtype=torch.bfloat16).long()  # gives 300, 300, 302", ["256", "float32"]),
+    # a JAX loop carry: the field whose dtype changes is named, from either of JAX's two layouts
+    ("TypeError: scan carry output and input must have identical types, got\nS(t=ShapedArray(float32[]), "
+     "k=ShapedArray(float32[]))\nand\nS(t=ShapedArray(float32[]), k=ShapedArray(int64[])).", ["`k`", "int64"]),
+    ("TypeError: scan carry output and input must have identical types, got\nS(x='ShapedArray(float32[3])', "
+     "n='DIFFERENT ShapedArray(float16[]) vs. ShapedArray(float32[])')", ["`n`", "float16"]),
+    # ONNX Runtime's input-type message cut short in the paste
+    ("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpe\u2026al: (tensor(double)) , expected: (tensor(float))",
+     ["onnx model", "astype(np.float32)"]),
+    ("The fp16 engine from onnx-dml gives wildly bad evaluations in fp16 mode", ["layernorm", "fp32"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

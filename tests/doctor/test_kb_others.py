@@ -71,6 +71,12 @@ OTHERS = [
      'python3.6/site-packages/torch/cuda/_utils.py", line 24, in _get_device_index\n    raise ValueError(\'Expected '
      'a cuda device, but got: {}\'.format(device))\nValueError: Expected a cuda device, but got: cpu',
      "if device.type == 'cuda'"),
+    # TensorRT 11 removed the weakly typed precision API
+    ("trtbackend.cpp does not build with TensorRT 11: these APIs were removed: nvinfer1::ILayer::setPrecision, "
+     "nvinfer1::BuilderFlag::kFP16, nvinfer1::IBuilder::platformHasFastFp16", "TensorRT major version"),
+    # torch 2.1's float32-only step check under a float64 default dtype
+    ("torch.set_default_dtype(torch.float64)\nRuntimeError: Tensors of the same index must be on the same device and "
+     "the same dtype except `step` tensors that can be CPU and float32 notwithstanding", "2.2 fixed it"),
 ]
 
 

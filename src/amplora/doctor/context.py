@@ -358,7 +358,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                    ") or run it in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) and "
                    "cast its input to the VAE's dtype.")
     m = _NO_CUDA.search(text)
-    if m and entry.kind in ("cpu-kernel", "device-capability", "device"):
+    if m and entry.kind in ("cpu-kernel", "device-capability", "device") and entry.key != "legacy-cuda-type-no-gpu":
         cause.append(f"The text shows CUDA failing to start (`{m.group(0).strip()}`), so the run fell back to the "
                      f"CPU.")
         fix.append("Make CUDA available first: update the NVIDIA driver or install a torch build for the installed "
@@ -621,7 +621,29 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                          "kernel.")
             fix.append("Call the quantized layer itself (`layer(x)`, or its quant method's `apply`) instead of "
                        "reading its weight.")
+    if entry.key == "jax-carry-dtype":
+        changed = _carry_change(text)
+        if changed:
+            cause.append(f"The field that changes is `{changed[0]}`: {changed[1]} on one side, {changed[2]} on the "
+                         f"other.")
     return " ".join(cause), " ".join(fix)
+
+
+_CARRY_FIELD = re.compile(r"\b(\w+)=['\"]?ShapedArray\((\w+)\[")
+_CARRY_DIFFERENT = re.compile(r"\b(\w+)=['\"]?DIFFERENT ShapedArray\((\w+)\[[^\n]*?\bvs\.? ShapedArray\((\w+)\[")
+
+
+def _carry_change(text: str) -> tuple[str, str, str] | None:
+    """The first field of a JAX loop carry whose dtype differs between the two sides the message lists."""
+    for name, a, b in _CARRY_DIFFERENT.findall(text):
+        if a != b:
+            return name, a, b
+    first: dict[str, str] = {}
+    for name, dtype in _CARRY_FIELD.findall(text):
+        if name in first and first[name] != dtype:
+            return name, first[name], dtype
+        first.setdefault(name, dtype)
+    return None
 
 
 # torch's message for a checkpoint saved on a GPU index this machine does not have

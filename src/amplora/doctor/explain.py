@@ -106,7 +106,8 @@ def explain(text: str) -> Explanation:
     where = raised_in(text)
     if where:
         here = f"{here} It is raised in {where}.".strip()
-        code = failing_line(text) if entry.kind in ("device", "mismatch", "index") else ""
+        code = (failing_line(text) if entry.kind in ("device", "mismatch", "index")
+                and entry.key != "legacy-cuda-type-no-gpu" else "")  # there the last line is torch's CUDA start
         if code:
             here = f"{here} The failing line is `{code}`: one of its tensors is the odd one."
     fix = entry.fix

@@ -22,6 +22,30 @@ DEVICES = (
        "torch.cuda.device(x.device): ...`, or show the process one GPU (`CUDA_VISIBLE_DEVICES=1` makes it cuda:0) "
        "and keep the model on a single GPU; the library's fix is a device guard around the launch "
        "(`c10::cuda::OptionalCUDAGuard`, `with torch.cuda.device(...)`): upgrade it."),
+    _e("cupy-numpy-mix", "device", "a CuPy (GPU) array met a NumPy (host) array",
+       r"Implicit conversion to a NumPy array is not allowed|"
+       r"\A(?=.*\bcupy\b)(?=.*Unsupported type <class 'numpy\.ndarray'>)|"
+       r"has incorrect type \(expected numpy\.ndarray, got cupy\.\w+|expected cupy\.\w+, got numpy\.ndarray",
+       "A CuPy array (GPU memory) met a NumPy array (host memory), and CuPy does not convert between them "
+       "implicitly: with spaCy or thinc on the GPU (`spacy.prefer_gpu()` / `require_gpu()`, `--gpu-id`) vectors and "
+       "layer outputs are CuPy arrays, so a plugin or helper written for NumPy (a CPU-only component, NumPy or "
+       "gensim code) or a thinc layer that kept a NumPy array mixes the two.",
+       "Convert at the boundary: `x.get()` or `cupy.asnumpy(x)` brings a CuPy array to the host, `cupy.asarray(x)` "
+       "sends a NumPy one to the GPU (thinc: `ops.to_numpy` / `ops.asarray`); a component written for the CPU needs "
+       "spaCy without `require_gpu` / `prefer_gpu` (CPU-only); if the mix happens inside spaCy or thinc, upgrade them "
+       "(such bugs were fixed in later releases)."),
+    _e("legacy-cuda-type-no-gpu", "device", "a library that builds CUDA tensors by type name, run without a GPU",
+       r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|No CUDA GPUs are available",
+       # the legacy constructor on a line of an installed library (not torch's own frames, not the user's script)
+       context=r"(?m)^\s*File \"[^\"\n]*(site|dist)-packages/(?!torch/)[^\"\n]*\"[^\n]*\n\s*[^\n]*"
+               r"\btorch\.cuda\.(Long|Float|Int|Half|Byte|Bool|Double|Short|Char)Tensor\(",
+       unless=r"is_available\(\)\W{0,3}\s*(shows|returns|gives|is|prints|=+)?\s*`?True",
+       cause="An installed library builds a CUDA tensor by its legacy type name (`torch.cuda.LongTensor(...)`, in "
+       "the frame the traceback shows), which puts it on the GPU whatever device the run was set to, so a run "
+       "configured for the CPU still needs CUDA there and fails on a machine without a usable GPU.",
+       fix="Upgrade the library, or patch that line to build the tensor on the configured device "
+       "(`torch.tensor(x, dtype=torch.long, device=device)`, `torch.as_tensor(x).to(device)`), or run on a machine "
+       "with a GPU."),
     _e("optimizer-step-device", "device", "an optimizer's `step` tensors on the wrong device after loading its state",
        r"state_steps should not be CUDA tensors|\bargument state_steps\b|\bstate_steps\b.{0,80}\b(on|device)\b",
        "Adam and AdamW keep each parameter's `step` count as a tensor, and a loaded or moved optimizer state put it "
@@ -445,4 +469,12 @@ DEVICES = (
        "Move the loaded model to the device yourself (`model.to(device)`) and check "
        "`{p.device for p in model.parameters()}`, correct the device in the saved config, or upgrade the library "
        "(loaders that ignored the device argument were fixed to respect it)."),
+    _e("output-device-lost", "device", "a function's result on the CPU while its inputs are on the GPU",
+       r"\A(?=.*\b(input|inputs|source|given)\b[^\n]{0,25}\bdevice\b\W{0,5}(cuda|gpu|mps|xpu)(:\d+)?\b)"
+       r"(?=.*\b(output|outputs|result|results|returned?)\b[^\n]{0,25}\bdevice\b\W{0,5}cpu\b)",
+       "A function returned its result on the CPU though its inputs are on the GPU: it builds the output (a new "
+       "tensor, or an object such as a camera or a mesh) without `device=` taken from the inputs, so the output "
+       "lands on the default device, the CPU.",
+       "Pass the device explicitly (the constructor's `device=` argument, `device=x.device`) or move the result "
+       "with `.to(device)`; the library's fix is to create the output on its inputs' device: upgrade it."),
 )

@@ -196,6 +196,28 @@ KERNELS = (
        "(long) attention mask a tokenizer returns.",
        "Build masks as bool (`mask = x == pad_id`, `m.bool()`, `torch.zeros(..., dtype=torch.bool)`) and keep them "
        "bool when combining them (`m1 & m2`)."),
+    _e("jax-compiled-arg-types", "index", "a compiled JAX function called with other dtypes than it was compiled for",
+       r"Argument types differ from the types for which this computation was compiled",
+       "A JAX function compiled ahead of time (`jit(...).lower(...).compile()`, a cached step) checks each "
+       "argument's dtype and got another: with `jax_enable_x64` on, JAX's default integers and floats are 64-bit "
+       "(int64, float64), so arrays the jitted code returns are int64 while arrays copied in from NumPy or C "
+       "structures keep int32 (or float32), and the two meet at the next call.",
+       "Give the arguments the dtypes the computation was compiled with (`x.astype(jnp.int32)`, or build them "
+       "with the same jitted constructor), or compile after `jax_enable_x64` is set with arguments of those "
+       "dtypes (MuJoCo MJX: `mjx.put_data` keeps MjData's int32 index fields; `mjx.make_data` builds them in the "
+       "canonical dtype)."),
+    _e("jax-carry-dtype", "mismatch", "a JAX loop's carry that changes dtype in the loop body",
+       r"(scan carry|body_fun|carry) output and input must have identical types",
+       # a dtype that differs between the two sides (a shape change alone is another fault)
+       context=r"DIFFERENT ShapedArray\((\w+)\[[^\n]*?\bvs\.? ShapedArray\((?!\1\[)\w+\[|"
+               r"\b(\w+)=['\"]?ShapedArray\((\w+)\[.*\b\2=['\"]?ShapedArray\((?!\3\[)\w+\[",
+       cause="A JAX loop (`lax.scan`, `lax.while_loop`, `fori_loop`) needs the body to return its carry in "
+       "exactly the dtypes it received, and one field changes: an initial value made from a Python number (int64 / float64 "
+       "under x64, or a weakly typed scalar) that the body turns into float32 (or the reverse), or a step that "
+       "promotes a half-precision value.",
+       fix="Make the initial carry in the dtype the body returns (`jnp.zeros((), dtype=jnp.float32)`, "
+       "`jnp.asarray(0, dtype=...)` rather than `0`), or cast the body's result back (`new.astype(old.dtype)`) "
+       "for the field that changes."),
     _e("int-width-mix", "index", "integer tensors of two widths (int32 and int64) where one is required",
        r"\A(?=.*\bint32\b)(?=.*\bint64\b)(?=.*(same schema|same dtype|must match|mismatch|different from|differ))",
        "Integer tensors of two widths met where one is required (graph ids, indices, node or edge data of a "
@@ -466,6 +488,30 @@ KERNELS = (
        fix="Compute integer-valued quantities in float32 or an integer dtype: run the quantization or rounding step "
        "on `.float()` inputs under `torch.autocast(..., enabled=False)` and cast only its output back; keep indices "
        "and counts as int64."),
+    _e("warp-array-dtype", "mismatch", "a Warp kernel given an array of another dtype than it declares",
+       r"argument '\w+' expects an array with dtype=<class '[\w.]+'>\s+but passed array has dtype=",
+       "NVIDIA Warp checks every kernel argument's array dtype at launch and never converts: the array was built "
+       "with another dtype than the kernel declares (an int32 array where a `wp.vec3i` array is declared, a bool, "
+       "int8 or uint8 mask where int32 is, float64 NumPy data where float32 is); some Warp releases also kept the "
+       "source dtype when `wp.array(a, dtype=wp.vec3i)` was given a plain (N, 3) array, without conversion.",
+       "Build the array in the declared dtype: convert the data first (`a.astype(np.int32)`, "
+       "`mask.astype(np.int32)`, `a.astype(np.float32)`) and pass `dtype=` matching the kernel (`wp.array(faces."
+       "reshape(-1, 3), dtype=wp.vec3i)`), or upgrade Warp where `wp.array(..., dtype=...)` performs the "
+       "conversion."),
+    _e("warp-array-view", "mismatch", "a Warp array viewed as a dtype of another size",
+       r"cannot create an array view with dtype \w+ from source dtype \w+",
+       "`array.view(dtype)` reinterprets the bytes in place, so it needs elements of the same size: an int64 index "
+       "array (8 bytes each) cannot be viewed as int32 (4 bytes), the values must be converted.",
+       "Convert the values instead of viewing them (`wp.array(a.numpy().astype(np.int32), dtype=wp.int32)` or a "
+       "small conversion kernel), or pass int32 indices from the start."),
+    _e("warp-builtin-mixed-scalars", "mismatch", "a Warp built-in given a vector and a scalar of another precision",
+       r"Couldn't find a function '\w+' compatible with the arguments '[^']*\b(float(16|32|64)|vec\d[hfd]|"
+       r"mat\d\d[hfd]|quat[hfd]|int(32|64))\b[^']*'",
+       "Warp's built-in functions (`mul`, `add`, `dot`, ...) have overloads only for arguments of one scalar type "
+       "and never promote: a float32 vector (`vec3f`) or value met a float64 (a NumPy float64 or a double read from "
+       "a file), or an int where a float is declared.",
+       "Cast the odd argument to the other's scalar type (`wp.float32(m)`, `float(np.float32(m))`, `wp.vec3f(v)`), "
+       "or keep the data in float32 from where it is loaded (`np.asarray(x, dtype=np.float32)`)."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
@@ -530,6 +576,29 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("spirv-64bit-args", "backend", "a Vulkan (SPIR-V) kernel given a 64-bit argument",
+       r"SPIR-?V kernel only supports less than 32-bit arguments|"
+       r"SPIR-?V[^\n]{0,80}\b(f64|i64|float64|int64)\b[^\n]{0,40}\b(not supported|unsupported)",
+       "The Vulkan (SPIR-V) backend (Taichi's, for one) passes kernel arguments as 32-bit values in this release and "
+       "many GPUs' Vulkan drivers have no 64-bit floats at all, so an f64 (float64) or i64 kernel argument is "
+       "refused there.",
+       "Pass f32 / i32 arguments (keep f64 data in a field or ndarray if the device has `shaderFloat64`), run on "
+       "another backend (`ti.init(arch=ti.cuda)` or `ti.cpu`), or upgrade Taichi, whose Vulkan backend gained f64 "
+       "arguments later."),
+    _e("numpy-scalar-assign-old-torch", "mismatch", "a NumPy scalar assigned into a tensor of another type",
+       r"can'?t assign a numpy\.\w+ to a (torch\.)?(cuda\.)?\w+Tensor",
+       "Old PyTorch releases (before 0.4) could assign into a tensor (`t[i:j] = v`) only a Python number or a NumPy "
+       "scalar of the tensor's own type: a NumPy int64 or float64 scalar into a FloatTensor (float32) is refused.",
+       "Convert the value first: `t[i:j] = float(v)` (or `v.item()`, `torch.tensor(v, dtype=t.dtype)`, "
+       "`np.float32(v)`), or upgrade PyTorch, which converts NumPy scalars on assignment."),
+    _e("unsigned-int-array-check", "mismatch", "an unsigned integer array refused by a check for integer arrays",
+       r"\A(?=.*\buint(16|32|64)\b)(?=.*\b(arrays? must (contain|be|hold) (of )?(integer|int)\w*|"
+       r"(integer|int) (arrays?|values|types?) (required|expected))\b)",
+       "A library's check for integer arrays lists the signed integer types (int8 to int64) but not this unsigned "
+       "one (uint16, uint32 or uint64, which image readers and NumPy operations on unsigned data return), so a "
+       "valid array of whole numbers is refused.",
+       "Cast the array to a signed type the check accepts before the call (`a.astype(np.int64)`, `np.int32` when "
+       "the values fit), or upgrade the library once its integer types add the unsigned ones."),
     _e("tensor-constructor-float32", "mismatch", "torch.Tensor(array) made float32 from another dtype",
        r"\A(?=.*\btorch\.Tensor\()(?=.*\b(numpy|np\.\w+|ndarray)\b)(?=.*\b((not|n't) (preserve|keep)|loses?|lost|"
        r"chang(es|ed|ing)|always)\b[^.\n]{0,30}\b(dtype|float32|data ?type)\b)|"

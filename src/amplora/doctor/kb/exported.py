@@ -31,7 +31,7 @@ EXPORTED = (
        "runtime converts to its inference dtype itself), or set the loader's weight data type "
        "(`weight_data_type`, `--weight_data_type fp16`) to the files' dtype."),
     _e("onnx-input-dtype", "onnx", "ONNX Runtime got an input of another dtype than the model was exported with",
-       r"Unexpected input data type",
+       r"Unexpected input data type|\(tensor\(\w+\)\)\s*,\s*expected:\s*\(tensor\(\w+\)\)",
        "The ONNX model's inputs were exported in one dtype (float16 for a `--half` / fp16 export, float32 "
        "otherwise, int64 or int32 for ids) and the application feeds another (NumPy arrays default to float64 / "
        "double, and to int32 on Windows): ONNX Runtime never casts inputs.",
@@ -99,7 +99,9 @@ EXPORTED = (
        r"(fp16|float16|half)([^\n]{0,200}|[^\n]{0,200}\n+[^\n]{0,200})(accuracy|differ\w*|wrong|incorrect|worse|"
        r"degrad\w*|drop\w*|strange|"
        r"weird|abnormal|garbage|broken|glitch\w*|blurry|distort\w*|render(ing)? (issues?|problems?)|artifacts?|"
-       r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)",
+       r"(?<!shape )(?<!size )mismatch\w*)|(accuracy|differ\w*|degrad\w*)[^\n]{0,200}(fp16|float16)|"
+       r"\b(bad|wrong|incorrect|garbage|strange|weird) (evaluations?|results?|outputs?|predictions?|values?|"
+       r"scores?)\b[^\n]{0,80}\b(fp16|float16)",
        "Converting an ONNX graph to fp16 (onnxconverter-common, `optimum-cli export onnx --dtype fp16`, ORT's "
        "transformers optimizer with `--float16`) runs every op in fp16: reductions (the ReduceMean / Pow of "
        "LayerNorm or RMSNorm), Softmax, long MatMul sums and index math lose precision, and constants out of "

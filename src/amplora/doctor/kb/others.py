@@ -15,6 +15,20 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault: FlashAttention needs a newer GPU (Ampere, compute capability 8.0, or later) whatever "
      "the dtype. On this GPU load the model with `attn_implementation=\"sdpa\"` (or `\"eager\"`) and drop "
      "`use_flash_attention_2`."),
+    # a TensorRT major release that removed the weakly typed precision API the code was written against
+    (r"\A(?=.*(TensorRT|nvinfer1|\bTRT\b))(?=.*\b(deprecated|removed|no member named|is not a member of|has no "
+     r"member)\b)(?=.*\b(setPrecision|platformHasFast(Fp16|Int8)|kEXPLICIT_BATCH|kPREFER_PRECISION_CONSTRAINTS)\b)",
+     "Not a precision fault: this TensorRT release removed (or deprecated) builder APIs the code calls (the weakly "
+     "typed precision API: `setPrecision`, `BuilderFlag::kFP16`, `platformHasFastFp16`, `kEXPLICIT_BATCH`). Build "
+     "against the TensorRT major version the project supports, or use a release of the project ported to the new "
+     "API (strongly typed networks)."),
+    # torch 2.1's optimizers made their `step` counters in the default dtype, float64 under set_default_dtype
+    (r"\A(?=.*Tensors of the same index must be on the same device and the same dtype)"
+     r"(?=.*(\bfloat\W{0,3}=?\W{0,3}64\b|\bfloat64\b|set_default_dtype|\bdouble\b))",
+     "Not a fault in your tensors: torch 2.1's optimizers create their `step` counters in the default dtype, so "
+     "with float64 training (`torch.set_default_dtype(torch.float64)`) they are float64, which that release's "
+     "foreach grouping refuses (it allows `step` tensors only as float32). Upgrade torch (2.2 fixed it), or keep "
+     "the default dtype float32 and make the model float64 with `model.double()`."),
     (r"no kernel image is available for execution on the device|"
      r"Arch conditional MMA instruction used without targeting appropriate compute capability",
      "Not a precision fault: this torch, or an extension it calls (bitsandbytes, flash-attn, xformers, a custom "

@@ -448,6 +448,17 @@ NONFINITE_REPORTS = (
        "softmax, norms and losses in fp32; use bf16 where the GPU has it; accumulate partial results (block "
        "outputs, sums) in fp32 buffers; for training keep fp32 master weights with a GradScaler; compare layer "
        "outputs against fp32 to find the first one that drifts."),
+    _e("fp16-sampling-rounding", "overflow", "a sampling kernel's half-precision probabilities round off",
+       r"\A(?=.*\b(sampl\w*|top[-_ ]?[kp])\b)(?=.*\b(fp16|float16|half)\b)(?=.*(\b(strange|invalid|wrong|garbage|"
+       r"illegal|out[- ]of[- ](range|vocab\w*))\b[^.\n]{0,20}\b(ids?|tokens?|token ids?|indices)\b|"
+       r"\b(ids?|tokens?|token ids?|indices)\b[^.\n]{0,30}\b(strange|invalid|wrong|garbage|illegal)\b))",
+       unless=r"\w+Error\b|Traceback|" + PRECISION_RULED_OUT,
+       cause="In half precision a sampling kernel's probabilities (or their running sum, or the random threshold "
+       "compared with it) round off: the cumulative sum can end below the threshold (or above 1), so the loop over "
+       "the top-k / top-p candidates finishes without picking one and leaves an invalid or stale token id.",
+       fix="Sample in float32: cast the logits to float before softmax, top-k / top-p and the cumulative sum (or "
+       "keep the sum and the threshold in fp32 inside the kernel), and let the last candidate be the fallback when "
+       "the loop runs out (the `i == k-1` case); upgrade the library where its sampling kernel was fixed."),
     _e("nms-fp16-iou", "overflow", "non-maximum suppression in fp16 keeps or drops the wrong boxes",
        r"\A(?=.*\b(nms|NMS|non_max_suppression|nms_rotated|batched_nms|box_iou)\b)(?=.*\b(fp16|FP16|float16|half|"
        r"Half)\b)(?=.*\b(different|differ\w*|wrong|incorrect|(can'?t|cannot|not|fails? to|doesn'?t) (properly )?"
