@@ -105,7 +105,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout112", 22), ("heldout113", 25), ("heldout114", 30),
                                          ("heldout115", 42),
                                          ("heldout116", 33), ("heldout117", 34), ("heldout118", 36),
-                                         ("heldout119", 45), ("heldout120", 47), ("heldout121", 30)])
+                                         ("heldout119", 45), ("heldout120", 47), ("heldout121", 30),
+                                         ("heldout122", 46), ("heldout123", 38), ("heldout124", 36)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -116,13 +117,15 @@ def test_split_sizes(records, split, size):
     # medical-imaging, heldout102's state-space-model, heldout104's depth-estimation, heldout108's
     # speculative-decoding, heldout109's serving, heldout110's body-model, heldout111's wrapper, heldout112's
     # segmentation, heldout113's captioning, heldout114's translation, heldout116's interpretability, heldout117's
-    # feature-matching, heldout118's codec and heldout121's world-model ones
+    # feature-matching, heldout118's codec, heldout121's world-model, heldout123's NLP-pipeline and heldout124's
+    # simulation ones
     assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
                               "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19,
                               "heldout97": 18, "heldout99": 11, "heldout102": 15, "heldout104": 17,
                               "heldout108": 14, "heldout109": 15, "heldout110": 13, "heldout111": 17, "heldout112": 14,
                               "heldout113": 11, "heldout114": 17,
-                              "heldout116": 13, "heldout117": 10, "heldout118": 13, "heldout121": 18}.get(split, 20)
+                              "heldout116": 13, "heldout117": 10, "heldout118": 13, "heldout121": 18,
+                              "heldout123": 17, "heldout124": 17}.get(split, 20)
     assert kinds["reject"] >= {"heldout112": 8}.get(split, 9)  # heldout112's rank-order half found no reject
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -276,7 +279,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (119, "heldout118", "w23100", 13, 23, 28),
     (120, "heldout119", "w23300", 27, 18, 30),
     (121, "heldout120", "w23500", 23, 24, 39),
-    (122, "heldout121", "w23700", 18, 12, 28)])
+    (122, "heldout121", "w23700", 18, 12, 28),
+    (123, "heldout122", "w23900", 22, 24, 37),
+    (124, "heldout123", "w24100", 17, 21, 31),
+    (125, "heldout124", "w24300", 17, 19, 27)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -298,7 +304,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
-                              112, 116), 4),
+                              112, 116, 124, 125), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
@@ -359,7 +365,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout110") + wc.load("heldout111") + wc.load("heldout112") + wc.load("heldout113")
               + wc.load("heldout114") + wc.load("heldout115")
               + wc.load("heldout116") + wc.load("heldout117") + wc.load("heldout118")
-              + wc.load("heldout119") + wc.load("heldout120") + wc.load("heldout121"))
+              + wc.load("heldout119") + wc.load("heldout120") + wc.load("heldout121")
+              + wc.load("heldout122") + wc.load("heldout123") + wc.load("heldout124"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
