@@ -849,6 +849,25 @@ SAMPLES = [
      "SPIRV kernel only supports less than 32-bit arguments, got i64", [], None),
     ("numpy-scalar-assign-old-torch", "scores[0:4] = np.float64(0.5)\nTypeError: can't assign a numpy.float64 to a "
      "torch.cuda.FloatTensor", [], None),
+    ("unsigned-int-unsupported", "writer.add(t)\nKeyError: torch.uint32", [], None),
+    ("mps-uint8-macos12", "img = img.to('mps')\nRuntimeError: MPS support binary op with uint8 natively starting from "
+     "macOS 13.0", [], None),
+    ("tfjs-dtype-mismatch", "const d = tf.sub(a, b);\nError: The dtypes of the first(float32) and second(int32) input "
+     "must match", [], None),
+    ("tflite-java-type", "java.lang.IllegalArgumentException: Cannot convert between a TensorFlowLite tensor with "
+     "type FLOAT32 and a Java object of type [B (which is compatible with the TensorFlowLite type UINT8).", [], None),
+    ("dart-buffer-type", "var output = List.filled(10, 0);\n_TypeError (type 'List<double>' is not a subtype of type "
+     "'List<int>' of 'value')", [], None),
+    ("webnn-int64", "Failed to execute 'constant' on 'MLGraphBuilder': Unsupported data type int64 for constant, must "
+     "be one of [float32, float16, int32].", [], None),
+    ("unscale-before-scale", "after loading the checkpoint: RuntimeError: Attempted unscale_ but _scale is None.  This "
+     "may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.", [], None),
+    ("webgpu-shader-f16-f32", "Error while parsing WGSL: :12:3 error: return statement type must match its function "
+     "return type, returned 'f32', expected 'f16'", [], None),
+    ("tflite-gpu-precision-loss", "The segmentation mask is fine on the CPU but wrong with the GPU delegate on "
+     "Android", [], None),
+    ("uint8-input-float-model-in-words", "interpreter.run(new Uint8Array(frame)) gives the same output for every "
+     "frame", [], None),
 ]
 
 
@@ -1602,6 +1621,17 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpe\u2026al: (tensor(double)) , expected: (tensor(float))",
      ["onnx model", "astype(np.float32)"]),
     ("The fp16 engine from onnx-dml gives wildly bad evaluations in fp16 mode", ["layernorm", "fp32"]),
+    # a WebGPU shader names itself; Core ML's fp16 GPU path; the index dtype the paste shows
+    ("Error while parsing WGSL: returned 'f16', expected 'f32'\n - While validating [ShaderModuleDescriptor "
+     "\"ReduceMeanShared\"]", ["reducemeanshared", "fp32"]),
+    ("The Core ML model returns nan for every prediction on iOS 17, the same model is fine in Python",
+     ["fp16", "cpuonly"]),
+    ("RuntimeError: gather(): Expected dtype int64 for index\n    idx = np.array([0, 2], dtype=np.int16)",
+     ["int16 index"]),
+    # WebGPU without shader-f16, in the words of wgpu and the browsers
+    ("error: extension 'f16' is not allowed in the current environment\nenable f16;", ["shader-f16", "fall back"]),
+    ("Failed to parse shader SPIR-V code: UnsupportedCapability(Float16)", ["shader_f16"]),
+    ('RuntimeError: "log_softmax_lastdim_kernel_impl" not implemented for \'torch.LongTensor\'', [".float()"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

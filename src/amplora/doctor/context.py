@@ -621,6 +621,18 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                          "kernel.")
             fix.append("Call the quantized layer itself (`layer(x)`, or its quant method's `apply`) instead of "
                        "reading its weight.")
+    m = re.search(r"ShaderModuleDescriptor\W{0,4}\"?(\w+)", text)
+    if entry.key == "webgpu-shader-f16-f32" and m and m.group(1).lower() not in said:
+        cause.append(f"The shader is {m.group(1)}.")
+    if entry.kind == "overflow" and re.search(r"\b(iOS ?1\d|Core ?ML|coremltools|mlmodel|ANE|Neural Engine)\b", text) \
+            and "cpuonly" not in said.replace(" ", ""):
+        cause.append("The text shows Core ML on an Apple device: its GPU and Neural Engine compute in fp16, so "
+                     "intermediate values past 65504 become inf/NaN there while the CPU path stays in fp32.")
+        fix.append("Predict on the CPU (`MLModelConfiguration.computeUnits = .cpuOnly`, `usesCPUOnly` on older iOS) "
+                   "or convert with `compute_precision=ct.precision.FLOAT32`, and rescale the layer that overflows.")
+    m = re.search(r"\bdtype=(?:torch\.|np\.)?(u?int(?:8|16|32)|float\d+)\b", text)
+    if entry.key == "long-indices" and m and m.group(1) not in said:
+        cause.append(f"The text shows a {m.group(1)} index (`dtype={m.group(1)}`).")
     if entry.key == "jax-carry-dtype":
         changed = _carry_change(text)
         if changed:

@@ -140,12 +140,45 @@ ACCELERATORS = (
        r"\b(vulkan|opencl|webgpu|wgpu)\b[^\n]{0,120}\b(not|no|doesn'?t|does not|without|lacks?)\s+(support(ing|s)?\s+"
        r"(for\s+)?)?(fp16|float16|f16|shader-?f16|shaderFloat16|half)\b|"
        r"\b(fp16|float16|shader-?f16|shaderFloat16)\b[^\n]{0,80}\bnot supported\b[^\n]{0,80}\b(vulkan|opencl|webgpu)\b|"
-       r"requires (the )?WebGPU extension shader-?f16|\bshader-?f16\b[^\n]{0,80}\bnot (enabled|supported|available)\b",
+       r"requires (the )?WebGPU extension shader-?f16|\bshader-?f16\b[^\n]{0,80}\bnot (enabled|supported|available)\b|"
+       # wgpu / naga and the browsers' WGSL compilers refusing f16 without the feature
+       r"UnsupportedCapability\(Float16\)|unknown type:? '?f16\b|extension '?f16'? is not allowed",
        "The GPU or its driver does not expose 16-bit float arithmetic to this API (Vulkan `shaderFloat16`, "
        "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs), so "
        "a model whose kernels compute in float16 (MLC's `q4f16_*`, f16 GGUF compute) cannot be built for it.",
        "Use a variant that computes in float32 (MLC `q4f32_1` / `--quantization q4f32_1`, an f32 compute type), "
-       "or a GPU and driver with fp16 support for that API."),
+       "or a GPU and driver with fp16 support for that API; in the browser check `adapter.features.has('shader-f16')` "
+       "(request it with `requestDevice({requiredFeatures: ['shader-f16']})`) and fall back to an fp32 or q4f32 model "
+       "or the wasm backend (q8) where it is missing; with wgpu enable `Features::SHADER_F16` (a wgpu / naga release "
+       "that supports it)."),
+    _e("webgpu-shader-f16-f32", "backend",
+       "a WebGPU kernel's shader written for f32 given f16 tensors (or the reverse)",
+       r"returned '(f16|f32)', expected '(f32|f16)'|"
+       r"\A(?=.*(WGSL|CreateShaderModule|ShaderModuleDescriptor))(?=.*'f16')(?=.*'f32')",
+       "A WebGPU kernel's WGSL shader (ONNX Runtime's WebGPU execution provider, transformers.js, a library's "
+       "compute shader) was written for f32 and got f16 tensors from an fp16 or q4f16 model (or the reverse): that "
+       "op has no f16 implementation in this release.",
+       "Run the model in fp32 (an fp32 or q4f32 variant), run it on the wasm backend until the op has f16, or "
+       "upgrade onnxruntime-web / the library where the op gained f16."),
+    _e("tflite-gpu-precision-loss", "overflow", "the TFLite / MediaPipe GPU delegate computing in fp16",
+       r"allow_precision_loss|setPrecisionLossAllowed|precision_loss_allowed|is_precision_loss_allowed|"
+       r"\A(?=.*\bGPU[ _-]?delegate\b)(?=.*(\bnot ok\b|\b(wrong|incorrect|different|garbage|bad|inaccurate|nan)\b|"
+       r"\baccuracy\b))(?=.*\b(CPU|fine|correct|ok)\b)",
+       "The TFLite GPU delegate (and MediaPipe's GPU graphs) computes in fp16 by default (precision loss allowed), "
+       "so a model with large activations or one that needs fine precision loses accuracy, or overflows, on the GPU "
+       "while the CPU path in fp32 is right.",
+       "Turn precision loss off: `GpuDelegate.Options().setPrecisionLossAllowed(false)` (`allow_precision_loss: "
+       "false` in MediaPipe, `TFLITE_GPU_INFERENCE_PRIORITY_MAX_PRECISION`), which runs fp32 on the GPU, or run "
+       "that model on the CPU."),
+    _e("uint8-input-float-model-in-words", "mismatch", "bytes fed to a model that takes float32, told in words",
+       r"\A(?=.*(\bnew Uint8Array\(|\bUint8Array\b|pixelFormat\W{1,4}rgb-?uint8|\brgb-?uint8\b))"
+       r"(?=.*\b(same (output|result|prediction)s?|(always|every ?thing) (the )?same|"
+       r"wrong (output|result|prediction)s?|garbage|constant (output|result))\b)",
+       "The input is passed as bytes (a Uint8Array, 'rgb-uint8' frames) while the model takes float32: the runtime "
+       "reads the bytes unscaled (or reinterprets them), so the predictions barely depend on the image and come "
+       "out the same for every frame.",
+       "Convert the frame to a Float32Array normalised as in training (`x / 255`, mean and std), or use a uint8 "
+       "(quantized) model whose input tensor is uint8."),
     _e("directml-dtype", "device-capability", "DirectML: no bf16 or float64, and no autocast",
        r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
        context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type)\b",

@@ -232,9 +232,10 @@ KERNELS = (
        "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
        "(`target.float()`, for label smoothing / soft labels)."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
-       r"not implemented for '(Long|Int|Bool|Short|Byte|Char)\b'?|\bnot supported on \w*Type for (Long|Int|Bool|Short|"
-       r"Byte|Char)\b|could not infer output dtype\. Input dtype must be "
-       r"either a floating point|expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
+       r"not implemented for '(torch\.)?(Long|Int|Bool|Short|Byte|Char)(Tensor)?\b'?|"
+       r"\bnot supported on \w*Type for (Long|Int|Bool|Short|Byte|Char)\b|"
+       r"could not infer output dtype\. Input dtype must be either a floating point|"
+       r"expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias)( type|\s*\Z)|"
        r"\bexpected Byte tensor \(got Float tensor\)|\b(does not|doesn'?t|cannot|can'?t) accept\b.{0,40}\bByteTensor\b|"
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
@@ -276,6 +277,47 @@ KERNELS = (
        "or a short name such as 'bf16', is not an attribute of torch.",
        "Pass the dtype object (`bnb_4bit_compute_dtype=torch.bfloat16`, `torch_dtype=torch.float16`) or the bare "
        "name as a string ('bfloat16', 'float16'), not 'torch.bfloat16'."),
+    _e("unsigned-int-unsupported", "cpu-kernel", "an unsigned 16/32/64-bit integer dtype that is not supported",
+       r"\buint(16|32|64)\b[^\n]{0,40}\b(is |are )?not supported\b|KeyError: (torch|np|numpy)\.uint(16|32|64)\b",
+       unless=r"\bInput type u?int\d+ is not supported",  # torchvision's to_pil_image: its own entry below
+       cause="Unsigned 16-, 32- and 64-bit integers have little support: PyTorch before 2.3 had no uint16 / uint32 / "
+       "uint64 dtypes at all and still has few kernels for them, and libraries' dtype tables (serializers, "
+       "converters, frontends) often leave them out, so 16-bit images and unsigned label arrays are refused.",
+       fix="Convert before the call: `a.astype(np.int32)` (uint16 values fit; int64 for uint32), or float32 for "
+       "images (`a.astype(np.float32)`, scaled as the model expects), or rescaled uint8 where a tool takes 8-bit "
+       "images (`(a / a.max() * 255).astype(np.uint8)`); convert back after if the format needs it."),
+    _e("mps-uint8-macos12", "device-capability", "uint8 ops on Apple's MPS before macOS 13",
+       r"MPS support binary op with (uint8|int64)\w* (input )?natively starting from macOS 13",
+       "Apple's MPS backend runs binary ops on uint8 (and some on int64) natively only from macOS 13, and PyTorch "
+       "refuses them on older macOS: an image kept as uint8 on the mps device meets such an op.",
+       "Convert the tensor to float32 before it reaches the model (`x.float()` or `x.to(torch.float32)`, scaled as "
+       "the model expects), upgrade macOS to 13 or later, or run on the CPU."),
+    _e("tfjs-dtype-mismatch", "mismatch", "a TensorFlow.js op given an int32 and a float32 tensor",
+       r"dtypes of the first\(\w+\) and second\(\w+\) input must match",
+       "TensorFlow.js ops do not promote dtypes: an int32 tensor (`tf.browser.fromPixels` returns int32 pixels, "
+       "`tf.tensor` of whole numbers is int32) met a float32 one inside the op.",
+       "Cast the int32 tensor first: `t.toFloat()` or `tf.cast(t, 'float32')` (and scale pixels as the model "
+       "expects, `.div(255)`)."),
+    _e("tflite-java-type", "mismatch", "a TFLite tensor fed buffers of another type",
+       r"Cannot convert between a TensorFlowLite tensor with type \w+ and a Java object of type",
+       "The TFLite model's input or output tensor is quantized (uint8) where the app passes float arrays (or "
+       "float32 where it passes bytes): a quantized model (AutoML, post-training int8) takes uint8 bytes, a float "
+       "model takes float32 arrays.",
+       "Feed the type the tensor has (`interpreter.getInputTensor(0).dataType()`): uint8 bytes for a quantized "
+       "model (`imageToByteListUint8`, a ByteBuffer of pixels), normalised float32 arrays for a float model, or "
+       "export a float model."),
+    _e("dart-buffer-type", "mismatch", "a Dart output buffer of ints for float32 results (or the reverse)",
+       r"'List<double>' is not a subtype of type 'List<int>'|'List<int>' is not a subtype of type 'List<double>'",
+       "The buffer the results are written into was made as a Dart `List<int>` (`List.filled(n, 0)`) while the "
+       "model's tensor is float32 (doubles), or as doubles where the tensor is uint8 / int.",
+       "Make the buffer match the tensor: `List<double>.filled(n, 0.0)` (fill with 0.0, a double buffer) for float32 "
+       "outputs, ints only for uint8 / int outputs."),
+    _e("webnn-int64", "backend", "a WebNN backend without int64",
+       r"Unsupported data type int64\b[^\n]{0,80}must be one of|MLGraphBuilder[^\n]{0,200}\bint64\b",
+       "This WebNN backend (Core ML on macOS, some GPU and NPU backends) has no int64 tensors, while ONNX models "
+       "carry int64 constants, Gather indices and shapes.",
+       "Convert the model's int64 tensors to int32 (re-export, or rewrite initializers and Cast nodes to int32), or "
+       "run it on the wasm or WebGPU execution provider."),
     _e("dtype-table-key", "cpu-kernel", "a dtype missing from a converter's or kernel's dtype table",
        r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'|"
        r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*|u?int(8|16)|"

@@ -6,6 +6,13 @@ from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, LOSS_S
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
+    _e("unscale-before-scale", "scaler", "GradScaler.unscale_ before any scale() in this run",
+       r"Attempted unscale_ but _scale is None",
+       "`scaler.unscale_(optimizer)` ran before any `scaler.scale(loss)` in this process, so the scaler has no scale "
+       "yet: typically a resumed run whose scaler state was not restored and whose loop reaches `unscale_` (a "
+       "gradient clip, an optimizer step) first, or a loop that skips `scale()`.",
+       "Call `scaler.scale(loss).backward()` before `unscale_` on every step, and save `scaler.state_dict()` in the "
+       "checkpoint and restore it with `scaler.load_state_dict(...)` on resume."),
     _e("amp-scaler-device", "scaler", "GradScaler's kernels on the CPU",
        r"Could not run 'aten::_amp_(foreach_non_finite_check_and_unscale|update_scale)_?' with arguments from the "
        r"'(CPU|MPS|XPU)' backend|assert outputs\.is_cuda or outputs\.device\.type",
