@@ -134,6 +134,8 @@ SAMPLES = [
      "types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)",
      ["int64", "int32", "fp32"], "embedding"),
     ("long-indices", "IndexError: tensors used as indices must be long, int, byte or bool tensors", [], None),
+    # index_copy_ / index_fill_'s own wording, also without the exception name (as `doctor run` reads it)
+    ("long-indices", "index_copy_(): Expected a long tensor for index, but got Int", [], None),
     ("long-indices", "RuntimeError: expected scalar type Long but found Float", ["int64", "fp32"], None),
     ("index-dtype", "RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype", [], "scatter"),
     ("index-dtype", "RuntimeError: Index put requires the source and destination dtypes match, got Float for the "

@@ -126,6 +126,7 @@ KERNELS = (
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"\bmust be of type int32 or int64,? but got (torch\.)?(float\d*|double|half|bfloat16)\b|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
+       r"Expected a long tensor for index,? but got (Int|Short|Byte|Char|Float|Double|Half|BFloat16)\b|"
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?LongTensor\]? but found type|"
        r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
