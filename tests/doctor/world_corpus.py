@@ -124,11 +124,13 @@ interpretability tooling, local feature matching and visual localization, neural
 `heldout119` to `heldout121` (w23300, w23500 and w23700 on: 18 more fixed queries each, and frame interpolation and
 video upscaling, face recognition and person re-identification, world models and video prediction), and `heldout122`
 to `heldout124` (w23900, w24100 and w24300 on: 18 more fixed queries each, and board-game engines and game-playing
-agents, NLP pipelines and information extraction, differentiable simulation and rendering).
+agents, NLP pipelines and information extraction, differentiable simulation and rendering), and `heldout125` to
+`heldout127` (w24500, w24700 and w24900 on: 18 more fixed queries each, and brain and physiological signals, machine
+learning in the browser and in mobile apps, scientific imaging and microscopy).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout124 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout127 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -168,7 +170,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout112", "heldout113", "heldout114", "heldout115",
           "heldout116", "heldout117", "heldout118",
           "heldout119", "heldout120", "heldout121",
-          "heldout122", "heldout123", "heldout124")
+          "heldout122", "heldout123", "heldout124",
+          "heldout125", "heldout126", "heldout127")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -490,6 +493,12 @@ BATCH121_FROM = 23700
 BATCH122_FROM = 23900
 BATCH123_FROM = 24100
 BATCH124_FROM = 24300
+# The hundred-and-twenty-fifth to hundred-and-twenty-seventh (two collectors each: 18 more queries fixed in advance in
+# rank order, and brain and physiological signals; machine learning in the browser and in mobile apps; scientific
+# imaging and microscopy), the same way ("heldout125" to "heldout127").
+BATCH125_FROM = 24500
+BATCH126_FROM = 24700
+BATCH127_FROM = 24900
 
 
 def batch(record: dict) -> int:
@@ -531,7 +540,9 @@ def batch(record: dict) -> int:
     w21700-w21899, w21900-w22099), 116 for the hundred-and-fifteenth (w22100-w22699), 117 to 119 for the
     hundred-and-sixteenth to hundred-and-eighteenth (w22700-w22899, w22900-w23099, w23100-w23299), 120 to 122 for the
     hundred-and-nineteenth to hundred-and-twenty-first (w23300-w23499, w23500-w23699, w23700-w23899), 123 to 125
-    for the hundred-and-twenty-second to hundred-and-twenty-fourth (w23900-w24099, w24100-w24299, w24300 on)."""
+    for the hundred-and-twenty-second to hundred-and-twenty-fourth (w23900-w24099, w24100-w24299, w24300-w24499),
+    126 to 128 for the hundred-and-twenty-fifth to hundred-and-twenty-seventh (w24500-w24699, w24700-w24899, w24900
+    on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -554,7 +565,8 @@ def batch(record: dict) -> int:
               BATCH112_FROM, BATCH113_FROM, BATCH114_FROM, BATCH115_FROM,
               BATCH116_FROM, BATCH117_FROM, BATCH118_FROM,
               BATCH119_FROM, BATCH120_FROM, BATCH121_FROM,
-              BATCH122_FROM, BATCH123_FROM, BATCH124_FROM)
+              BATCH122_FROM, BATCH123_FROM, BATCH124_FROM,
+              BATCH125_FROM, BATCH126_FROM, BATCH127_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -575,7 +587,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout124' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout127' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -623,7 +635,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 125}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 128}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
