@@ -213,9 +213,9 @@ KERNELS = (
        context=r"DIFFERENT ShapedArray\((\w+)\[[^\n]*?\bvs\.? ShapedArray\((?!\1\[)\w+\[|"
                r"\b(\w+)=['\"]?ShapedArray\((\w+)\[.*\b\2=['\"]?ShapedArray\((?!\3\[)\w+\[",
        cause="A JAX loop (`lax.scan`, `lax.while_loop`, `fori_loop`) needs the body to return its carry in "
-       "exactly the dtypes it received, and one field changes: an initial value made from a Python number (int64 / float64 "
-       "under x64, or a weakly typed scalar) that the body turns into float32 (or the reverse), or a step that "
-       "promotes a half-precision value.",
+       "exactly the dtypes it received, and one field changes: an initial value made from a Python number "
+       "(int64 / float64 under x64, or a weakly typed scalar) that the body turns into float32 (or the reverse), or "
+       "a step that promotes a half-precision value.",
        fix="Make the initial carry in the dtype the body returns (`jnp.zeros((), dtype=jnp.float32)`, "
        "`jnp.asarray(0, dtype=...)` rather than `0`), or cast the body's result back (`new.astype(old.dtype)`) "
        "for the field that changes."),
