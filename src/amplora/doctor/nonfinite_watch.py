@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import math
 import sys
+import weakref
 
 import torch
 from torch.autograd.function import BackwardCFunction
@@ -101,7 +102,8 @@ class NonFiniteWatch:
         self.rng = None
         self.autocast: dict = {}
         self._handles: list = []
-        self._scalars: dict[int, float] = {}  # id -> last finite value of the 0-dim results seen
+        # id -> (the 0-dim result, its last finite value); the reference guards against a freed tensor's id reused
+        self._scalars: dict[int, tuple[weakref.ref, float]] = {}
         self._armed = 0  # outermost module calls left to trace every op outside modules for (see `op`)
         self._tracer: NonFiniteTracer | None = None
         self._roots: list = []  # (op, result, where) of square roots and norms taken outside modules this step
@@ -137,11 +139,12 @@ class NonFiniteWatch:
             if math.isfinite(value):
                 if len(self._scalars) > 256:
                     self._scalars.clear()
-                self._scalars[id(out)] = value  # what an in-place update (`total += loss`) started from
+                self._scalars[id(out)] = (weakref.ref(out), value)  # what `total += loss` started from
                 return
         try:
-            if func._schema.is_mutable and args and args[0] is out and id(out) in self._scalars:
-                args = (torch.tensor(self._scalars[id(out)], dtype=out.dtype), *args[1:])
+            kept = self._scalars.get(id(out))
+            if func._schema.is_mutable and args and args[0] is out and kept is not None and kept[0]() is out:
+                args = (torch.tensor(kept[1], dtype=out.dtype), *args[1:])
             tracer = NonFiniteTracer()
             tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
             if tracer.first is not None:
