@@ -1530,6 +1530,18 @@ def test_a_float16_compute_type_refused_is_no_quantized_overflow():
     assert e.key != "quantized-fp16-overflow"
 
 
+def test_a_library_s_cuda_type_without_a_gpu_blames_no_tensor_and_no_fallback():
+    """The last line of such a paste is torch's own CUDA start, with no tensor on it, and the run did not fall back
+    to the CPU: it stopped there."""
+    e = explain('  File "/opt/conda/lib/python3.6/site-packages/tagger/iterators.py", line 259, in collate_fn\n'
+                "    idxs = torch.cuda.LongTensor(idxs)\n"
+                '  File "/opt/conda/lib/python3.6/site-packages/torch/cuda/__init__.py", line 172, in _lazy_init\n'
+                "    torch._C._cuda_init()\n"
+                "RuntimeError: Found no NVIDIA driver on your system.")
+    assert e.key == "legacy-cuda-type-no-gpu"
+    assert "failing line" not in e.cause and "fell back to the CPU" not in e.cause, e.cause
+
+
 def test_a_lora_beside_a_device_error_names_its_loader():
     e = explain("Loading a LoRA in the web UI: RuntimeError: Expected all tensors to be on the same device, but found "
                 "at least two devices, cuda:0 and cpu! (when checking argument for argument mat2 in method "
