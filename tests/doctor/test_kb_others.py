@@ -77,6 +77,13 @@ OTHERS = [
     # torch 2.1's float32-only step check under a float64 default dtype
     ("torch.set_default_dtype(torch.float64)\nRuntimeError: Tensors of the same index must be on the same device and "
      "the same dtype except `step` tensors that can be CPU and float32 notwithstanding", "2.2 fixed it"),
+    # anomaly mode names a backward op of plain fp32 math, or the text traces the NaN to a zero itself
+    ("RuntimeError: Function 'PowBackward0' returned nan values in its 0th output.", "torch.sqrt(x + 1e-8)"),
+    ("the edge vectors contain zeros, which causes NaN in edge_vec / torch.norm(edge_vec)", "clamp_min"),
+    ("nan weights: RuntimeWarning: divide by zero encountered in log", "acos/asin"),
+    # transformers' warning for a model built on the CPU before it is moved
+    ("You are attempting to use Flash Attention 2.0 with a model not initialized on GPU. Make sure to move the model "
+     "to GPU after initializing it on CPU with `model.to('cuda')`.", "harmless once the model is on the GPU"),
 ]
 
 
@@ -113,6 +120,11 @@ def test_a_known_fault_of_another_kind_gets_its_own_advice(text, advice):
      '    torch.cuda.set_device(device)\nValueError: Expected a cuda device, but got: cpu', "device-mismatch"),
     # a device type autocast never takes is the user's call to fix
     ("RuntimeError: User specified an unsupported autocast device_type 'cuda:0'", "autocast-device-type"),
+    # the same backward NaN under fp16 (f16 weights, AMP) is the overflow story
+    ("policy model set to f16 and load_in_4bit\nRuntimeError: Function 'LogSigmoidBackward0' returned nan values in "
+     "its 0th output.", "fp16-overflow"),
+    ("with torch.autocast('cuda', dtype=torch.float16):\nRuntimeError: Function 'MulBackward0' returned nan values in "
+     "its 0th output.", "fp16-overflow"),
 ])
 def test_the_same_messages_in_trouble_are_still_diagnosed(text, key):
     e = explain(text)

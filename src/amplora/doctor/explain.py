@@ -127,5 +127,8 @@ def explain(text: str) -> Explanation:
     elif entry.kind == "mismatch" and library and library not in FRAMEWORK:
         fix = (f"It is raised inside {library}'s own code: unless your code cast something {library} uses, upgrade "
                f"{library} (such mismatches are often bugs fixed in a later release) or report it. {fix}")
+    elif entry.kind == "device" and library and library not in FRAMEWORK:
+        fix = (f"{fix} It is raised inside {library}: if your own tensors and model are on one device, compare the "
+               f"installed {library} version with the one the code was written for.")
     return Explanation(recognized=True, key=entry.key, title=entry.title, cause=f"{entry.cause} {here}".strip(),
                        fix=f"{fix} {more_fix}".strip(), **facts)

@@ -103,7 +103,7 @@ ACCELERATORS = (
        "Give the model and its inputs one dtype on MPS (`model.to(torch.float16)` and `x.to(torch.float16)`, or "
        "use the fp32 model variant), or run the forward under `torch.autocast('mps', dtype=torch.float16)`."),
     _e("mps-float64", "device-capability", "MPS has no float64",
-       r"MPS.{0,160}(float64|Double)|(float64|\bDouble\b).{0,100}\bMPS\b",
+       r"(?<![A-Za-z])MPS.{0,160}(float64|Double)|(float64|\bDouble\b).{0,100}\bMPS\b",
        "A float64 (double) tensor or model went to Apple's MPS device, which has no float64: NumPy arrays and "
        "Python floats default to float64, and `model.double()` makes it float64 too.",
        "Use float32 before moving to MPS: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "

@@ -83,13 +83,14 @@ BACKENDS = (
        "`--no-half`), or use a newer GPU; `amplora doctor` shows what the GPU supports."),
     _e("fft-half", "backend", "cuFFT in half precision",
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
-       r"(cu|hip)FFT doesn'?t support .{0,60}half|Unsupported dtype (Half|BFloat16)|"
+       r"(cu|hip)FFT doesn'?t support .{0,60}(half|bfloat16)|Unsupported dtype (Half|BFloat16)|"
        r"MKL FFT doesn'?t support tensors of type:? (Half|BFloat16)|"
        r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?|"
        # told in words: "requires powers of 2 to work on half-precision tensors", "fft with float16 is not supported"
        r"powers? of (2|two)\b[^\n]{0,100}\b(half|fp16|float16)\b|"
        r"\b(half|fp16|float16)\b[^\n]{0,100}powers? of (2|two)\b|"
-       r"\b(fft|stft)\w*\b[^\n]{0,60}\b(half|fp16|float16)\b[^\n]{0,80}\b(not supported|unsupported)\b",
+       r"\b(fft|stft)\w*\b[^\n]{0,60}\b(half|fp16|float16)\b[^\n]{0,80}\b(not supported|unsupported)\b|"
+       r"\b(bfloat16|bf16|half|fp16|float16)\b[^\n]{0,20}\bnot (being )?supported by (the )?(torch\.)?(cu)?fft\b",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
        "power-of-two signal sizes (and on compute capability >= 5.3), the CPU (MKL, pocketfft) and MPS have no "
        "half-precision or complex-half FFT at all, and bf16 FFTs do not exist.",
@@ -126,6 +127,14 @@ KERNELS = (
        "translation error in older releases, a dtype error in newer ones).",
        fix="Upcast inside the kernel: `x = tl.load(ptr).to(tl.float32)`, apply the math there, and cast the result "
        "back with `.to(out_ptr.dtype.element_ty)` when storing."),
+    _e("ptx-bf16-needs-sm80", "device-capability", "a compiled kernel's bf16 instructions need an Ampere GPU",
+       r"Feature '[^'\n]{0,40}\bbf16\b[^'\n]{0,40}' requires \.target sm_[89]\d\b",
+       cause="A kernel compiled on this machine (Triton's, or an extension's PTX) uses bf16 instructions that exist "
+       "only from compute capability 8.0 (Ampere) on, and this GPU is older (Turing RTX 20xx and T4, Volta V100, "
+       "Pascal), so ptxas cannot build it: the model or the kernel runs in bf16 on a GPU without bf16.",
+       fix="Run it in fp16 on this GPU (`torch_dtype=torch.float16`, the tool's dtype option), or in fp32 where a "
+       "model trained in bf16 overflows fp16 (black images, NaN); or use an Ampere or newer GPU. A newer Triton "
+       "emulates some bf16 conversions on older GPUs, so upgrading helps only for those."),
     _e("triton-bf16-codegen", "backend", "Triton's code for a bf16 conversion rejected by ptxas",
        r"Arguments mismatch for instruction '?cvt|Internal Triton PTX codegen error",
        context=r"(?<![A-Za-z0-9_])(bf16|bfloat16)(?![A-Za-z0-9_])",
@@ -196,9 +205,10 @@ KERNELS = (
     _e("cutlass-no-kernel", "attention", "no memory-efficient attention kernel for this dtype on this GPU",
        r"cutlassF: no kernel found to launch|cutlassB: no kernel found to launch",
        "The memory-efficient (CUTLASS) attention of xFormers or PyTorch's SDPA has no kernel for this dtype on "
-       "this GPU: most often bf16 on a GPU older than Ampere (T4, V100, GTX 10xx), sometimes fp32 with a head size "
-       "those kernels do not cover.",
-       "On a GPU older than Ampere load the model in fp16 (`torch_dtype=torch.float16`) instead of bf16, or "
+       "this GPU: most often bf16 on a GPU older than Ampere (compute capability below 8.0: Turing RTX 20xx and T4, "
+       "Volta V100, GTX 10xx), sometimes fp32 with a head size those kernels do not cover.",
+       "On a GPU older than Ampere load the model in fp16 (`torch_dtype=torch.float16`) instead of bf16 (in fp32 "
+       "where the model overflows fp16: black images, NaN), or "
        "choose another attention backend (`attn_implementation='eager'`, `sdpa_kernel(SDPBackend.MATH)`, "
        "`disable_xformers_memory_efficient_attention()`)."),
     _e("triton-atomic-bf16", "backend", "a Triton atomic without bf16",

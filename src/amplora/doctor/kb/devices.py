@@ -142,6 +142,8 @@ DEVICES = (
        "buffer `device='cpu'` explicitly when the default device is not the CPU."),
     _e("meta-state-dict", "device", "a state dict of meta tensors (no data)",
        r"Cannot copy out of meta tensor", context=r"state_dict|While copying the parameter",
+       # assign=True puts the checkpoint's real tensors in: what is left on meta is what the checkpoint lacks
+       unless=r"assign\s*=\s*True(?!.*While copying the parameter)",
        cause="The tensors being loaded are themselves on the meta device (a state dict taken from a model "
        "built with `init_empty_weights` / `device='meta'` that was never materialized), so there is no data to "
        "copy into the parameters.",

@@ -566,7 +566,7 @@ KERNELS = (
        r"(inputs?|actions?|observations?|obs|features?|arrays?|targets?|rewards?)\b",  # told in words
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
-       "Make the data float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
+       "Cast the data to float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
        "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout, and then "
        "`torch.set_default_dtype(torch.float64)` so that every tensor a library creates is float64 too (one dtype "
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "

@@ -213,6 +213,17 @@ EXPORTED = (
        "or newer, fast fp16/int8 need GPUs with those tensor cores, fp8 needs Ada/Hopper.",
        "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
        "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
+    # Torch-TensorRT (TRTorch) met a TorchScript value of a type that TensorRT has no counterpart for
+    _e("tensorrt-aten-datatype", "backend", "Torch-TensorRT met a tensor type TensorRT does not have",
+       r"Unsupported Aten datatype|aten_trt_type_map",
+       "Torch-TensorRT (TRTorch) converts each tensor of the TorchScript graph to a TensorRT type, and TensorRT has "
+       "nothing wider than float32: a float64 (Double) tensor, most often a constant made in the model's code "
+       "(`torch.tensor(0.5, dtype=torch.float64)`, a NumPy scalar, `math` values turned into tensors), has no "
+       "TensorRT type (older releases lack int64 and bool too); `model.float()` casts parameters and buffers, not "
+       "such constants.",
+       "Make that tensor float32 in the model code before scripting or tracing (`torch.tensor(v, "
+       "dtype=torch.float32)`, `.float()` where NumPy made it, int64 as int32); the debug log's `Found IValue "
+       "containing object of type Double` names the op that takes it."),
     _e("tensorrt-onnx-input-type", "backend", "TensorRT cannot import a tensor type of the ONNX model",
        r"Unsupported ONNX data type: \w+|Failed to convert ONNX dat[ae] type to TensorRT data type",
        "TensorRT's ONNX parser has no TensorRT type for this tensor's ONNX type (INT16 and UINT16, in older "

@@ -21,8 +21,11 @@ _CPU_KERNELS = (r"(unfolded[23]d_copy|LayerNormKernelImpl|GroupNormKernelImpl|ho
                 r"slow_conv\w*|im2col|col2im|baddbmm_with_gemm|addmm_impl_cpu_|\w+_cpu_?)")
 
 # the missing kernel told in words: "gemm for 'Half' data type is not implemented"
-_HALF_NOT_IMPLEMENTED_IN_WORDS = (r"\b\w+ for '?(Half|BFloat16|fp16|bf16)'? (data ?type |dtype )?(is |are )?not (yet )?"
-                                  r"implemented\b")
+_HALF_NOT_IMPLEMENTED_IN_WORDS = (
+    r"(?:\b\w+ for '?(Half|BFloat16|fp16|bf16)'? (data ?type |dtype )?(is |are )?not (yet )?implemented\b|"
+    # "torch.clamp fails with half precision args"
+    r"\b\w+ (fails|crashes|errors?( out)?) (with|on|for) (half|fp16|float16|bf16|bfloat16)( precision)? "
+    r"(args|arguments|tensors?|inputs?)\b)")
 
 # the exception of a paste that ends in one of these is another kind of fault (see kb.lookup)
 OTHER_FAULT = re.compile(
@@ -162,8 +165,18 @@ FALLBACKS = (
        "Give the kernel a dtype it was built for: fp16 or bf16 (the engine's `dtype='float16'`, the model in half "
        "precision or under `torch.autocast`, or a cast at the call such as `q.to(torch.float16)`, output buffers "
        "too), or upgrade the library, whose later builds may add the dtype."),
+    # a library that looks its compiled kernels up by a name built from the operands' dtypes
+    _e("kernel-dtype-signature", "cpu-kernel", "no compiled kernel for this combination of dtypes",
+       r"has no attribute '\w*?_(fp|bf|f)(16|32|64)(_\w*?)?_(fp|bf|f)(16|32|64)(_\w*)?'",
+       "The library finds its compiled kernel by a name built from the operands' dtypes (the name in the "
+       "message), and none was built for this combination: most often one operand in float64 (fp64) among float32 "
+       "ones (a float64 input, a weight or a library-side compute dtype left at float64), or fp16/bf16 where "
+       "the build has only fp32/fp64 kernels.",
+       "Give every operand one dtype the library builds kernels for, usually float32 (`.float()` the float64 "
+       "tensor, set the library's own `dtype` / `math_dtype` option to match the inputs), or use the library's "
+       "pure-PyTorch fallback (a non-fused or `use_fallback=True` path) for that combination."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
-       r"\"?\b\w*(cuda|cudnn|gpu)\w*\" not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
+       r"\"?\b\w*(cuda|cudnn|gpu)\w*\"? not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
        "are missing in older torch and in many custom CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
@@ -207,7 +220,8 @@ FALLBACKS = (
        "Run that op in fp32 (`:cuda()` rather than `:cudaHalf()`, or `x.float()` around it), or upgrade "
        "cutorch / torch to a release that added its half version."),
     _e("half-kernel", "cpu-kernel", "no fp16/bf16 kernel for this op (device not named)",
-       r"not implemented for '(Half|BFloat16)\b'?|\b\w+ (is )?not (being )?implemented for (half|bf16|fp16)\b|"
+       r"not implemented for '(Half|BFloat16)\b'?|"
+       r"\b\w+ (is )?not (being )?implemented for '?(half|bf16|fp16|bfloat16)\b|"
        + _HALF_NOT_IMPLEMENTED_IN_WORDS,
        "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
        "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
@@ -292,8 +306,10 @@ FALLBACKS = (
        "the traceback or library names which component refuses it.",
        "Run that component in a dtype it lists as supported: load the model with that `torch_dtype` (or the "
        "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU and for float64 data on an "
-       "accelerator: `.float()`), or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); upgrade "
-       "the library or torch if a newer release adds the dtype.",
+       "accelerator: `.float()`), or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); a library "
+       "with a compute dtype of its own (`math_dtype`, `compute_dtype`) that lists only fp32/fp64 takes fp16/bf16 "
+       "inputs once that compute dtype is set to fp32; upgrade the library or torch if a newer release adds the "
+       "dtype.",
        # a NaN that stayed after the switch to fp32 is what the text reports, not the dtype it left
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named|"
        + PRECISION_RULED_OUT),

@@ -152,6 +152,25 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault as told: Intel Gaudi (HPU) computes bf16 natively, and this transformers release's bf16 "
      "check knows only CUDA GPUs and some CPUs. Upgrade transformers (later releases count HPUs), or train through "
      "optimum-habana (`GaudiTrainer`, `GaudiTrainingArguments(bf16=True)`)."),
+    # a NaN that anomaly mode pins on one backward op, or that the text traces to a zero itself, with nothing of
+    # half precision in the text: the op's own math at a singular point
+    (r"\A(?!.*\b(fp16|f16|float16|half|bf16|bfloat16|amp|autocast|GradScaler|scaler|mixed[ _-]precision|apex|O[12]|"
+     r"load_in_\w+|\d[ -]?bit)\b)"
+     r"(?=.*(Function '?\w+Backward\d*'? returned nan values|divi(de|sion|ded) by (zero|0)\b|\bzero[- ]norm\b|"
+     r"\bnorm (of|is) (a )?zero\b|\blog ?\(0\)|\blog of (0|zero)\b|\bsqrt ?\(0\)|\bsqrt of (0|zero)\b|"
+     r"\bcontains? zeros?\b[^\n]{0,80}\bNaN\b))",
+     "Not a precision fault as told: the NaN comes from one op's own math, and the text shows no half precision. "
+     "Anomaly mode names the backward of the op that made it: a sqrt or a power below 1 at 0 (an infinite "
+     "derivative, such as the norm of a zero vector), a division by zero, log of 0, acos/asin at +-1, a solve or "
+     "inverse of a singular matrix, or NaN already in that op's input. Add an eps or clamp before the op "
+     "(`torch.sqrt(x + 1e-8)`, `norm.clamp_min(1e-8)`), and mask zero entries before it rather than after "
+     "(`torch.where` after the op still sends the NaN gradient back)."),
+    # transformers' warning for a model built on the CPU with flash_attention_2, printed before it is moved
+    (r"\A(?!.*\w*(Error|Exception)\b)(?=.*Flash Attention 2(\.0)? with a model not initiali[sz]ed on GPU)",
+     "Not a fault by itself: transformers prints this warning when a model loaded with "
+     "`attn_implementation='flash_attention_2'` is built on the CPU, and it is harmless once the model is on the "
+     "GPU before its first forward (`model.to('cuda')`; loading with `device_map='cuda'` builds it there and skips "
+     "the warning). A model meant to run on the CPU needs `attn_implementation='sdpa'` instead."),
 ))
 
 # fp16 dynamic loss scaling skipping a step while the scale is still high: calibration, not a fault

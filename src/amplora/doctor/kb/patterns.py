@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
-          r"a and b) (must )?(to )?have the same dtype|expected (m1|mat1) and (m2|mat2)|"
+          r"a and b) (must )?(to )?have the same d?type|expected (m1|mat1) and (m2|mat2)|"
           r"expected both vectors to have same dtype|\b(bmm|mm|addmm|baddbmm|matmul|linear)\(\): expected both inputs "
           r"to have (the )?same dtype")
 # the matmul message's tail quoted alone ("... leads to `float != c10::BFloat16` error")

@@ -20,6 +20,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?|responses?|generations?) (are|is) (always |all )?empty|token soup|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
                  r"(?<!KL )diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
+                 r"(outputs?|results?|values?) ((that|which) )?(have |has )?changed (significantly|a lot|drastically)|"
                  r"(significant |serious |large |big )?(precision|numerical|numeric) (issues?|problems?|errors?)|"
                  r"(significantly |much )?(larger|bigger|higher) (numerical )?errors?|training instabilit(y|ies)|"
                  r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
