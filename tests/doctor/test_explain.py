@@ -875,6 +875,7 @@ SAMPLES = [
      "Unsupported Aten datatype", [], None),
     ("kernel-dtype-signature", "AttributeError: module 'ops._ext' has no attribute "
      "'fused_tensor_product_fwd_fp32_fp64_fp32'", [], None),
+    ("deserialize-mps", "RuntimeError: Storage device not recognized: mps", [], None),
 ]
 
 
@@ -2646,3 +2647,21 @@ def test_a_device_fault_raised_inside_a_library_names_its_version():
                 "    return torch.matrix_exp(alpha * X[1])\nRuntimeError: Expected all tensors to be on the same "
                 "device, but found at least two devices, cuda:0 and cpu!")
     assert e.key == "device-mismatch" and "installed e3nn version" in e.fix
+
+
+@pytest.mark.parametrize("text,key,said", [
+    ("RuntimeError: at::cuda::blas::gemm: not implemented for struct c10::BFloat16", "bf16-gpu-unsupported",
+     "compute capability"),
+    ("TypeError: Cannot cast ufunc add output from dtype('int32') to dtype('uint8') with casting rule 'same_kind'",
+     "numpy-inplace-cast", "b.astype(a.dtype)"),
+    ("RuntimeError: result type Floatcan't be cast to the desired output type Long", "inplace-int", "embedding"),
+    ("If a model is trained with a GPU but it's trying to reload the model when GPU isn't available, torch.load() "
+     "fails", "deserialize-cuda", "map_location"),
+    ("RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype", "index-dtype", "autocast"),
+    ("Cannot copy out of meta tensor; no data! for SwinV2ForImageClassification with device_map='auto'",
+     "meta-copy", "num_labels"),
+])
+def test_wordings_from_chemistry_and_small_model_codes(text, key, said):
+    e = explain(text)
+    assert e.recognized and e.key == key, (e.key, text)
+    assert said in f"{e.cause} {e.fix}", (said, e.cause, e.fix)

@@ -438,6 +438,8 @@ CAPABILITY = (
        unless=r"OpenVINO|openvino|out of memory"),
     _e("bf16-gpu-unsupported", "device-capability", "this GPU has no (native) bf16",
        r"_check_if_gpu_supports_dtype|You can use float16 instead by explicitly setting the ?.?dtype.? flag|"
+       # torch builds whose cuBLAS path had no bf16 GEMM (CUDA < 11, GPUs before Ampere)
+       r"at::cuda::blas::gemm\w*(<[^>\n]*>)?: not implemented for (struct |class )?(c10::)?BFloat16|"
        r"(?<![A-Za-z0-9])(bf16|bfloat16)[^\n]{0,80}(not supported|only supported|"
        r"requires\b[^\n]{0,40}\b(GPU|CUDA|Ampere|"
        r"compute|device|newer|sm_?\d+|PyTorch|torch|target|hardware)|is not available|doesn't support|"

@@ -156,7 +156,8 @@ DEVICES = (
        "buffers not stored in the checkpoint (positional encodings, rotary tables) stay on meta after a meta "
        "init, a model "
        "loaded with `device_map` / offloading keeps offloaded weights on meta until its hooks load them, and "
-       "`init_empty_weights` models have no data until loaded.",
+       "`init_empty_weights` models have no data until loaded; a head newly initialized because its shape differs "
+       "from the checkpoint (a classifier for another `num_labels`) stays on meta under `device_map` too.",
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
        "whole model on one device with `device_map={'': 0}`, or drop "
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
@@ -347,11 +348,22 @@ DEVICES = (
        r"\A(?=.*\bdeserializ\w* (error|fail\w*|problem|issue)s?\b)(?=.*\b(CUDA|GPU)\b)"
        r"(?=.*(\bnon-(CUDA|GPU)|\bCPU[- ]only\b|\blaptop\b|\bwithout (a )?(GPU|CUDA)\b|\bno (GPU|CUDA)\b))|"
        r"\A(?=.*\b(checkpoint|ckpt|state_dict)\b)(?=.*\b(loaded|loading) (in)?to (the )?(device )?(cuda|gpu)\b)"
-       r"(?=.*(\bCPU[- ]only\b|\bno (GPU|CUDA)( access)?\b|\bwithout (a )?(GPU|CUDA)( access)?\b))",
+       r"(?=.*(\bCPU[- ]only\b|\bno (GPU|CUDA)( access)?\b|\bwithout (a )?(GPU|CUDA)( access)?\b))|"
+       # told in words: trained on a GPU, loaded again where no GPU is
+       r"\A(?=.*\b(trained|saved) (with|on) (a |the )?(GPU|CUDA)\b)(?=.*\b(re)?load\w*\b)"
+       r"(?=.*\b((GPU|CUDA) (isn'?t|is not|not) available|CPU[- ]only|no (GPU|CUDA)\b|"
+       r"without (a )?(GPU|CUDA)\b))",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
        "driver, or fewer GPUs than when saved).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
        "of torch if the GPU should be visible."),
+    # a checkpoint saved from Apple MPS tensors read where torch has no MPS (Linux, Windows)
+    _e("deserialize-mps", "device", "an MPS checkpoint loaded where there is no MPS",
+       r"Storage device not recognized: mps|don'?t know how to restore data location of \S+ \(tagged with mps\)",
+       "The checkpoint was saved from tensors on Apple's MPS device, so its storages are tagged `mps`, and this "
+       "machine's torch has no MPS (Linux, Windows, or a Mac without it), so `torch.load` cannot place them.",
+       "Load with `torch.load(path, map_location='cpu')` (then move it where it should run), or save it from the "
+       "Mac after `model.cpu()` / `{k: v.cpu() for k, v in sd.items()}`."),
     _e("deserialize-no-gpu", "device", "a CUDA-saved checkpoint or TorchScript archive loaded with no GPU",
        r"No CUDA GPUs are available",
        context=r"serialization\.py|torch\.jit\.load|jit\.load\(|import_ir_module|torch\.load\(",
@@ -418,13 +430,14 @@ DEVICES = (
        "`df[cols].to_numpy(dtype=np.float32)` (dummies as numbers: `pd.get_dummies(..., dtype=float)`); "
        "`pd.to_numeric(df[c], errors='coerce')` finds a column of strings."),
     _e("numpy-inplace-cast", "numpy", "an in-place NumPy op whose float result an integer array cannot hold",
-       r"Cannot cast ufunc '?\w+'? output from dtype\('?(float|complex)\d*'?\) to dtype\('?(u?int\d*|bool)'?\) with "
-       r"casting rule '?same_kind",
+       r"Cannot cast ufunc '?\w+'? output from dtype\('?(float|complex|u?int)\d*'?\) to dtype\('?(u?int\d*|bool)'?\) "
+       r"with casting rule '?same_kind",
        "An in-place NumPy op on an integer array (`img /= 255`, `a *= 0.5`, `np.add(a, b, out=a)` on uint8 image "
-       "data) produced floats that the integer array cannot hold, and NumPy refuses to write float64 results into "
-       "it in place.",
-       "Convert the array to float first (`img = img.astype(np.float32) / 255`) or write the result to a new array "
-       "(`img = img / 255`) instead of in place."),
+       "data) produced values of a wider type (float64, or int32 added into uint8) that the array cannot hold, and "
+       "NumPy's same_kind rule refuses to write them into it in place.",
+       "Convert the array to float first (`img = img.astype(np.float32) / 255`), write the result to a new array "
+       "(`img = img / 255`) instead of in place, or cast the other operand to the array's dtype "
+       "(`a += b.astype(a.dtype)`) when the values fit."),
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
        r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"

@@ -16,7 +16,7 @@ BUFFERS = (
        "input), or run the region under `torch.autocast('cpu', dtype=torch.bfloat16)`; if the model should "
        "run on the GPU, move it there (`model.to('cuda')`)."),
     _e("inplace-int", "out-buffer", "a float result written into an integer tensor",
-       r"result type \w+ can'?t be cast to the desired output type (Long|long int|long|Int|int|Byte|Char|Short|"
+       r"result type \w+?\s*can'?t be cast to the desired output type (Long|long int|long|Int|int|Byte|Char|Short|"
        r"Bool|unsigned char)\b",
        "An in-place op (`add_`, `clamp_`, `mul_`, `+=`, `/=`) or an `out=` would store a floating-point result in "
        "an integer (Long / int64) tensor, which torch refuses to do implicitly, such as averaging a state dict "
@@ -24,9 +24,11 @@ BUFFERS = (
        "Compute out of place and convert explicitly (`x = (x + y).long()`), use integer arguments "
        "(`idx.clamp_(0, int(hi))`), and skip integer buffers when averaging or scaling weights "
        "(`if v.is_floating_point(): ...`); an integer division written `torch.div(a, b, out=idx)` or `a / b` is a "
-       "true division returning float since torch 1.5: use `torch.div(a, b, rounding_mode='floor')` or `a // b`."),
+       "true division returning float since torch 1.5: use `torch.div(a, b, rounding_mode='floor')` or `a // b`; "
+       "integer input features (categorical atom or token features from a featurizer) need `x.to(torch.float32)` or an "
+       "embedding before float layers."),
     _e("out-dtype", "out-buffer", "an out= / in-place buffer has another dtype than the result",
-       r"Expected out tensor to have dtype|result type \w+ can'?t be cast to the desired output type|"
+       r"Expected out tensor to have dtype|result type \w+?\s*can'?t be cast to the desired output type|"
        r"output with type \S+ doesn'?t match the desired type",
        "An op wrote its result into a preallocated `out=` buffer or in place into a tensor of another dtype; "
        "autocast never casts `out=` arguments or in-place ops, so fused kernels and custom backward passes hit "
@@ -256,7 +258,8 @@ KERNELS = (
        r"masked_scatter_?: expec\w*\s*$|"
        r"Expected mask to be of ScalarType Bool|expected condition to be a boolean tensor",
        "An index_put / scatter / index_add wrote values of one dtype into a tensor of another (these ops never "
-       "promote), such as fp32 updates into a bf16 cache or buffer.",
+       "promote), such as fp32 updates into a bf16 cache or buffer, or under autocast (mixed precision) an fp16/bf16 "
+       "source computed by autocast meeting a destination buffer kept in fp32.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
        "`scatter_(dim, idx, src.to(dest.dtype))`."),
     _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",

@@ -19,7 +19,7 @@ _WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bna
 QUANTIZED = (
     # a model that casts its activations to a layer's weight dtype, met with packed 4-bit weights (uint8 storage)
     _e("activations-cast-to-packed-dtype", "quantized", "activations cast to the packed dtype of a 4/8-bit layer",
-       r"\A(?=.*result type \w+ can'?t be cast to the desired output type (Byte|Char|unsigned char)\b)"
+       r"\A(?=.*result type \w+?\s*can'?t be cast to the desired output type (Byte|Char|unsigned char)\b)"
        r"(?=.*(\b[48]-?bit\b|\bload_in_[48]bit\b|bitsandbytes|\bbnb\b|\bnf4\b|quantiz\w*|\bgptq\b|\bawq\b))",
        "The model's code casts its hidden states to a layer's weight dtype (`hidden.to(self.fc2.weight.dtype)`, "
        "as T5-style feed-forwards and MoE experts do), and a 4-bit (or 8-bit) quantized layer stores its packed "
