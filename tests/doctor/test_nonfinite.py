@@ -78,6 +78,12 @@ CASES = {
                  "weights = class_weights(counts), line 18"],
         fix=["counts.clamp(min=1)"], inputs=["weights: fp32 [4], holds NaN"]),
     # an eikonal penalty on an input gradient taken with create_graph=True: sqrt(0)'s backward under an fp16 eps of 0
+    # a fixed hand-written loss scale that overflows the fp16 gradients on every step: each step is skipped, so the
+    # overflow held as pending is never followed by a finite backward and is the finding when the run ends
+    "nan_fp16_every_step_skipped": dict(
+        phase="loss (outside any module)", module=None, op="", dtype="fp16", value="inf",
+        culprit=["the gradient coming back into it is not"], fix=["a hand-written loss scale must come down"],
+        inputs=["Sequential output: fp16"]),
     "nan_fp16_gradient_penalty": dict(
         phase="backward", module="Sequential", op="sqrt", dtype="fp16", value="inf/NaN",
         culprit=["the gradient penalty on the gradient of Sequential's output with respect to its input"],

@@ -488,12 +488,15 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None)
     cause = ("The inf/NaN was born between the model's output and the loss, in code outside any module (a "
              "hand-written loss or similarity, exp / sum / log, a scaling by a temperature or a square): "
              + (f"in {dt}, exp() of anything above {_num(math.log(top))} and squares above {_num(math.sqrt(top))} "
-                f"overflow {dt}'s {_num(top)}."
+                f"overflow {dt}'s {_num(top)}, and so does the gradient of a loss multiplied by a loss scale too "
+                f"large for {dt} activations."
                 if half else "in fp32 that is most often a log or division of zero, a sqrt of a negative value, or "
                              "exp() above 88."))
     fix = ("compute the loss in fp32 (`out.float()` before it), use the fused stable forms (`F.cross_entropy` / "
            "`log_softmax` instead of exp, sum and log; `BCEWithLogitsLoss`), scale targets into range; "
-           "`torch.autograd.set_detect_anomaly(True)` names the op")
+           "`torch.autograd.set_detect_anomaly(True)` names the op"
+           + ("; a hand-written loss scale must come down until the gradients fit (or let `torch.amp.GradScaler` "
+              "choose it: it skips the overflowing steps and lowers the scale)" if half else ""))
     o = out.detach()
     if half and o.numel() and bool((o >= 0).all()) and float(o.max()) == 1.0:  # probabilities that reached 1
         cause = (f"The model's output holds probabilities that are exactly 1 (or 0): {_saturated(out.dtype)}, so a "

@@ -14,7 +14,11 @@
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
 re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
-Gradients that overflow while a GradScaler's scale is above 1 are the scaler backing off, not a fault.
+Gradients that overflow while a GradScaler's scale is above 1 are the scaler backing off, not a fault. Other
+gradients that come back inf/NaN are located at once but held as pending: they are the finding once anything
+non-finite follows them (parameters after a step, an output, a loss) or the run ends without that module's backward
+coming out finite again; a later finite backward of the same module means the script skipped the step and lowered
+its own loss scale (a hand-written dynamic scaler), so the overflow is dropped.
 """
 from __future__ import annotations
 
@@ -97,6 +101,7 @@ class NonFiniteWatch:
         self.recorder = recorder
         self.model = model
         self.first: NonFinite | None = None
+        self.pending: tuple[torch.nn.Module, NonFinite] | None = None  # a gradient overflow (see the module doc)
         self.busy = False
         self.depth = 0
         self.rng = None
@@ -121,6 +126,13 @@ class NonFiniteWatch:
     @property
     def done(self) -> bool:
         return self.first is not None or self.busy
+
+    def finding(self, final: bool = False) -> NonFinite | None:
+        """Where inf/NaN first appeared: a pending gradient overflow once something non-finite followed it (it is
+        the origin), or with `final` (the run is over) when nothing showed that the script recovered from it."""
+        if self.first is None and not (final and self.pending is not None):
+            return None
+        return self.pending[1] if self.pending is not None else self.first
 
     @_never_raises
     def scalar(self, func, args, kwargs, out) -> None:
@@ -270,8 +282,20 @@ class NonFiniteWatch:
         taken.clear()
         module = call[0]
         params = [p for p in module.parameters() if p.requires_grad]
-        if self.done or all_finite([p.grad for p in params]):
+        if self.done:
             return
+        if all_finite([p.grad for p in params]):
+            if self.pending is not None and self.pending[0] is module:
+                self.pending = None  # finite again: the script skipped that step and lowered its loss scale
+            return
+        if self.pending is not None:
+            return  # already located
+        self._gradient_birth(call, pairs)
+        if self.first is not None:
+            self.pending, self.first = (module, self.first), None
+
+    def _gradient_birth(self, call, pairs) -> None:
+        module = call[0]
         grad = next((g for g, _, is_loss in pairs if is_loss), None)
         if grad is not None and grad.numel() == 1 and float(grad.detach().abs()) > 1:
             return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed

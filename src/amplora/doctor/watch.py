@@ -72,8 +72,9 @@ class Watcher:
 
     @property
     def nonfinite(self):
-        """Where inf/NaN first appeared (nonfinite.NonFinite), or None when every checked value was finite."""
-        return self.nonfinite_watch.first if self.nonfinite_watch is not None else None
+        """Where inf/NaN first appeared (nonfinite.NonFinite), or None when every checked value was finite; while the
+        watch runs, a gradient overflow counts only once something non-finite followed it."""
+        return self.nonfinite_watch.finding(final=not self.active) if self.nonfinite_watch is not None else None
 
     @property
     def active(self) -> bool:
