@@ -84,6 +84,11 @@ CASES = {
         phase="loss (outside any module)", module=None, op="", dtype="fp16", value="inf",
         culprit=["the gradient coming back into it is not"], fix=["a hand-written loss scale must come down"],
         inputs=["Sequential output: fp16"]),
+    # an export that casts every state-dict entry to fp16 overflows a variance buffer: named by its key
+    "nan_fp16_state_dict_export": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten._to_copy", dtype="fp16",
+        value="inf", culprit=["state-dict entry `y_var`"], fix=["keep `y_var`", "bf16"],
+        inputs=["self: fp32 [scalar]"], input_beyond_limit=True),
     "nan_fp16_gradient_penalty": dict(
         phase="backward", module="Sequential", op="sqrt", dtype="fp16", value="inf/NaN",
         culprit=["the gradient penalty on the gradient of Sequential's output with respect to its input"],

@@ -43,6 +43,7 @@ class FrameFacts:
     keys: str = ""                       # ... and the keys its subscripts use: "k = 'bn1.num_batches_tracked'"
     made: str = ""                       # ... and where the names it reads were made: "p = probs.prod(-1), line 38"
     cast: tuple = ()                     # a parameter or buffer `.half()` / `.to()` is casting: ("buffer", "norm.mean")
+    cast_entry: str = ""                 # ... or the key of a state-dict entry a comprehension casts: "y_var"
 
     @property
     def line(self) -> str:
@@ -65,6 +66,16 @@ def _subscript_keys(code: str, f_locals) -> str:
         if isinstance(value, (str, int)) and not isinstance(value, bool):
             found.append(f"{name} = {value!r}"[:120])
     return ", ".join(found[:2])
+
+
+def _cast_entry(code: str, f_locals) -> str:
+    """The key of the entry a line casts while it walks a dict's items (`{k: v.half() for k, v in sd.items()}`): an
+    export that casts a whole state dict casts its statistics buffers too."""
+    m = re.search(r"\bfor\s+(\w+)\s*,\s*(\w+)\s+in\b[^\n]*\.items\(\)", code)
+    if m is None or not re.search(rf"\b{m.group(2)}\.(half|bfloat16|to)\(", code):
+        return ""
+    key, value = f_locals.get(m.group(1)), f_locals.get(m.group(2))
+    return key if isinstance(key, str) and isinstance(value, torch.Tensor) else ""
 
 
 _NOT_NAMES = frozenset("and or not in is if else for lambda None True False return self torch nn F np".split())
@@ -120,6 +131,7 @@ def scan_frames(frames) -> FrameFacts:
             facts.code = linecache.getline(filename, frame.f_lineno).strip()
             facts.keys = _subscript_keys(facts.code, frame.f_locals)
             facts.made = _made_by(facts.code, filename, code.co_firstlineno, frame.f_lineno, frame.f_locals)
+            facts.cast_entry = _cast_entry(facts.code, frame.f_locals)
         f_locals = frame.f_locals
         owner = f_locals.get("self")
         if name == "generate" and isinstance(owner, nn.Module):

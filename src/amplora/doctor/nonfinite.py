@@ -281,6 +281,17 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                     "is missing or too small."))
         fix = ("add an eps the dtype holds (1e-5 or more in fp16), or compute the norm in fp32 (`x.float()`) and cast "
                "the result back")
+    elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast_entry:
+        name = b.facts.cast_entry
+        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
+        culprit = (f"casting the state-dict entry `{name}` to {dt} overflowed it: values up to {_num(in_max)} are "
+                   f"beyond {dt}'s limit {_num(limit)}")
+        cause = (f"The loop casts every entry of the state dict to {dt}, buffers included, and `{name}` holds values "
+                 f"beyond {_num(limit)} (a mean or variance of raw targets or features, a large constant or table), "
+                 f"which become inf, so whatever is computed from it after loading is inf or NaN.")
+        fix = (f"cast only the entries that fit (keep `{name}` and other statistics buffers in fp32: `v.to({dtype}) "
+               f"if v.abs().max() < {_num(limit)} else v`), or scale the data so such statistics stay small"
+               + ("; or save in bf16, which has fp32's range" if dtype == torch.float16 else ""))
     elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast:
         kind, name = b.facts.cast
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
