@@ -589,6 +589,33 @@ regression fails. The goal (issue 19) is >= 90 % of held-out faults right and 0 
   unrecognised, 25/26 rejects (1 false); the rank-order half 12/15 (0 false in 10), the theme half 3/6 (1 false in
   16). One text identical to a text already in the corpus (from another thread) was dropped. Read for the rules
   afterwards: 18/21 and 25/26, with floors.
+- heldout128 (w25100-w25121 and w25200-w25224; 18 more queries fixed in advance in rank order, and equivariant
+  networks and interatomic potentials): both halves scored once on 073fd86, after heldout21-127 were read: 14/22 right
+  (64 %), 4 partly, 4 unrecognised, 23/25 rejects (2 false); the rank-order half 9/12 (0 false in 10), the theme half
+  5/10 (2 false in 15). None were dropped. Read for the rules afterwards: 21/22 and 25/25, with floors.
+- heldout129 (w25302-w25322 and w25400-w25420; 18 more queries fixed in advance in rank order, and weather and climate
+  models): both halves scored once on 073fd86, after heldout21-127 were read: 5/11 right (45 %), 0 partly, 6
+  unrecognised, 27/31 rejects (4 false); the rank-order half 4/8 (3 false in 13), the theme half 1/3 (1 false in 18).
+  Two texts identical to a text already in the corpus (from other threads) were dropped. Read for the rules
+  afterwards: 9/11 and 30/31, with floors.
+- heldout130 (w25500-w25513 and w25600-w25619; 18 more queries fixed in advance in rank order, and unified multimodal
+  generation models): both halves scored once on 073fd86, after heldout21-127 were read: 6/10 right (60 %), 4 partly,
+  0 unrecognised, 22/24 rejects (2 false); the rank-order half 2/3 (2 false in 11), the theme half 4/7 (0 false in
+  13). None were dropped. Read for the rules afterwards: 9/10 and 24/24, with floors.
+- heldout131 (w25700-w25706 and w25800-w25810; 18 more queries fixed in advance in rank order, and LLM safety
+  classifiers and red-teaming): both halves scored once on ae8ba67, after heldout21-130 were read: 4/5 right (80 %), 1
+  partly, 0 unrecognised, 11/13 rejects (2 false); the rank-order half 3/4 (1 false in 3), the theme half 1/1 (1 false
+  in 10). None were dropped. Read for the rules afterwards: 5/5 and 11/13, with floors.
+- heldout132 (w25900-w25914 and w26000-w26020; 18 more queries fixed in advance in rank order, and small language
+  models trained from scratch): both halves scored once on ae8ba67, after heldout21-130 were read: 6/10 right (60 %),
+  0 partly, 4 unrecognised, 24/24 rejects (0 false); the rank-order half 3/6 (0 false in 9), the theme half 3/4 (0
+  false in 15). One text identical to a corpus text from another thread, and one from a thread the other collector had
+  taken, were dropped. Read for the rules afterwards: 9/10 and 24/24, with floors.
+- heldout133 (w26100-w26118 and w26200-w26222; 18 more queries fixed in advance in rank order, and drug discovery and
+  cheminformatics): both halves scored once on ae8ba67, after heldout21-130 were read: 8/13 right (62 %), 1 partly, 4
+  unrecognised, 27/27 rejects (0 false); the rank-order half 5/6 (0 false in 13), the theme half 3/7 (0 false in 14).
+  Two texts from threads the other collector had already taken were dropped. Read for the rules afterwards: 12/13 and
+  27/27, with floors.
 """
 from __future__ import annotations
 
@@ -719,7 +746,13 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout124": (17, 0),   # of 17 after its misses were read (8 when scored once)
           "heldout125": (11, 0),   # of 14 after its misses were read (8 when scored once)
           "heldout126": (21, 2),   # of 24 after its misses were read (8 when scored once)
-          "heldout127": (18, 1)}   # of 21 after its misses were read (15 when scored once)
+          "heldout127": (18, 1),   # of 21 after its misses were read (15 when scored once)
+          "heldout128": (21, 0),   # of 22 after its misses were read (14 when scored once)
+          "heldout129": (9, 1),    # of 11 after its misses were read (5 when scored once)
+          "heldout130": (9, 0),    # of 10 after its misses were read (6 when scored once)
+          "heldout131": (5, 2),    # of 5 after its misses were read (4 when scored once)
+          "heldout132": (9, 0),    # of 10 after its misses were read (6 when scored once)
+          "heldout133": (12, 0)}   # of 13 after its misses were read (8 when scored once)
 
 
 @pytest.fixture(scope="module")

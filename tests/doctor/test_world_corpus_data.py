@@ -107,7 +107,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout116", 33), ("heldout117", 34), ("heldout118", 36),
                                          ("heldout119", 45), ("heldout120", 47), ("heldout121", 30),
                                          ("heldout122", 46), ("heldout123", 38), ("heldout124", 36),
-                                         ("heldout125", 37), ("heldout126", 45), ("heldout127", 47)])
+                                         ("heldout125", 37), ("heldout126", 45), ("heldout127", 47),
+                                         ("heldout128", 47), ("heldout129", 42), ("heldout130", 34),
+                                         ("heldout131", 18), ("heldout132", 34), ("heldout133", 40)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -119,7 +121,8 @@ def test_split_sizes(records, split, size):
     # speculative-decoding, heldout109's serving, heldout110's body-model, heldout111's wrapper, heldout112's
     # segmentation, heldout113's captioning, heldout114's translation, heldout116's interpretability, heldout117's
     # feature-matching, heldout118's codec, heldout121's world-model, heldout123's NLP-pipeline, heldout124's
-    # simulation and heldout125's physiological-signal ones
+    # simulation and heldout125's physiological-signal ones, and the theme halves of heldout129 to heldout133 (weather
+    # models, unified multimodal generation, LLM safety tools, small-model pretraining, cheminformatics)
     assert kinds["fault"] >= {"heldout71": 15, "heldout76": 17, "heldout78": 10, "heldout82": 13,
                               "heldout83": 10, "heldout86": 17, "heldout88": 19, "heldout90": 19,
                               "heldout97": 18, "heldout99": 11, "heldout102": 15, "heldout104": 17,
@@ -127,7 +130,8 @@ def test_split_sizes(records, split, size):
                               "heldout113": 11, "heldout114": 17,
                               "heldout116": 13, "heldout117": 10, "heldout118": 13, "heldout121": 18,
                               "heldout123": 17, "heldout124": 17,
-                              "heldout125": 14}.get(split, 20)
+                              "heldout125": 14, "heldout129": 11, "heldout130": 10, "heldout131": 5,
+                              "heldout132": 10, "heldout133": 13}.get(split, 20)
     assert kinds["reject"] >= {"heldout112": 8}.get(split, 9)  # heldout112's rank-order half found no reject
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -287,7 +291,13 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (125, "heldout124", "w24300", 17, 19, 27),
     (126, "heldout125", "w24500", 14, 23, 27),
     (127, "heldout126", "w24700", 24, 21, 36),
-    (128, "heldout127", "w24900", 21, 26, 32)])
+    (128, "heldout127", "w24900", 21, 26, 32),
+    (129, "heldout128", "w25100", 22, 25, 28),
+    (130, "heldout129", "w25302", 11, 31, 30),
+    (131, "heldout130", "w25500", 10, 24, 23),
+    (132, "heldout131", "w25700", 5, 13, 15),
+    (133, "heldout132", "w25900", 10, 24, 23),
+    (134, "heldout133", "w26100", 13, 27, 29)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -307,10 +317,10 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128), 5),
+    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
-                              112, 116, 124, 125, 126), 4),
-             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122), 3),
+                              112, 116, 124, 125, 126, 131, 134), 4),
+             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -372,7 +382,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout116") + wc.load("heldout117") + wc.load("heldout118")
               + wc.load("heldout119") + wc.load("heldout120") + wc.load("heldout121")
               + wc.load("heldout122") + wc.load("heldout123") + wc.load("heldout124")
-              + wc.load("heldout125") + wc.load("heldout126") + wc.load("heldout127"))
+              + wc.load("heldout125") + wc.load("heldout126") + wc.load("heldout127")
+              + wc.load("heldout128") + wc.load("heldout129") + wc.load("heldout130")
+              + wc.load("heldout131") + wc.load("heldout132") + wc.load("heldout133"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

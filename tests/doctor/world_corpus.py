@@ -126,11 +126,15 @@ video upscaling, face recognition and person re-identification, world models and
 to `heldout124` (w23900, w24100 and w24300 on: 18 more fixed queries each, and board-game engines and game-playing
 agents, NLP pipelines and information extraction, differentiable simulation and rendering), and `heldout125` to
 `heldout127` (w24500, w24700 and w24900 on: 18 more fixed queries each, and brain and physiological signals, machine
-learning in the browser and in mobile apps, scientific imaging and microscopy).
+learning in the browser and in mobile apps, scientific imaging and microscopy), and `heldout128` to `heldout130`
+(w25100, w25300 and w25500 on: 18 more fixed queries each, and equivariant networks and interatomic potentials,
+weather and climate models, unified multimodal generation models), and `heldout131` to `heldout133` (w25700, w25900
+and w26100 on: 18 more fixed queries each, and LLM safety classifiers and red-teaming, small language models trained
+from scratch, drug discovery and cheminformatics).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout127 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout133 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -171,7 +175,9 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout116", "heldout117", "heldout118",
           "heldout119", "heldout120", "heldout121",
           "heldout122", "heldout123", "heldout124",
-          "heldout125", "heldout126", "heldout127")
+          "heldout125", "heldout126", "heldout127",
+          "heldout128", "heldout129", "heldout130",
+          "heldout131", "heldout132", "heldout133")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -499,6 +505,18 @@ BATCH124_FROM = 24300
 BATCH125_FROM = 24500
 BATCH126_FROM = 24700
 BATCH127_FROM = 24900
+# The hundred-and-twenty-eighth to hundred-and-thirtieth (two collectors each: 18 more queries fixed in advance in
+# rank order, and equivariant networks and interatomic potentials; weather and climate models; unified multimodal
+# generation models), the same way ("heldout128" to "heldout130").
+BATCH128_FROM = 25100
+BATCH129_FROM = 25300
+BATCH130_FROM = 25500
+# The hundred-and-thirty-first to hundred-and-thirty-third (two collectors each: 18 more queries fixed in advance in
+# rank order, and LLM safety classifiers and red-teaming; small language models trained from scratch; drug
+# discovery and cheminformatics), the same way ("heldout131" to "heldout133").
+BATCH131_FROM = 25700
+BATCH132_FROM = 25900
+BATCH133_FROM = 26100
 
 
 def batch(record: dict) -> int:
@@ -541,8 +559,10 @@ def batch(record: dict) -> int:
     hundred-and-sixteenth to hundred-and-eighteenth (w22700-w22899, w22900-w23099, w23100-w23299), 120 to 122 for the
     hundred-and-nineteenth to hundred-and-twenty-first (w23300-w23499, w23500-w23699, w23700-w23899), 123 to 125
     for the hundred-and-twenty-second to hundred-and-twenty-fourth (w23900-w24099, w24100-w24299, w24300-w24499),
-    126 to 128 for the hundred-and-twenty-fifth to hundred-and-twenty-seventh (w24500-w24699, w24700-w24899, w24900
-    on)."""
+    126 to 128 for the hundred-and-twenty-fifth to hundred-and-twenty-seventh (w24500-w24699, w24700-w24899,
+    w24900-w25099), 129 to 131 for the hundred-and-twenty-eighth to hundred-and-thirtieth (w25100-w25299,
+    w25300-w25499, w25500-w25699), 132 to 134 for the hundred-and-thirty-first to hundred-and-thirty-third
+    (w25700-w25899, w25900-w26099, w26100 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -566,7 +586,9 @@ def batch(record: dict) -> int:
               BATCH116_FROM, BATCH117_FROM, BATCH118_FROM,
               BATCH119_FROM, BATCH120_FROM, BATCH121_FROM,
               BATCH122_FROM, BATCH123_FROM, BATCH124_FROM,
-              BATCH125_FROM, BATCH126_FROM, BATCH127_FROM)
+              BATCH125_FROM, BATCH126_FROM, BATCH127_FROM,
+              BATCH128_FROM, BATCH129_FROM, BATCH130_FROM,
+              BATCH131_FROM, BATCH132_FROM, BATCH133_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -587,7 +609,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout127' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout133' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -635,7 +657,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 128}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 134}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
