@@ -281,28 +281,28 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
                     "is missing or too small."))
         fix = ("add an eps the dtype holds (1e-5 or more in fp16), or compute the norm in fp32 (`x.float()`) and cast "
                "the result back")
-    elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast_entry:
-        name = b.facts.cast_entry
+    elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and (b.facts.cast_entry
+                                                                                          or b.facts.cast):
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
-        culprit = (f"casting the state-dict entry `{name}` to {dt} overflowed it: values up to {_num(in_max)} are "
-                   f"beyond {dt}'s limit {_num(limit)}")
-        cause = (f"The loop casts every entry of the state dict to {dt}, buffers included, and `{name}` holds values "
-                 f"beyond {_num(limit)} (a mean or variance of raw targets or features, a large constant or table), "
-                 f"which become inf, so whatever is computed from it after loading is inf or NaN.")
-        fix = (f"cast only the entries that fit (keep `{name}` and other statistics buffers in fp32: `v.to({dtype}) "
-               f"if v.abs().max() < {_num(limit)} else v`), or scale the data so such statistics stay small"
-               + ("; or save in bf16, which has fp32's range" if dtype == torch.float16 else ""))
-    elif b.tier == 0 and low and "inf" in b.value and op == "aten._to_copy" and b.facts and b.facts.cast:
-        kind, name = b.facts.cast
-        in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
-        culprit = (f"casting the model to {dt} overflowed its {kind} `{name}`: values up to {_num(in_max)} are "
-                   f"beyond {dt}'s limit {_num(limit)}")
-        cause = (f"`.half()` / `.to({dtype})` casts every parameter and buffer, and the {kind} `{name}` holds values "
-                 f"beyond {_num(limit)} (a mean or variance of raw features such as amounts or incomes, a large "
-                 f"constant or table), which become inf, so everything computed from it is inf or NaN.")
-        fix = (f"keep the module that holds `{name}` in fp32 after the cast (`model.half()`, then that module's "
-               f"`.float()`, casting its input to fp32 and its output back), or scale the data before the model so "
-               f"such statistics stay small; or use bf16, which has fp32's range")
+        beyond = f"values up to {_num(in_max)} are beyond {dt}'s limit {_num(limit)}"
+        if b.facts.cast_entry:  # a comprehension casting each entry of a state dict
+            name = b.facts.cast_entry
+            culprit = f"casting the state-dict entry `{name}` to {dt} overflowed it: {beyond}"
+            cause = (f"The loop casts every entry of the state dict to {dt}, buffers included, and `{name}` holds "
+                     f"values beyond {_num(limit)} (a mean or variance of raw targets or features, a large constant "
+                     f"or table), which become inf, so whatever is computed from it after loading is inf or NaN.")
+            fix = (f"cast only the entries that fit (keep `{name}` and other statistics buffers in fp32: "
+                   f"`v.to({dtype}) if v.abs().max() < {_num(limit)} else v`), or scale the data so such statistics "
+                   f"stay small" + ("; or save in bf16, which has fp32's range" if dtype == torch.float16 else ""))
+        else:  # `.half()` / `.to()` of the model
+            kind, name = b.facts.cast
+            culprit = f"casting the model to {dt} overflowed its {kind} `{name}`: {beyond}"
+            cause = (f"`.half()` / `.to({dtype})` casts every parameter and buffer, and the {kind} `{name}` holds "
+                     f"values beyond {_num(limit)} (a mean or variance of raw features such as amounts or incomes, a "
+                     f"large constant or table), which become inf, so everything computed from it is inf or NaN.")
+            fix = (f"keep the module that holds `{name}` in fp32 after the cast (`model.half()`, then that module's "
+                   f"`.float()`, casting its input to fp32 and its output back), or scale the data before the model "
+                   f"so such statistics stay small; or use bf16, which has fp32's range")
     elif b.tier == 0 and low and "inf" in b.value:
         in_max = max([_max_finite(t) for _, t in b.inputs] + [0.0])
         culprit = (f"{op}{where} overflowed {dt}: finite inputs (max |x| = {_num(in_max)}) gave a result beyond "
