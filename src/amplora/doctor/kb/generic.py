@@ -167,7 +167,8 @@ FALLBACKS = (
        "too), or upgrade the library, whose later builds may add the dtype."),
     # a library that looks its compiled kernels up by a name built from the operands' dtypes
     _e("kernel-dtype-signature", "cpu-kernel", "no compiled kernel for this combination of dtypes",
-       r"has no attribute '\w*?_(fp|bf|f)(16|32|64)(_\w*?)?_(fp|bf|f)(16|32|64)(_\w*)?'",
+       r"has no attribute '(?:[A-Za-z0-9]+_)+?(?:fp|bf|f)(?:16|32|64)_(?:[A-Za-z0-9]+_)*?(?:fp|bf|f)(?:16|32|64)"
+       r"(?:_[A-Za-z0-9]+)*'",
        "The library finds its compiled kernel by a name built from the operands' dtypes (the name in the "
        "message), and none was built for this combination: most often one operand in float64 (fp64) among float32 "
        "ones (a float64 input, a weight or a library-side compute dtype left at float64), or fp16/bf16 where "
