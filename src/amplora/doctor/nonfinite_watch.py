@@ -255,7 +255,7 @@ class NonFiniteWatch:
         outputs = _outputs(out)
         if not bool(torch.isfinite(loss.detach()).all()) or (
                 loss is not getattr(out, "loss", None) and len(outputs) > 1 and not all_finite(outputs)):
-            self._locate(call)
+            self.first = self._locate(call)
         else:
             # every output a loss may be computed from (a tuple's mean and scale, a dict's logits) reports the
             # gradient that comes back into it; the loss's own gradient is the one a re-run starts from
@@ -290,25 +290,23 @@ class NonFiniteWatch:
             return
         if self.pending is not None:
             return  # already located
-        self._gradient_birth(call, pairs)
-        if self.first is not None:
-            self.pending, self.first = (module, self.first), None
+        found = self._gradient_birth(call, pairs)
+        if found is not None:
+            self.pending = (module, found)
 
-    def _gradient_birth(self, call, pairs) -> None:
+    def _gradient_birth(self, call, pairs) -> NonFinite | None:
         module = call[0]
         grad = next((g for g, _, is_loss in pairs if is_loss), None)
         if grad is not None and grad.numel() == 1 and float(grad.detach().abs()) > 1:
-            return  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
+            return None  # a loss scaled by a GradScaler above 1: overflowing gradients make it back off, as designed
         for g, out, _ in pairs:
             if g is not None and out is not None and g.numel() > 1 and not all_finite([g]) and all_finite([out]):
                 # a finite output whose gradient came back inf/NaN: born in the loss, after the model (at a
                 # square root or norm of 0, when the loss took one)
                 zero = next(((f, r, frame) for f, r, frame in self._roots if bool((r == 0).any())), None)
-                self.first = (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
-                              else after_output(type(module).__name__, out, g,
-                                                stale_nonfinite(live_frames(sys._getframe()))))
-                return
-        self._locate(call, grad)
+                return (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
+                        else after_output(type(module).__name__, out, g, stale_nonfinite(live_frames(sys._getframe()))))
+        return self._locate(call, grad)
 
     @_never_raises
     def _after_step(self, optimizer, args, kwargs):
@@ -324,7 +322,7 @@ class NonFiniteWatch:
             self.first = explain_params(bad, roots, optimizer)
 
     # ---- the expensive part -------------------------------------------------------------------------------------
-    def _locate(self, call, grad=None) -> None:
+    def _locate(self, call, grad=None) -> NonFinite:
         module, args, kwargs, rng, autocast = call
         self.busy = True
         try:
@@ -337,22 +335,22 @@ class NonFiniteWatch:
                 # running statistics, a quantization scale, a cache) must not change the run's state, nor bump the
                 # version of a buffer the step's backward has saved
                 buffers = {name: b.clone() for name, b in module.named_buffers()}
-                self.first = locate(self.model if self.model is not None else module,
-                                    lambda: torch.func.functional_call(module, buffers, args, kwargs or {}),
-                                    grad_output=grad, recorder=self.recorder, roots=[module])
+                found = locate(self.model if self.model is not None else module,
+                               lambda: torch.func.functional_call(module, buffers, args, kwargs or {}),
+                               grad_output=grad, recorder=self.recorder, roots=[module])
         except Exception:  # the doctor must never break the user's run
-            self.first = None
+            found = None
         finally:
             self.busy = False
-        if self.first is None and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+        if found is None and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             # an input that requires grad: the gradient that went NaN was taken with respect to it in the loss
             floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
-            self.first = input_gradient(type(module).__name__, floats[0]) if floats else None
-        if self.first is None:  # not reproduced: say so rather than nothing
-            self.first = NonFinite(phase="unknown", module=None, op=None, dtype="?", limit=float("nan"),
-                                   largest=float("nan"), value="inf/NaN",
-                                   culprit="a non-finite loss or gradient that a re-run of the same call did "
-                                           "not reproduce",
-                                   cause="The value depends on state the re-run could not restore (a random draw "
-                                         "on another generator, an in-place update).",
-                                   fix="run `torch.autograd.set_detect_anomaly(True)` around the failing step")
+            found = input_gradient(type(module).__name__, floats[0]) if floats else None
+        if found is None:  # not reproduced: say so rather than nothing
+            found = NonFinite(phase="unknown", module=None, op=None, dtype="?", limit=float("nan"),
+                              largest=float("nan"), value="inf/NaN",
+                              culprit="a non-finite loss or gradient that a re-run of the same call did not reproduce",
+                              cause="The value depends on state the re-run could not restore (a random draw on "
+                                    "another generator, an in-place update).",
+                              fix="run `torch.autograd.set_detect_anomaly(True)` around the failing step")
+        return found
