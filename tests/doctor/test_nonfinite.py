@@ -296,3 +296,27 @@ def test_a_finding_without_a_measured_magnitude_does_not_print_one():
     from amplora.doctor.nonfinite import input_gradient
     dtype_row = dict(input_gradient("SDF", torch.float16).rows())["dtype"]
     assert dtype_row == "fp16 (largest finite 65504)"
+
+
+def test_a_gradient_overflow_counts_while_running_only_once_something_follows_it():
+    """A loss scale too large for fp16 activations overflows the gradient into the model's output: while the watch
+    runs it is held (a callback reading it mid-run sees nothing yet), it is the finding once the run ends unrecovered,
+    and a later finite backward of the same module (the scale lowered, as a dynamic scaler does) drops it."""
+    from amplora.doctor import watch
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1).half()
+    x = torch.randn(8, 4, dtype=torch.float16)
+
+    def backward(scale):
+        model.zero_grad(set_to_none=True)
+        (model(x).float().sum() * scale).backward()
+
+    with watch(model) as unrecovered:
+        backward(2.0 ** 20)
+        assert unrecovered.nonfinite is None
+    assert unrecovered.nonfinite is not None and unrecovered.nonfinite.dtype == "fp16"
+    with watch(model) as recovered:
+        backward(2.0 ** 20)
+        backward(1.0)
+    assert recovered.nonfinite is None
