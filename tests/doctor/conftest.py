@@ -78,7 +78,8 @@ NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_cust
                    "nan_fp16_custom_backward_loss", "nan_fp16_schedule_divisor", "nan_fp16_scale_buffer",
                    "nan_fp16_hook_penalty", "nan_degree_zero_power", "nan_fp16_cast_buffer",
                    "nan_fp16_shared_bias_grad", "nan_stale_class_weights",
-                   "nan_fp16_gradient_penalty", "nan_fp16_every_step_skipped", "nan_fp16_state_dict_export"]
+                   "nan_fp16_gradient_penalty", "nan_fp16_every_step_skipped", "nan_fp16_state_dict_export",
+                   "nan_fp16_sliding_window_norm"]
 
 
 @pytest.fixture(scope="session")

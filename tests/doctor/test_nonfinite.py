@@ -89,6 +89,11 @@ CASES = {
         phase="the script's own code (outside any module)", module=None, op="aten._to_copy", dtype="fp16",
         value="inf", culprit=["state-dict entry `y_var`"], fix=["keep `y_var`", "bf16"],
         inputs=["self: fp32 [scalar]"], input_beyond_limit=True),
+    # sliding-window inference in fp16 over a 3x256x256 accumulator (beyond the size checked for fp32 results):
+    # the Gaussian weights' corners are 0 in fp16, so a corner's weight sum is 0 and `acc / norm` is 0/0
+    "nan_fp16_sliding_window_norm": dict(
+        phase="the script's own code (outside any module)", module=None, op="aten.div", dtype="fp16", value="NaN",
+        culprit=["divided by zero"], fix=["in fp32"], inputs=["self: fp16 [3x256x256]", "other: fp16 [256x256]"]),
     "nan_fp16_gradient_penalty": dict(
         phase="backward", module="Sequential", op="sqrt", dtype="fp16", value="inf/NaN",
         culprit=["the gradient penalty on the gradient of Sequential's output with respect to its input"],

@@ -21,11 +21,15 @@ from torch.nn.modules.module import (register_module_forward_hook, register_modu
                                      register_module_parameter_registration_hook)
 
 from amplora.doctor.capture import WatchingMode, capture_op
+from amplora.precision import HALF_DTYPES
 
 _MODULE_PY = os.path.join("torch", "nn", "modules", "module.py")  # where nn.Module.load_state_dict lives
 
 _seq = torch._C._autograd._get_sequence_nr
 SMALL = 1 << 16  # elements: checking a result this size outside modules costs microseconds
+# half-precision results outside modules are checked up to this size: sliding-window or ensemble accumulators and
+# masks made in fp16 or bf16 by the script's own code, where a value past the range or a 0/0 is born
+HALF_LARGE = 1 << 22
 _ref = weakref.ref
 
 
@@ -55,7 +59,7 @@ class FaultCatcher(WatchingMode):
             raise
         # a running sum, metric or hand-written loss, probabilities or scores: the values no module hook sees
         if (self.on_scalar is not None and type(out) is torch.Tensor and out.is_floating_point()
-                and out.numel() <= SMALL):
+                and (out.numel() <= SMALL or out.dtype in HALF_DTYPES and out.numel() <= HALF_LARGE)):
             self.on_scalar(func, args, kwargs, out)
         if self.on_op is not None:
             self.on_op(func, args, kwargs, out)
