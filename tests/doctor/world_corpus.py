@@ -130,11 +130,12 @@ learning in the browser and in mobile apps, scientific imaging and microscopy), 
 (w25100, w25300 and w25500 on: 18 more fixed queries each, and equivariant networks and interatomic potentials,
 weather and climate models, unified multimodal generation models), and `heldout131` to `heldout133` (w25700, w25900
 and w26100 on: 18 more fixed queries each, and LLM safety classifiers and red-teaming, small language models trained
-from scratch, drug discovery and cheminformatics).
+from scratch, drug discovery and cheminformatics), and `heldout134` (w26300 on: 18 more fixed queries, and protein
+structure prediction and design).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout133 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout134 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -177,7 +178,8 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout122", "heldout123", "heldout124",
           "heldout125", "heldout126", "heldout127",
           "heldout128", "heldout129", "heldout130",
-          "heldout131", "heldout132", "heldout133")
+          "heldout131", "heldout132", "heldout133",
+          "heldout134")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -517,6 +519,9 @@ BATCH130_FROM = 25500
 BATCH131_FROM = 25700
 BATCH132_FROM = 25900
 BATCH133_FROM = 26100
+# The hundred-and-thirty-fourth (two collectors: 18 more queries fixed in advance in rank order, and protein
+# structure prediction and design), the same way ("heldout134").
+BATCH134_FROM = 26300
 
 
 def batch(record: dict) -> int:
@@ -562,7 +567,7 @@ def batch(record: dict) -> int:
     126 to 128 for the hundred-and-twenty-fifth to hundred-and-twenty-seventh (w24500-w24699, w24700-w24899,
     w24900-w25099), 129 to 131 for the hundred-and-twenty-eighth to hundred-and-thirtieth (w25100-w25299,
     w25300-w25499, w25500-w25699), 132 to 134 for the hundred-and-thirty-first to hundred-and-thirty-third
-    (w25700-w25899, w25900-w26099, w26100 on)."""
+    (w25700-w25899, w25900-w26099, w26100-w26299), 135 for the hundred-and-thirty-fourth (w26300 on)."""
     n = int(record["id"][1:])
     bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
               BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
@@ -588,7 +593,8 @@ def batch(record: dict) -> int:
               BATCH122_FROM, BATCH123_FROM, BATCH124_FROM,
               BATCH125_FROM, BATCH126_FROM, BATCH127_FROM,
               BATCH128_FROM, BATCH129_FROM, BATCH130_FROM,
-              BATCH131_FROM, BATCH132_FROM, BATCH133_FROM)
+              BATCH131_FROM, BATCH132_FROM, BATCH133_FROM,
+              BATCH134_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -609,7 +615,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout133' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout134' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -657,7 +663,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 134}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 135}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
