@@ -4,12 +4,12 @@
   loss every floating output (a mean and a variance, logits and values);
 - at the end of the backward through that output: the trainable parameters' gradients are finite;
 - after each `optimizer.step()`: its parameters are finite;
-- each 0-dim floating result, and each one of up to 65536 elements that is fp16/bf16 or has an fp16/bf16 operand,
-  computed on the CPU outside any module and outside backward (a running sum, a metric, a hand-written loss,
-  probabilities computed by hand, a step of a sampler): finite, checked as it is made (on accelerators that would
-  cost a sync per op). One made from inputs that were already inf/NaN arms a trace of every op outside modules (and
-  in the forward hooks the script registered on modules) for the next few outermost calls, which finds where such
-  a value is born the next time the script's loop makes it;
+- each 0-dim floating result, each fp16/bf16 result of up to 4194304 elements and each one of up to 65536 that has
+  an fp16/bf16 operand, computed on the CPU outside any module and outside backward (a running sum, a metric, a
+  hand-written loss, probabilities computed by hand, a step of a sampler, a sliding-window accumulator): finite,
+  checked as it is made (on accelerators that would cost a sync per op). One made from inputs that were already
+  inf/NaN arms a trace of every op outside modules (and in the forward hooks the script registered on modules) for
+  the next few outermost calls, which finds where such a value is born the next time the script's loop makes it;
 - each such result of an op in a custom autograd.Function's backward.
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
@@ -136,7 +136,8 @@ class NonFiniteWatch:
 
     @_never_raises
     def scalar(self, func, args, kwargs, out) -> None:
-        """FaultCatcher's hook for small results: one made inf/NaN from finite inputs by the script's own code."""
+        """FaultCatcher's hook for small and half-precision results: one made inf/NaN from finite inputs by the script's
+        own code."""
         if (self.depth or self.done or out.device.type != "cpu" or out.dtype not in _CHECKED
                 or torch._C._current_graph_task_id() != -1):
             return

@@ -39,7 +39,7 @@ class FaultCatcher(WatchingMode):
     def __init__(self, on_capture=None, on_scalar=None, on_op=None):
         super().__init__()
         self.on_capture = on_capture  # optional callback(capture, exc) -> exception to raise instead, or None
-        self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for small floating results
+        self.on_scalar = on_scalar    # optional callback(func, args, kwargs, out) for small or half floating results
         self.on_op = on_op            # optional callback(func, args, kwargs, out) for every op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
