@@ -1239,6 +1239,10 @@ CLASS_WORDINGS = [
     ("fp16-needs-gpu-listed", "ValueError: FP16 Mixed precision training with AMP or APEX('--fp16') and FP16 half "
      "precision evaluation('--fp16_full_eval') can only be used on CUDA or NPU devices or certain XPU devices"),
     ("half-fails-full-works", "Beam search in generate() doesn't work with float16 on our model"),
+    ("half-fails-full-works", "StructureModel throws error when explicitly cast to fp16"),
+    # a message pasted as comments under the call, wrapped onto a second comment line
+    ("numpy-device", "clf.fit(X_gpu, y_gpu)\n# mylib.errors.ValidationError: can't convert cuda:0 device type\n"
+     "# tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."),
     ("mps-int64-op", "libc++abi: terminating: MPSGraph failed: Function cumsum_i64 was not found in the library"),
     ("meta-copy", "Loading the 30B model with disk offload fails with a meta device error"),
     ("triton-cpu-tensor", "device_map='auto' over 2 GPUs: ValueError: Pointer argument (at 3) cannot be accessed "
@@ -2602,6 +2606,10 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "least two devices, cpu and cuda:0!", "device-mismatch", ["own device", "codes.to(part.device)"]),
     ("model = Model.load(cfg)  # cfg.device == 'cuda'\nRuntimeError: Expected all tensors to be on the same device, "
      "but found at least two devices, cuda:3 and cuda:0!", "device-mismatch", ["set_device", "Keep the index"]),
+    # a library function given GPU inputs and a device of its own: it gathers its results on the CPU
+    ("attr = deep_lift(model.cuda(), X.cuda(), n_shuffles=20, device='cuda')\nRuntimeError: Expected all tensors to "
+     "be on the same device, but found at least two devices, cuda:0 and cpu!", "device-mismatch",
+     ["device itself", "Keep the input on the CPU"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -81,6 +81,12 @@ OTHERS = [
     ("RuntimeError: Function 'PowBackward0' returned nan values in its 0th output.", "torch.sqrt(x + 1e-8)"),
     ("the edge vectors contain zeros, which causes NaN in edge_vec / torch.norm(edge_vec)", "clamp_min"),
     ("nan weights: RuntimeWarning: divide by zero encountered in log", "acos/asin"),
+    # a failed import names a dtype or a kernel: an install problem all the same
+    ("  File \"model.py\", line 613, in __init__\n    raise ImportError(\nImportError: This model requires FP8 input "
+     "projections (use_fp8_input_projections=True) which depends on Transformer Engine, but TE is not installed.",
+     "an import failed"),
+    ("ModuleNotFoundError: No module named 'fused_layer_norm_cuda' (apex was built without its bf16 kernels)",
+     "an import failed"),
     # transformers' warning for a model built on the CPU before it is moved
     ("You are attempting to use Flash Attention 2.0 with a model not initialized on GPU. Make sure to move the model "
      "to GPU after initializing it on CPU with `model.to('cuda')`.", "harmless once the model is on the GPU"),

@@ -175,6 +175,16 @@ _DEVICE_SCENES = [
      "and a window kept as a plain attribute is not moved by `.to()` or `.cuda()`.",
      "Make the window on the signal's device (`torch.hann_window(n, device=x.device)`) or register it as a buffer "
      "(`self.register_buffer('window', torch.hann_window(n))`) so that `.to()` moves it."),
+    # a library function given GPU tensors and a device of its own: it moves each batch itself and keeps the rest
+    # (inputs it slices, results it gathers) on the CPU
+    (re.compile(r"\b\w+\((?=[^()\n]*\.(?:cuda\(\)|to\([\"']cuda))(?:[^()\n]|\([^()\n]*\))*\bdevice\s*=\s*"
+                r"[\"']?(?:cuda|gpu)\b[\"']?\)?"),
+     "device itself",
+     "The text shows a function given tensors already on the GPU and a `device=` of its own (`{}`): such a "
+     "function moves each batch to that device itself and gathers what it returns (attributions, predictions) on "
+     "the CPU, so the input passed on the GPU meets its CPU results.",
+     "Keep the input on the CPU (`x.cpu()`, or pass it as loaded) and let `device=` place the batches; move only "
+     "the model, or update the library if its docs say GPU inputs are accepted."),
 ]
 
 

@@ -76,7 +76,9 @@ def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(_bounded(text))
     line = exception = error_line(text)
-    entry = kb.lookup(text, exception_tail(text, line), exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
+    failed_import = bool(kb.generic.IMPORT_FAILURE.match(line))  # an install problem, whatever dtype it names
+    entry = None if failed_import else kb.lookup(text, exception_tail(text, line),
+                                                 exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
     m = entry.match.search(text) if entry is not None else None
     if m and not re.match(r"[\w.]*(Error|Exception|Warning)\b", line):  # no exception line: the line the entry
         read = undecorated(kb.lines_around(text, m.start()))  # read stands for it, if it names more
@@ -87,7 +89,7 @@ def explain(text: str) -> Explanation:
                  ops=extract_ops(re.sub(r"\s+", " ", text)),
                  devices=extract_devices(line or text))
     if entry is None:
-        return Explanation(recognized=False, fix=kb.advice(text), **facts)
+        return Explanation(recognized=False, fix=kb.IMPORT_ADVICE if failed_import else kb.advice(text), **facts)
     here = situation(line or text, facts["dtypes"], facts["devices"], full=text)
     if entry.key.endswith("-in-words"):
         here = f"{here} {_told(text, entry.key)}".strip()

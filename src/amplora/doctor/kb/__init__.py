@@ -42,6 +42,13 @@ GENERAL_ADVICE = (
 
 # a NaN the text itself tells is divergence (the loss grew first, or a lower learning rate avoids it): no precision
 # fault, but the advice that applies
+IMPORT_ADVICE = (
+    "Not a precision fault: an import failed, so a package (or a compiled extension inside one) is missing, built "
+    "for another torch or CUDA, or older than the code expects, whatever dtype or kernel its message names. "
+    "Install the package it names, or the release the project pins (`pip install -U <package>`, or rebuild the "
+    "extension against the installed torch)."
+)
+
 DIVERGENCE_ADVICE = (
     "Not a precision fault as told: a loss that grows before it turns NaN, or a NaN that a lower learning rate "
     "avoids, is the optimisation diverging. Lower the learning rate (or warm it up), clip gradients "
@@ -89,9 +96,10 @@ def plain(text: str) -> str:
     a space that a wrapped line left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback
     pasted as one line put back, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`,
     `\\n  File`) read as printed, and a space between CJK characters and ASCII words; Windows line ends, quote
-    markers of a reply (`> `), the borders of a Rich panel and an indent shared by every line are dropped."""
+    markers of a reply (`> `), the `# ` of a message pasted as comment lines, the borders of a Rich panel and an
+    indent shared by every line are dropped."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = textwrap.dedent(_BOX_BORDER.sub("", _QUOTE_MARK.sub("", text)))
+    text = textwrap.dedent(_BOX_BORDER.sub("", _QUOTE_MARK.sub("", _uncommented(text))))
     text = _LINE_PREFIX.sub("", _ANSI.sub("", text))
     if "\n" not in text.strip() and _TRACEBACK_LINE.search(text):  # a traceback whose line breaks a page lost
         text = _LOST_BREAK.sub("\n", text)
@@ -113,6 +121,17 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_PREFIX = re.compile(r"(?m)^[ \t]*\[(?:rank|default)\d+\]:[ \t]?|"
                           r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]*(?:-[ \t]*)?"
                           r"(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)[ \t]*-?[ \t]*)?")
+
+# a message pasted as Python comments under the call that raised it, wrapped onto more than one `# ` line
+_COMMENT_RUN = re.compile(r"(?m)(?:^[ \t]*# .*\n?){2,}")
+_COMMENTED_ERROR = re.compile(r"^[ \t]*# (?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): ", re.MULTILINE)
+
+
+def _uncommented(text: str) -> str:
+    """`text` with the `# ` dropped from a run of comment lines that holds an exception line."""
+    return _COMMENT_RUN.sub(lambda m: (re.sub(r"(?m)^[ \t]*# ", "", m.group(0))
+                                       if _COMMENTED_ERROR.search(m.group(0)) else m.group(0)), text)
+
 
 # Markdown inline code around a word of the message: "`scatter()`: Expected `self.dtype` to be equal to `src.dtype`"
 _INLINE_CODE = re.compile(r"(?<![`\w])`([^`\n]{1,120})`(?![`\w])")

@@ -38,6 +38,9 @@ OTHER_FAULT = re.compile(
     r"Unrecognized configuration class|Repository Not Found|Segmentation fault|NCCL error in:|DistBackendError",
     re.IGNORECASE)
 
+# the paste ends in a failed import ("ImportError: This model requires FP8 ... but TE is not installed")
+IMPORT_FAILURE = re.compile(r"(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError)\b")
+
 # ... except when the paste shows what made the other fault: a multinomial or BCE kernel's assertion on NaN inputs
 # ends in "device-side assert triggered" on a GPU
 OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|input_val >= zero|"
@@ -435,7 +438,10 @@ LAST_RESORT = (
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
        r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
        r"is fine|runs? fine|runs? well|(is|are|was|were) (correct|right))\b)|"
-       r"\b(does ?n[o']t|does not|do not|don'?t) work with (torch\.)?(float16|fp16|half)\b",
+       r"\b(does ?n[o']t|does not|do not|don'?t) work with (torch\.)?(float16|fp16|half)\b|"
+       # an issue title: "ESMFold throws error when explicitly cast to fp16"
+       r"\b(throws?|raises?|gives?|fails with)( an?)? (error|exception)s? when (explicitly |manually )?"
+       r"(cast(ed)?|casting|converted|converting|loaded) (to|in|as) (fp16|float16|half)\b",
        "The same model or call works in fp32 and fails in fp16: the component that fails (a loader, an adapter, "
        "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
        "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "
