@@ -955,7 +955,7 @@ def test_devices_are_extracted():
     assert e.devices == ["cuda:0", "cpu"]
 
 
-@pytest.mark.parametrize("text", ["ModuleNotFoundError: No module named 'foo'",
+@pytest.mark.parametrize("text", ["KeyError: 'input_ids'",
                                   "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)",
                                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
 def test_unrecognized_exits_3_with_advice(text, capsys):
@@ -1240,6 +1240,7 @@ CLASS_WORDINGS = [
      "precision evaluation('--fp16_full_eval') can only be used on CUDA or NPU devices or certain XPU devices"),
     ("half-fails-full-works", "Beam search in generate() doesn't work with float16 on our model"),
     ("half-fails-full-works", "StructureModel throws error when explicitly cast to fp16"),
+    ("device-in-words", "RuntimeError: Mixed CUDA/CPU devices when running the TTS model on GPU"),
     # a message pasted as comments under the call, wrapped onto a second comment line
     ("numpy-device", "clf.fit(X_gpu, y_gpu)\n# mylib.errors.ValidationError: can't convert cuda:0 device type\n"
      "# tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."),
@@ -1951,7 +1952,8 @@ def test_a_nan_the_text_tells_is_divergence_is_not_a_diagnosis_but_gets_its_advi
 def test_a_lower_learning_rate_that_did_not_help_leaves_the_nan_unexplained_by_divergence():
     e = explain("Loss is nan, stopping training. I tried a lower learning rate (1e-5) and grad_clip 1.0; nan is unavoidable")
     assert e.fix == NAN_ADVICE
-    assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a message the doctor knows")
+    assert explain("FileNotFoundError: no file named 'x.bin'; the loss is nan").fix.startswith("Not a message the doctor")
+    assert explain("ModuleNotFoundError: No module named 'foo'").fix.startswith("Not a precision fault: an import")
     assert explain("torch.OutOfMemoryError: CUDA out of memory; the loss is nan").fix.startswith("Not a message")
 
 
@@ -2606,6 +2608,15 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "least two devices, cpu and cuda:0!", "device-mismatch", ["own device", "codes.to(part.device)"]),
     ("model = Model.load(cfg)  # cfg.device == 'cuda'\nRuntimeError: Expected all tensors to be on the same device, "
      "but found at least two devices, cuda:3 and cuda:0!", "device-mismatch", ["set_device", "Keep the index"]),
+    # a kernel message retyped with its quotes shifted off their words
+    ("training fails with an error stating 'RuntimeError:' upsample_nearest2d_kernel 'not implemented for' "
+     "BFloat16 '", "half-kernel", ["upsample_nearest2d_kernel"]),
+    # DeepSpeed's bf16 casts the weights, so a layer autocast keeps in fp32 meets a kernel without bf16
+    ("deepspeed train.py --deepspeed ds_bf16.json\nRuntimeError: \"weight_norm_fwd_first_dim_kernel\" not "
+     "implemented for 'BFloat16'", "half-kernel", ["DeepSpeed", "bf16-mixed"]),
+    # a Stable Diffusion tool's convolution with its weights on the CPU: the VAE
+    ("Error occurred when executing VAEDecode:\n\nInput type (torch.cuda.HalfTensor) and weight type "
+     "(torch.HalfTensor) should be the same", "type-device-mismatch", ["--cpu-vae", "VAE's device"]),
     # a library function given GPU inputs and a device of its own: it gathers its results on the CPU
     ("attr = deep_lift(model.cuda(), X.cuda(), n_shuffles=20, device='cuda')\nRuntimeError: Expected all tensors to "
      "be on the same device, but found at least two devices, cuda:0 and cpu!", "device-mismatch",

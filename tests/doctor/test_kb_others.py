@@ -81,6 +81,9 @@ OTHERS = [
     ("RuntimeError: Function 'PowBackward0' returned nan values in its 0th output.", "torch.sqrt(x + 1e-8)"),
     ("the edge vectors contain zeros, which causes NaN in edge_vec / torch.norm(edge_vec)", "clamp_min"),
     ("nan weights: RuntimeWarning: divide by zero encountered in log", "acos/asin"),
+    # torch 2.0's complex-only STFT API
+    ("RuntimeError: istft requires a complex-valued input tensor matching the output from stft with "
+     "return_complex=True.", "view_as_complex(spec)"),
     # a failed import names a dtype or a kernel: an install problem all the same
     ("  File \"model.py\", line 613, in __init__\n    raise ImportError(\nImportError: This model requires FP8 input "
      "projections (use_fp8_input_projections=True) which depends on Transformer Engine, but TE is not installed.",

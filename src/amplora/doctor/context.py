@@ -367,6 +367,21 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Give the VAE the pipeline's dtype (`AutoencoderKL.from_pretrained(..., torch_dtype=torch.float16)`"
                    ") or run it in fp32 (`--fp32-vae`, `--no-half-vae`, a node's VAE / encoder dtype set to fp32) and "
                    "cast its input to the VAE's dtype.")
+    if (m and entry.kind == "device" and "vae" not in said.lower()
+            and re.search(r"Input type \(torch\.cuda\.\w+\) and weight type \(torch\.\w+\)", text)):
+        cause.append(f"The text shows a Stable Diffusion tool (`{m.group(0)}`): there a convolution with its weights "
+                     f"on the CPU is most often the VAE's, kept on the CPU (`--cpu-vae`, a low-VRAM mode, a node "
+                     f"that loads it there) or not moved back after offloading, while the latents are on the GPU.")
+        fix.append("Let the VAE run on the GPU (drop `--cpu-vae` / the low-VRAM mode, or load it with the pipeline's "
+                   "device), or move the latents to the VAE's device before decoding; update the tool or node if it "
+                   "leaves the VAE behind.")
+    if (entry.kind == "cpu-kernel" and {"bf16", "fp16"} & set(dtypes) and re.search(r"deepspeed", text, re.IGNORECASE)
+            and "deepspeed" not in said.lower()):
+        cause.append("The text shows DeepSpeed: its bf16 / fp16 modes cast the weights themselves instead of running "
+                     "under autocast, so layers that DDP with autocast keeps in fp32 (weight norm, norms, some "
+                     "convolutions and losses) run in half precision there and meet ops without that kernel.")
+        fix.append("Under DeepSpeed keep those layers in fp32 (compute them on `.float()` inputs and cast back, or "
+                   "remove weight norm before training), or train with DDP and autocast (`bf16-mixed`).")
     m = _NO_CUDA.search(text)
     if m and entry.kind in ("cpu-kernel", "device-capability", "device") and entry.key != "legacy-cuda-type-no-gpu":
         cause.append(f"The text shows CUDA failing to start (`{m.group(0).strip()}`), so the run fell back to the "

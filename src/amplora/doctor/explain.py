@@ -76,9 +76,10 @@ def explain(text: str) -> Explanation:
     """Explain an error message or traceback. `recognized` is False when no knowledge-base entry matches."""
     text = kb.plain(_bounded(text))
     line = exception = error_line(text)
+    entry = kb.lookup(text, exception_tail(text, line), exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
     failed_import = bool(kb.generic.IMPORT_FAILURE.match(line))  # an install problem, whatever dtype it names
-    entry = None if failed_import else kb.lookup(text, exception_tail(text, line),
-                                                 exception=bool(re.match(r"[\w.]*(Error|Exception)\b", line)))
+    if failed_import and entry is not None and entry.key not in kb.generic.EXPLAINS_IMPORT_FAILURE:
+        entry = None
     m = entry.match.search(text) if entry is not None else None
     if m and not re.match(r"[\w.]*(Error|Exception|Warning)\b", line):  # no exception line: the line the entry
         read = undecorated(kb.lines_around(text, m.start()))  # read stands for it, if it names more

@@ -93,7 +93,8 @@ def plain(text: str) -> str:
     """`text` without colour codes and per-line launcher or log prefixes, with typographic quotes replaced by ASCII
     ones, HTML entities (`&#39;`, `&quot;`, pasted from a web page's source) decoded, Markdown links that a forum
     made of file names (`[functional.py](https://...)`) turned back into the names, Markdown inline code unwrapped,
-    a space that a wrapped line left before a dot (`torch .LongTensor`) removed, the line breaks of a traceback
+    a space that a wrapped line left before a dot (`torch .LongTensor`) removed, a kernel message's quotes put back
+    around its words (`'kernel 'not implemented for' BFloat16 '`), the line breaks of a traceback
     pasted as one line put back, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`,
     `\\n  File`) read as printed, and a space between CJK characters and ASCII words; Windows line ends, quote
     markers of a reply (`> `), the `# ` of a message pasted as comment lines, the borders of a Rich panel and an
@@ -107,6 +108,7 @@ def plain(text: str) -> str:
     text = _INLINE_CODE.sub(r"\1", text)
     text = _ESCAPED_QUOTE.sub(r"\1", text)
     text = _WRAPPED_DOT.sub(".", text)
+    text = _SHIFTED_QUOTES.sub(lambda m: f"\"{m[1]}\" not implemented for '{m[2]}'", text)
     if _ESCAPED_TRACEBACK.search(text):  # only then: `\n` is also part of Windows paths (C:\\new)
         text = text.replace("\\n", "\n")
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
@@ -141,6 +143,11 @@ _LOST_BREAK = re.compile(r"\s+(?=Traceback \(most recent call last\)|File \"|"
 
 # a terminal or forum that wraps a long line can leave a space before a dot: "found type torch .LongTensor"
 _WRAPPED_DOT = re.compile(r"(?<=\btorch) \.(?=[A-Za-z])|(?<=\btorch\.cuda) \.(?=[A-Z])")
+
+# the quotes of a kernel message retyped or machine-translated with spaces inside them, or shifted off their words:
+# "'weight_norm_fwd_first_im_kernel 'not implemented for' BFloat16 '"
+_SHIFTED_QUOTES = re.compile(r"['\"]\s*(\w+)\s*['\"]\s*not implemented for\s*['\"]\s*"
+                             r"(Half|BFloat16|Float|Double|Long|Int|Bool|Byte|Char|Short|Complex\w+|Float8\w+)\s*['\"]")
 
 # quotes escaped by a JSON or Python string that holds a message ("not implemented for \\'BFloat16\\'")
 _ESCAPED_QUOTE = re.compile(r"\\(['\"])")

@@ -40,6 +40,8 @@ OTHER_FAULT = re.compile(
 
 # the paste ends in a failed import ("ImportError: This model requires FP8 ... but TE is not installed")
 IMPORT_FAILURE = re.compile(r"(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError)\b")
+# ... except the entries whose story is that import failure: transformers' install message for bitsandbytes on the CPU
+EXPLAINS_IMPORT_FAILURE = frozenset({"bnb-on-cpu"})
 
 # ... except when the paste shows what made the other fault: a multinomial or BCE kernel's assertion on NaN inputs
 # ends in "device-side assert triggered" on a GPU
@@ -546,7 +548,8 @@ LAST_RESORT = (
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
        r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|"
        r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b|"
-       r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b))"
+       r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b|"
+       r"\bmixed (cpu|cuda|gpu) ?(/|and) ?(cpu|cuda|gpu) (devices|tensors)\b))"
        r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "

@@ -62,6 +62,12 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
     (r"multi-target not supported",
      "Not a precision fault: nll_loss / cross_entropy got a 2-D target (one-hot labels), and they take class indices "
      "of shape (N,): pass `target.argmax(-1)` (as int64), or use a loss made for one-hot / soft targets."),
+    # torch 2.0's STFT API: complex spectrograms only, whatever the precision
+    (r"stft requires the return_complex parameter|istft requires a complex-valued input tensor",
+     "Not a precision fault: since torch 2.0 `torch.stft` must be told `return_complex=True` and `torch.istft` takes "
+     "only the complex spectrogram that returns, not the older real (..., 2) layout. Pass `return_complex=True` "
+     "and use `torch.view_as_real(spec)` where code wants the real layout, `torch.view_as_complex(spec)` before "
+     "`istft`; or pin the torch release the code was written for."),
     # torch built against another NumPy: no NumPy scalar type is understood, whatever the data's dtype
     (r"Could not infer dtype of numpy\.\w+",
      "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "
