@@ -68,7 +68,7 @@ FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_
                 "numpy_float64_schedule", "state_dict_average_int", "plain_attribute_table",
                 "moe_router_fp32_weights", "stochastic_depth_fp32_mask", "assign_load_half_checkpoint"]
 CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora", "clean_func_transforms", "clean_export",
-               "clean_fastpath_encoder_autocast", "clean_fp16_dynamic_loss_scale"]
+               "clean_fastpath_encoder_autocast", "clean_fp16_dynamic_loss_scale", "clean_t5_generate"]
 # programs whose values go inf/NaN while the script itself exits 0 (test_nonfinite.py)
 NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_custom_backward", "nan_optimizer_step",
                    "nan_fp16_loss_outside_module", "nan_fp16_adam_eps", "nan_fp16_running_sum",
@@ -79,7 +79,7 @@ NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_cust
                    "nan_fp16_hook_penalty", "nan_degree_zero_power", "nan_fp16_cast_buffer",
                    "nan_fp16_shared_bias_grad", "nan_stale_class_weights",
                    "nan_fp16_gradient_penalty", "nan_fp16_every_step_skipped", "nan_fp16_state_dict_export",
-                   "nan_fp16_sliding_window_norm"]
+                   "nan_fp16_sliding_window_norm", "nan_fp16_exp_kernel_scaling"]
 
 
 @pytest.fixture(scope="session")

@@ -1241,6 +1241,7 @@ CLASS_WORDINGS = [
     ("half-fails-full-works", "Beam search in generate() doesn't work with float16 on our model"),
     ("half-fails-full-works", "StructureModel throws error when explicitly cast to fp16"),
     ("device-in-words", "RuntimeError: Mixed CUDA/CPU devices when running the TTS model on GPU"),
+    ("long-indices", "RuntimeError: gather(): Expected dtype int32/int64 for index"),
     # a message pasted as comments under the call, wrapped onto a second comment line
     ("numpy-device", "clf.fit(X_gpu, y_gpu)\n# mylib.errors.ValidationError: can't convert cuda:0 device type\n"
      "# tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."),

@@ -94,6 +94,12 @@ CASES = {
     "nan_fp16_sliding_window_norm": dict(
         phase="the script's own code (outside any module)", module=None, op="aten.div", dtype="fp16", value="NaN",
         culprit=["divided by zero"], fix=["in fp32"], inputs=["self: fp16 [3x256x256]", "other: fp16 [256x256]"]),
+    # a matching kernel exp(-cost / eps) taken in fp16 outside the model, normalised by iterated scalings 1 / (K v):
+    # the forward stays finite, the gradients through the scalings overflow; the exp's line is named
+    "nan_fp16_exp_kernel_scaling": dict(
+        phase="loss (outside any module)", module=None, op="exp", dtype="fp16", value="NaN",
+        culprit=["takes exp() in fp16 at `kernel = torch.exp(-cost / eps)`"], fix=["in the log domain"],
+        inputs=["Sequential output: fp16"]),
     "nan_fp16_gradient_penalty": dict(
         phase="backward", module="Sequential", op="sqrt", dtype="fp16", value="inf/NaN",
         culprit=["the gradient penalty on the gradient of Sequential's output with respect to its input"],

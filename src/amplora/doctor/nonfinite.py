@@ -487,10 +487,11 @@ def input_gradient(module: str, dtype: torch.dtype) -> NonFinite:
                      cause=cause, fix=fix)
 
 
-def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None) -> NonFinite:
+def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None, exp=None) -> NonFinite:
     """The gradient that came back into a model's (finite) output is inf/NaN: it was born after the model, in the
     loss computed from that output outside any module, or came in with a tensor the loss reads that already held
-    inf/NaN (`stale`: name, tensor, where it was made)."""
+    inf/NaN (`stale`: name, tensor, where it was made). `exp`: (dtype, frame facts) of an exp that loss took in
+    half precision."""
     inf, nan = _state(grad.detach())
     dt = dtype_name(out.dtype)
     largest = _max_finite(out)
@@ -515,9 +516,26 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None)
         fix = _SATURATED_FIX
     culprit = (f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = {_num(largest)}) "
                f"but the gradient coming back into it is not")
+    where = ""
+    if exp is not None and fix is not _SATURATED_FIX:
+        edt, facts = dtype_name(exp[0]), exp[1]
+        where = facts.located if facts else ""
+        at = f" at `{facts.code}`" if facts and facts.code else ""
+        info = torch.finfo(exp[0])
+        culprit = (f"the loss computed from {module}'s output takes exp() in {edt}{at}: the output is finite ({dt}, "
+                   f"max |x| = {_num(largest)}) but the gradient coming back into it is not")
+        cause = (f"The loss takes exp() in {edt} outside any module: in {edt} exp() is inf above "
+                 f"{_num(math.log(info.max))} and 0 below {_num(math.log(info.smallest_normal * info.eps))}, so what is "
+                 f"divided or normalised by its results (a hand-written softmax or partition function, an "
+                 f"attention or transport plan, a scaling iterated on them) grows past {_num(info.max)}, and its "
+                 f"gradients overflow first.")
+        fix = ("compute that part in fp32 (`.float()` before the exp, cast the result back) or in the log domain "
+               "(`torch.logsumexp`, `log_softmax`, log-domain iterations), so that nothing divides by an exp that "
+               "underflowed")
     inputs = [f"{module} output: {dt}, max |x| = {_num(largest)}"]
     if stale is not None:
         name, tensor, made = stale
+        where = ""  # the stale tensor, not an exp, is the story
         held = _value(*_state(tensor.detach()))
         inputs.append(f"{name}: {dtype_name(tensor.dtype)} {list(tensor.shape)}, holds {held}")
         culprit = (f"`{name}`, which the loss code reads, already held {held} before this step"
@@ -527,9 +545,9 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None)
                  f"loss computed with it is inf/NaN whatever the model does.")
         fix = (f"Check `{name}` where it is made (`torch.isfinite({name}).all()`) and guard that computation: clamp "
                f"counts or denominators to at least 1 or eps (`counts.clamp(min=1)`), or drop the empty entries")
-    return NonFinite(phase="loss (outside any module)", module=None, op=None, dtype=dt, limit=top, largest=largest,
-                     value=_value(inf, nan), inputs=inputs,
-                     culprit=culprit, cause=cause, fix=fix)
+    return NonFinite(phase="loss (outside any module)", module=None, op="exp" if where else None, dtype=dt,
+                     limit=top, largest=largest, value=_value(inf, nan), inputs=inputs,
+                     culprit=culprit, cause=cause, fix=fix, where=where)
 
 
 def _outputs(out) -> list:

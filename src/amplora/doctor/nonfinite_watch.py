@@ -33,7 +33,7 @@ from torch.autograd.function import BackwardCFunction
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, autocast_state, live_frames,
+from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, _is_library, autocast_state, live_frames,
                                     scan_frames, stale_nonfinite)
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_located, explain_params, input_gradient, locate,
@@ -45,6 +45,9 @@ _engine = torch.autograd.Variable._execution_engine
 # dtypes whose values `isfinite` reads (float8 has no kernel for it)
 _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
+# an exp in half precision outside modules (a hand-written softmax, kernel or partition function): its results
+# underflow to 0 and overflow past the dtype's top, and what divides by them carries that into the gradients
+_EXPS = {torch.ops.aten.exp.default, torch.ops.aten.exp2.default}
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 
@@ -75,8 +78,8 @@ def _forward_hook_at(frame):
     below = None
     for f in itertools.islice(live_frames(frame), 40):
         if f.f_code is _CALL_IMPL:
-            if below is None or below.co_name == "forward":
-                return None
+            if below is None or below.co_name == "forward" or _is_library(below.co_filename):
+                return None  # the forward itself, or a library's wrapper around it (a decorator, offload hooks)
             return below.co_name, type(f.f_locals.get("self")).__name__
         if not f.f_code.co_filename.startswith((_TORCH_DIR, _DOCTOR_DIR)):
             below = f.f_code
@@ -112,6 +115,7 @@ class NonFiniteWatch:
         self._armed = 0  # outermost module calls left to trace every op outside modules for (see `op`)
         self._tracer: NonFiniteTracer | None = None
         self._roots: list = []  # (op, result, where) of square roots and norms taken outside modules this step
+        self._exps: list = []   # (dtype, where) of the first exps taken in fp16/bf16 outside modules this step
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -189,6 +193,9 @@ class NonFiniteWatch:
         try:
             if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
                 self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
+            if (func in _EXPS and isinstance(out, torch.Tensor) and out.dtype in HALF_DTYPES
+                    and torch.is_grad_enabled() and len(self._exps) < 4):
+                self._exps.append((out.dtype, scan_frames(live_frames(sys._getframe(2)))))
             if self._armed:
                 self._trace_armed(func, args, kwargs, out, None)
         except Exception:  # the doctor must never break the user's run
@@ -233,6 +240,7 @@ class NonFiniteWatch:
             self._armed -= 1  # a few outermost calls are enough for a loop to make the value again
         if self.depth == 0:
             self._roots.clear()  # a new step
+            self._exps.clear()
         if self.depth == 0 and not self.done:
             self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
             self.autocast = autocast_state()  # ...and computes under the same autocast
@@ -306,7 +314,8 @@ class NonFiniteWatch:
                 # square root or norm of 0, when the loss took one)
                 zero = next(((f, r, frame) for f, r, frame in self._roots if bool((r == 0).any())), None)
                 return (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
-                        else after_output(type(module).__name__, out, g, stale_nonfinite(live_frames(sys._getframe()))))
+                        else after_output(type(module).__name__, out, g, stale_nonfinite(live_frames(sys._getframe())),
+                                          exp=self._exps[0] if self._exps else None))
         return self._locate(call, grad)
 
     @_never_raises

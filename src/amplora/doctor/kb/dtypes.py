@@ -132,7 +132,7 @@ KERNELS = (
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?LongTensor\]? but found type|"
        r"expected scalar type Long( int)? but found|scalar type Long but got|"
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
-       r"index_select\(\): Expected dtype int(32|64)|Expected dtype int64 for index|"
+       r"index_select\(\): Expected dtype int(32|64)|Expected dtype int(32|64)(/int(32|64))? for index|"
        r"Offset Tensor must have dtype Long|one_hot is only applicable to index tensor|"
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'|"
        r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()",
