@@ -39,6 +39,9 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("typed-buffer-dtype", "  File \"vec_env.py\", line 245, in batch_obs\n    vec_action.mask.push(amask)\nTypeError: "
+     "argument 'items': Shape Mismatch:\n from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)", ["fp64"],
+     None),
     ("float-tensor-quantized-op", "NotImplementedError: Could not run 'quantized::linear' with arguments from the "
      "'CPU' backend. 'quantized::linear' is only available for these backends: [QuantizedCPU, BackendSelect]", [],
      None),
@@ -1242,6 +1245,12 @@ CLASS_WORDINGS = [
     ("half-fails-full-works", "StructureModel throws error when explicitly cast to fp16"),
     ("device-in-words", "RuntimeError: Mixed CUDA/CPU devices when running the TTS model on GPU"),
     ("long-indices", "RuntimeError: gather(): Expected dtype int32/int64 for index"),
+    ("int-input", "  File \"agent.py\", line 88, in policy\nValueError: Expected floating point type, got <dtype: 'uint8'>"),
+    ("torch-dtype-auto", "The policy loads its backbone with the default torch.float32, which runs out of memory on a 24 GB card"),
+    ("precision-not-applied", "`--mixed_precision bf16` is silently ignored by the eval script: every layer runs fp32"),
+    ("device-in-words", "SAC hits a device-related error on a machine with two GPUs when device is set to cuda:1"),
+    ("typed-buffer-dtype", "    buf.obs.push(o)\nTypeError: argument 'items': Shape Mismatch:\n from=(dim=3, dtype=Float64), "
+     "to=(dim=_, dtype=Float32)"),
     # a message pasted as comments under the call, wrapped onto a second comment line
     ("numpy-device", "clf.fit(X_gpu, y_gpu)\n# mylib.errors.ValidationError: can't convert cuda:0 device type\n"
      "# tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."),

@@ -244,11 +244,22 @@ KERNELS = (
        r"only supports floating[- ]point dtypes?\b.{0,40}\b(got|found):? (Long|Int|Bool|Byte|Char|Short)|"
        r"expected common dtype to be floating point, yet common dtype is (Long|Int|Bool|Byte|Char|Short)|"
        r"dtypes of the first \((u?int\d*|bool)\) and second \(float\d*\) input must match|"
-       r"dtypes of the first \(float\d*\) and second \((u?int\d*|bool)\) input must match",
+       r"dtypes of the first \(float\d*\) and second \((u?int\d*|bool)\) input must match|"
+       # TensorFlow / Sonnet: "Expected floating point type, got <dtype: 'int64'>"
+       r"Expected floating point type, got <dtype: '(u?int\d+|bool)'>",
        "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
        "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
-       "Convert the input to the model's float dtype: `x = x.float()` (uint8 images: `x.float() / 255`), or "
+       "Convert the input to the model's float dtype (float32 unless the model runs in half precision): "
+       "`x = x.float()` (uint8 images: `x.float() / 255`; an environment's observations cast where it returns them), or "
        "`x.to(model.dtype)`; keep only indices and labels integer."),
+    _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
+       # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
+       r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))\w+\)",
+       "A typed buffer (a ragged or array buffer of an RL environment, a replay buffer, a NumPy-backed store) holds "
+       "one dtype, fixed when it was created, and was pushed items of another: the message shows the dtype given "
+       "(`from=`) and the one it holds (`to=`).",
+       "Give the buffer its own dtype: cast what you push (`mask.astype(bool)`, `obs.astype(np.float32)`), "
+       "or create the buffer with the dtype of the data the environment returns."),
     _e("index-dtype", "index", "index/scatter source and destination dtypes differ",
        r"scatter\w*\(\): Expected self\.dtype to be equal to src\.dtype|"
        r"Index put requires the source and destination dtypes match|"
@@ -267,7 +278,9 @@ KERNELS = (
        r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|still|"
        r"instead|but|does not|doesn'?t)\b)|"
        r"\b(bf16|bfloat16|fp16|float16|half)\b[^.\n]{0,60}\b(loaded|loads|is loaded|gets loaded|comes out|ends up)\b"
-       r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b",
+       r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b|"
+       # the default float32 told as the cause of an OOM or of flash attention refusing the model
+       r"\bdefault `?(torch\.)?(float32|fp32)`?[^.\n]{0,60}\b(out of memory|OOM|flash[ _-]?attention)",
        "`torch_dtype='auto'` should take the dtype from the checkpoint (`torch_dtype` in its config, float16 or "
        "bfloat16), but older transformers Auto classes and diffusers pipelines before 'auto' support ignored it and "
        "created the model in float32, the default of any `from_pretrained` without `torch_dtype`.",

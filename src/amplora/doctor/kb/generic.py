@@ -546,11 +546,11 @@ LAST_RESORT = (
     # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
     _e("device-in-words", "device", "tensors on two devices, told in words",
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
-       r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|"
+       r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|\bdevice[- ]related (error|issue|problem|bug)s?\b|"
        r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b|"
        r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b|"
        r"\bmixed (cpu|cuda|gpu) ?(/|and) ?(cpu|cuda|gpu) (devices|tensors)\b))"
-       r"(?=.*(\b(cpu|cuda|gpu|xpu|mps|npu)\b|cuda:\d|use_cuda))",
+       r"(?=.*(\b(cpu|cuda|gpus?|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "
        "GPU tensor, which needs the CPU) while the rest of the run is on the GPU (cuda, xpu, mps).",

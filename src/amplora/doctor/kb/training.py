@@ -361,7 +361,10 @@ NONFINITE_REPORTS = (
        r"(mixed[- ]precision|\bbf16\b|\bfp16\b|autocast)[^.\n]{0,40}\b(wo?n'?t|does ?n[o']t|did ?n[o']t|not|never) "
        r"(work|apply|applied|take effect|enabled?|used)\b[^.\n]{0,40}\b(DDP|FSDP|DeepSpeed|tensor parallel|pipeline)|"
        r"\b(computation|compute|forward|matmuls?|training)\b[^.\n]{0,30}\b(done|ran|runs?|is|was|were|happens?) in "
-       r"(fp32|float32|FP32)\b[^.\n]{0,40}\b(expected|instead of|rather than)\b[^.\n]{0,20}\b(bf16|bfloat16|fp16|half)",
+       r"(fp32|float32|FP32)\b[^.\n]{0,40}\b(expected|instead of|rather than)\b[^.\n]{0,20}\b(bf16|bfloat16|fp16|half)|"
+       # "`--policy.use_amp=true` is silently ignored"
+       r"(?<![\w-])(use_amp|--amp|mixed_precision|--mixed[_-]precision|--fp16|--bf16)\b(?:[=\s]+['\"]?[\w.]+['\"]?)?`?"
+       r"\s+(is|are|gets?|was|were)\s+(silently\s+)?ignored\b",
        cause="The mixed-precision setting did not reach the computation: frameworks apply it through one mechanism "
        "(FSDP's MixedPrecision / MixedPrecisionPolicy casting the parameters, an autocast region around the forward, "
        "the trainer's precision flag), and a path that bypasses it (plain DDP where only FSDP casts, a forward "
