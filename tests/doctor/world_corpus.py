@@ -132,12 +132,12 @@ weather and climate models, unified multimodal generation models), and `heldout1
 and w26100 on: 18 more fixed queries each, and LLM safety classifiers and red-teaming, small language models trained
 from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout136` (w26300, w26500 and w26700 on: 18
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
-time-series and tabular foundation models), and `heldout137` (w26900 on: 18 more fixed queries, and music and audio
-generation).
+time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
+queries each, and music and audio generation, robot learning and vision-language-action policies).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout137 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout138 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -181,7 +181,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout125", "heldout126", "heldout127",
           "heldout128", "heldout129", "heldout130",
           "heldout131", "heldout132", "heldout133",
-          "heldout134", "heldout135", "heldout136", "heldout137")
+          "heldout134", "heldout135", "heldout136", "heldout137", "heldout138")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -532,6 +532,9 @@ BATCH136_FROM = 26700
 # The hundred-and-thirty-seventh (two collectors: 18 more queries fixed in advance in rank order, and music
 # and audio generation), the same way ("heldout137").
 BATCH137_FROM = 26900
+# The hundred-and-thirty-eighth (two collectors: 18 more queries fixed in advance in rank order, and robot
+# learning and vision-language-action policies), the same way ("heldout138").
+BATCH138_FROM = 27100
 
 
 def batch(record: dict) -> int:
@@ -604,7 +607,7 @@ def batch(record: dict) -> int:
               BATCH125_FROM, BATCH126_FROM, BATCH127_FROM,
               BATCH128_FROM, BATCH129_FROM, BATCH130_FROM,
               BATCH131_FROM, BATCH132_FROM, BATCH133_FROM,
-              BATCH134_FROM, BATCH135_FROM, BATCH136_FROM, BATCH137_FROM)
+              BATCH134_FROM, BATCH135_FROM, BATCH136_FROM, BATCH137_FROM, BATCH138_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -625,7 +628,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout137' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout138' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -673,7 +676,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 138}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 139}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
