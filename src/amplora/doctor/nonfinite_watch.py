@@ -44,10 +44,10 @@ from amplora.precision import HALF_DTYPES
 _engine = torch.autograd.Variable._execution_engine
 # dtypes whose values `isfinite` reads (float8 has no kernel for it)
 _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-# ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 # an exp in half precision outside modules (a hand-written softmax, kernel or partition function): its results
 # underflow to 0 and overflow past the dtype's top, and what divides by them carries that into the gradients
 _EXPS = {torch.ops.aten.exp.default, torch.ops.aten.exp2.default}
+# ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 

@@ -40,8 +40,7 @@ GENERAL_ADVICE = (
     "`.to(x.dtype)`."
 )
 
-# a NaN the text itself tells is divergence (the loss grew first, or a lower learning rate avoids it): no precision
-# fault, but the advice that applies
+# a paste that ends in a failed import: an install problem, whatever dtype or kernel its message names
 IMPORT_ADVICE = (
     "Not a precision fault: an import failed, so a package (or a compiled extension inside one) is missing, built "
     "for another torch or CUDA, or older than the code expects, whatever dtype or kernel its message names. "
@@ -49,6 +48,8 @@ IMPORT_ADVICE = (
     "extension against the installed torch)."
 )
 
+# a NaN the text itself tells is divergence (the loss grew first, or a lower learning rate avoids it): no precision
+# fault, but the advice that applies
 DIVERGENCE_ADVICE = (
     "Not a precision fault as told: a loss that grows before it turns NaN, or a NaN that a lower learning rate "
     "avoids, is the optimisation diverging. Lower the learning rate (or warm it up), clip gradients "
