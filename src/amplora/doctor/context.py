@@ -66,8 +66,6 @@ _TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
 _TEXT_ENCODER_ELSEWHERE = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
                                      rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
                                      rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
-# a typed buffer's conversion message: the dtype given and the one held
-_BUFFER_DTYPES = re.compile(r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?P<dst>\w+)\)")
 # a short-time Fourier transform, whose window is a tensor of its own
 _STFT = re.compile(r"\b(i?stft|hann_window|TorchSTFT)\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
@@ -618,8 +616,8 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "(`model.rotary_emb`), which older maps do not name.")
         fix.append("List every module in the map (`device_map['language_model.model.rotary_emb'] = 0` and the norms, "
                    "embeddings and heads), or let `device_map='auto'` build it.")
-    m = _BUFFER_DTYPES.search(text)
-    if m and entry.key == "typed-buffer-dtype":
+    m = entry.match.search(text) if entry.key == "typed-buffer-dtype" else None
+    if m:  # the entry's pattern names the dtype given and the one held
         cause.append(f"Here it was given {m['src']} items and holds {m['dst']}.")
     m = _SAVED_ON_GPU.search(text)
     if m and entry.key == "deserialize-cuda":

@@ -517,7 +517,7 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None,
     culprit = (f"the loss computed from {module}'s output: the output is finite ({dt}, max |x| = {_num(largest)}) "
                f"but the gradient coming back into it is not")
     where = ""
-    if exp is not None and fix is not _SATURATED_FIX:
+    if exp is not None and stale is None and fix is not _SATURATED_FIX:
         edt, facts = dtype_name(exp[0]), exp[1]
         where = facts.located if facts else ""
         at = f" at `{facts.code}`" if facts and facts.code else ""
@@ -535,7 +535,6 @@ def after_output(module: str, out: torch.Tensor, grad: torch.Tensor, stale=None,
     inputs = [f"{module} output: {dt}, max |x| = {_num(largest)}"]
     if stale is not None:
         name, tensor, made = stale
-        where = ""  # the stale tensor, not an exp, is the story
         held = _value(*_state(tensor.detach()))
         inputs.append(f"{name}: {dtype_name(tensor.dtype)} {list(tensor.shape)}, holds {held}")
         culprit = (f"`{name}`, which the loss code reads, already held {held} before this step"

@@ -115,7 +115,7 @@ class NonFiniteWatch:
         self._armed = 0  # outermost module calls left to trace every op outside modules for (see `op`)
         self._tracer: NonFiniteTracer | None = None
         self._roots: list = []  # (op, result, where) of square roots and norms taken outside modules this step
-        self._exps: list = []   # (dtype, where) of the first exps taken in fp16/bf16 outside modules this step
+        self._exp: tuple | None = None  # (dtype, where) of the first exp taken in fp16/bf16 outside modules this step
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -193,9 +193,9 @@ class NonFiniteWatch:
         try:
             if func in _ROOTS and isinstance(out, torch.Tensor) and torch.is_grad_enabled() and len(self._roots) < 16:
                 self._roots.append((func, out.detach(), scan_frames(live_frames(sys._getframe(2)))))
-            if (func in _EXPS and isinstance(out, torch.Tensor) and out.dtype in HALF_DTYPES
-                    and torch.is_grad_enabled() and len(self._exps) < 4):
-                self._exps.append((out.dtype, scan_frames(live_frames(sys._getframe(2)))))
+            if (self._exp is None and func in _EXPS and isinstance(out, torch.Tensor) and out.dtype in HALF_DTYPES
+                    and torch.is_grad_enabled()):
+                self._exp = (out.dtype, scan_frames(live_frames(sys._getframe(2))))
             if self._armed:
                 self._trace_armed(func, args, kwargs, out, None)
         except Exception:  # the doctor must never break the user's run
@@ -240,7 +240,7 @@ class NonFiniteWatch:
             self._armed -= 1  # a few outermost calls are enough for a loop to make the value again
         if self.depth == 0:
             self._roots.clear()  # a new step
-            self._exps.clear()
+            self._exp = None
         if self.depth == 0 and not self.done:
             self.rng = torch.get_rng_state()  # the re-run draws the same dropout masks (CPU generator)
             self.autocast = autocast_state()  # ...and computes under the same autocast
@@ -315,7 +315,7 @@ class NonFiniteWatch:
                 zero = next(((f, r, frame) for f, r, frame in self._roots if bool((r == 0).any())), None)
                 return (root_at_zero(str(zero[0]), zero[1], zero[2]) if zero is not None
                         else after_output(type(module).__name__, out, g, stale_nonfinite(live_frames(sys._getframe())),
-                                          exp=self._exps[0] if self._exps else None))
+                                          exp=self._exp))
         return self._locate(call, grad)
 
     @_never_raises

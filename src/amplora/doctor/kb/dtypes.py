@@ -254,7 +254,7 @@ KERNELS = (
        "`x.to(model.dtype)`; keep only indices and labels integer."),
     _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
        # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
-       r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))\w+\)",
+       r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))(?P<dst>\w+)\)",
        "A typed buffer (a ragged or array buffer of an RL environment, a replay buffer, a NumPy-backed store) holds "
        "one dtype, fixed when it was created, and was pushed items of another: the message shows the dtype given "
        "(`from=`) and the one it holds (`to=`).",
