@@ -1249,6 +1249,12 @@ CLASS_WORDINGS = [
     ("torch-dtype-auto", "The policy loads its backbone with the default torch.float32, which runs out of memory on a 24 GB card"),
     ("precision-not-applied", "`--mixed_precision bf16` is silently ignored by the eval script: every layer runs fp32"),
     ("device-in-words", "SAC hits a device-related error on a machine with two GPUs when device is set to cuda:1"),
+    ("matmul-dtype", "mat1 (the features): float (which is torch.float32) mat2 (the weights): c10::Half (which is "
+     "torch.float16)"),
+    ("flash-attn-dtype", "The q, k, v of flash-attention in this model have to be float16 or bfloat16, but the trainer "
+     "passes float32"),
+    ("generic-dtype", "numba.core.errors.TypingError: Cannot unify array(float64, 2d, C) and array(float32, 2d, C) for "
+     "'acc'"),
     ("typed-buffer-dtype", "    buf.obs.push(o)\nTypeError: argument 'items': Shape Mismatch:\n from=(dim=3, dtype=Float64), "
      "to=(dim=_, dtype=Float32)"),
     # a message pasted as comments under the call, wrapped onto a second comment line
@@ -2618,6 +2624,15 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "least two devices, cpu and cuda:0!", "device-mismatch", ["own device", "codes.to(part.device)"]),
     ("model = Model.load(cfg)  # cfg.device == 'cuda'\nRuntimeError: Expected all tensors to be on the same device, "
      "but found at least two devices, cuda:3 and cuda:0!", "device-mismatch", ["set_device", "Keep the index"]),
+    # a web UI named by its tab: the convolution of two dtypes is the VAE's
+    ("txt2img finishes, then:\nRuntimeError: Input type (torch.cuda.HalfTensor) and weight type "
+     "(torch.cuda.FloatTensor) should be the same", "conv-type", ["the VAE's", "--no-half-vae"]),
+    # an engine built in fp16 by a tool's TensorRT switch
+    ("load_trt=True together with fp16=True gives NaN audio in every generation", "fp16-nonfinite-report",
+     ["TensorRT engine", "OBEY_PRECISION_CONSTRAINTS"]),
+    # a quantizer run while the weights are still on meta
+    ("quantization: torchao int4 weight-only\nNotImplementedError: Cannot copy out of meta tensor; no data!",
+     "meta-copy", ["Quantize after the weights are loaded"]),
     # a kernel message retyped with its quotes shifted off their words
     ("training fails with an error stating 'RuntimeError:' upsample_nearest2d_kernel 'not implemented for' "
      "BFloat16 '", "half-kernel", ["upsample_nearest2d_kernel"]),

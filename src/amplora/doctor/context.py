@@ -57,7 +57,7 @@ _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion 
                         r"PuLID)\b", re.IGNORECASE)
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
-                      r"Fooocus|InvokeAI|SD\.Next|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|\bvae\.to\(|AutoencoderKL|"
+                      r"Fooocus|InvokeAI|SD\.Next|\btxt2img\b|\bimg2img\b|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|\bvae\.to\(|AutoencoderKL|"
                       r"StableDiffusion\w*Pipeline|DiffusionPipeline")
 # a LoRA applied by a UI, node or loader: its weights left on the CPU are the usual device mismatch there
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
@@ -66,6 +66,8 @@ _TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
 _TEXT_ENCODER_ELSEWHERE = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
                                      rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
                                      rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
+# a TensorRT engine (its fp16 mode picks layer precisions itself)
+_TENSORRT = re.compile(r"\bTensorRT\b|\bload_trt\b|\btrtexec\b|\.engine\b|\bTRT\b")
 # a short-time Fourier transform, whose window is a tensor of its own
 _STFT = re.compile(r"\b(i?stft|hann_window|TorchSTFT)\b", re.IGNORECASE)
 # CUDA that failed to start, so the run fell back to the CPU
@@ -616,6 +618,21 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "(`model.rotary_emb`), which older maps do not name.")
         fix.append("List every module in the map (`device_map['language_model.model.rotary_emb'] = 0` and the norms, "
                    "embeddings and heads), or let `device_map='auto'` build it.")
+    m = _TENSORRT.search(text)
+    if m and entry.kind == "overflow" and "tensorrt" not in said.lower():
+        cause.append(f"The text shows a TensorRT engine (`{m.group(0)}`): built with fp16 enabled, TensorRT runs "
+                     f"each layer in fp16 where that is faster, including layers (norms, softmax, long sums) whose "
+                     f"values pass 65504, while the eager model keeps them in fp32.")
+        fix.append("Build the engine in fp32 (the tool's fp16 flag off), or keep the overflowing layers fp32 in the "
+                   "engine (TensorRT's per-layer precision with `OBEY_PRECISION_CONSTRAINTS`, or an fp32 ONNX export "
+                   "of those ops).")
+    if (entry.key == "meta-copy" and re.search(r"torchao|\bfp[46]\b|quantiz", text, re.IGNORECASE)
+            and "quantiz" not in said.lower()):
+        cause.append("The text shows quantization (torchao, fp6 or fp4 weights): a quantizer applied while the "
+                     "weights are still on `meta` (before the checkpoint is loaded into them) leaves meta tensors "
+                     "that cannot be moved.")
+        fix.append("Quantize after the weights are loaded (on the CPU or the GPU), or pick a quantization mode the "
+                   "loader supports for that model.")
     m = entry.match.search(text) if entry.key == "typed-buffer-dtype" else None
     if m:  # the entry's pattern names the dtype given and the one held
         cause.append(f"Here it was given {m['src']} items and holds {m['dst']}.")

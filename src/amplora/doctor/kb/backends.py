@@ -463,7 +463,7 @@ CAPABILITY = (
        r"\b(bf16|bfloat16)[\w-]*[^\n]{0,60}\b" + NO_BF16_GPU + r"\b[^\n]{0,30}" + _REFUSAL,
        _BF16_GPU_CAUSE, _BF16_GPU_FIX),
     _e("flash-attn-dtype", "attention", "flash attention needs fp16/bf16 (and a recent GPU)",
-       r"flash[ _]?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
+       r"flash[ _-]?attention.{0,120}(dtype|fp16|bf16|float16|bfloat16)|"
        r"(fp16|bf16|float16|bfloat16|float32|fp32)\b.{0,40}\bfor (the )?flash[ _-]?(attention|attn)|"
        r"Expected query, key and value to all be of dtype: \{Half, BFloat16\}|"
        r"q_dtype == torch::kFloat16 \|\| .{0,40}q_dtype == torch::kBFloat16|\bq must have dtype fp16 or bf16|"

@@ -323,6 +323,8 @@ FALLBACKS = (
        r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(?<![A-Za-z0-9])(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
+       # numba's type inference: "Cannot unify array(float32, 1d, C) and array(float64, 1d, C)"
+       r"Cannot unify array\((?P<nb>float\d+|int\d+)\b[^)]*\) and array\((?!(?P=nb)\b)(float\d+|int\d+)\b|"
        r"\b(Half|Float|BFloat16) did not match (Half|Float|BFloat16)\b|"
        r"\bexpected \w*(Half|Float|Double|BFloat16)Tensor,? (but )?(got|rec(ie|ei)ved|found) \w*(Half|Float|Double|BFloat16)"
        r"Tensor\b|"

@@ -6,7 +6,10 @@ MATMUL = (r"(mat1 and mat2|m1 and m2|self and mat2|mat2 and self|both vectors|"
           r"expected both vectors to have same dtype|\b(bmm|mm|addmm|baddbmm|matmul|linear)\(\): expected both inputs "
           r"to have (the )?same dtype")
 # the matmul message's tail quoted alone ("... leads to `float != c10::BFloat16` error")
-MATMUL_TAIL = r"(?<![\w:])(float|c10::(Half|BFloat16|Float|Double))\s*!=\s*c10::(Half|BFloat16|Float|Double)\b"
+MATMUL_TAIL = (r"(?<![\w:])(float|c10::(Half|BFloat16|Float|Double))\s*!=\s*c10::(Half|BFloat16|Float|Double)\b|"
+               # retold operand by operand: "mat1 (Your Image Input): float (...) mat2 (Model's Weights): c10::BFloat16"
+               r"\bmat1\b[^\n]{0,60}?\b(?:c10::)?(?P<m1>float|Float|Half|BFloat16|half|bfloat16)\b[^\n]{0,80}?\bmat2\b"
+               r"[^\n]{0,60}?\b(?:c10::)?(?!(?P=m1)\b)(float|Float|Half|BFloat16|half|bfloat16)\b")
 # integer storage of packed quantized weights (bitsandbytes uint8/int8, int8 GEMM); case-sensitive so the English
 # "byte" / "char" of other messages does not count
 PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
