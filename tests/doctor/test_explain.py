@@ -669,6 +669,15 @@ SAMPLES = [
     ("autocast-meta-device", "RuntimeError: unknown device type for autocast in "
      "get_autocast_dispatch_key_from_device_type", [], None),
     ("autocast-fp32-ops", "Under torch.autocast the softmax output is float32, not a half tensor", [], None),
+    ("cosine-similarity-half", "F.cosine_similarity on my 4096-dim half embeddings returns 0 for every pair; "
+     "the same vectors in float32 give 0.83", [], None),
+    ("autocast-disabled-half-inputs", "We wrap the KL term in torch.autocast('cuda', enabled=False) to keep it "
+     "exact, but the student logits arriving there are fp16 tensors and the KL is 3x its fp32 value", [], None),
+    ("traced-device-constant", "The exported retriever.pt was made with torch.jit.trace on a laptop; on the "
+     "server the traced graph shows\n    mask = torch.ones(_3, dtype=11, device=torch.device(\"cpu\"))\n"
+     "and the GPU run stops there", [], None),
+    ("candle-backend-dtype", "Error: Could not create backend: the metal backend does not support bf16 matmul",
+     [], None),
     ("mps-wrong-results", "Training on mps gives different losses than on cpu with the same seed", [], None),
     ("vllm-lora-fp32", "vllm serve my-model --enable-lora --lora-dtype float32\nAssertionError", [], None),
     ("tf32-matmul", "RuntimeError: Float32 matmul precision must be set to highest", [], None),
@@ -1359,6 +1368,10 @@ CLASS_WORDINGS = [
     ("mps-fp16-unstable", "On my Mac (mps) the pipeline runs to the end but the output image is solid black"),
     ("ggml-quantized-kv-copy", "llama-server --cache-type-k q4_0 -fa\nggml_metal_encode_node: error: unsupported op "
      "'CPY'"),
+    ("fp16-drift-report", "After model.half() the recognizer silently corrupts the decoded text on every page"),
+    ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
+    ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
+     "Float but found Half"),
 ]
 
 

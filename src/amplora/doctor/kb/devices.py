@@ -6,6 +6,18 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
+    _e("traced-device-constant", "device", "a traced (TorchScript) model creates tensors on the device it was traced on",
+       r"\A(?=.*(TorchScript|torch\.jit|jit\.trace|\btraced\b|code/__torch__))"
+       r"(?=.*\bdevice\s*=\s*torch\.device\([\"'](cpu|cuda(:\d+)?)[\"']\))|"
+       r"\b(traced|TorchScript|jit)\b[^.\n]{0,60}\b(hard[- ]?coded?|baked( in)?|fixed)\b[^.\n]{0,40}\bdevices?\b",
+       unless=r"out of memory",
+       cause="`torch.jit.trace` records the device of every tensor the traced code creates as a constant "
+       "(`device=torch.device(\"cpu\")` in the serialized code): a model traced on the CPU keeps creating those "
+       "tensors (position embeddings, masks, anchors) on the CPU when it runs on a GPU, or the reverse, and they "
+       "meet the inputs on the other device.",
+       fix="Trace (export) the model on the device it will run on, or one trace per device; in the model's code "
+       "make new tensors from an input (`x.new_zeros(...)`, `torch.zeros_like(x)`) or `torch.jit.script` that "
+       "function, so the trace follows the input's device; or use the release whose exported model was fixed."),
     _e("kernel-current-device", "device", "a custom kernel launched on the current GPU, not its tensors' GPU",
        r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
        r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"

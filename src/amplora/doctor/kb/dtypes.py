@@ -509,6 +509,18 @@ KERNELS = (
        "their outputs, and the hidden states after a final LayerNorm, are float32 by design.",
        fix="Nothing is wrong; cast the result yourself if a half tensor is needed (`out.to(torch.float16)`), or cast "
        "the model (`model.half()`, apex O2 / O3) if every layer should run in half precision."),
+    _e("autocast-disabled-half-inputs", "autocast", "a region with autocast disabled computes on fp16/bf16 tensors",
+       r"\A(?=.*autocast\([^)\n]{0,60}enabled\s*=\s*False)(?=.*(\b(fp16|float16|half|bf16|bfloat16)\b[^.\n]{0,20}"
+       r"\b(outputs?|inputs?|tensors?|activations?|logits|predictions?|features)\b|\b(runs?|ran|computed?|calculated?|"
+       r"evaluated|done) in (fp16|float16|half|bf16|bfloat16)\b))",
+       # a NaN or inf reported is told by the overflow entries (where it was born counts more than the region)
+       unless=r"\w+Error\b|Traceback|\b(nan|inf)\b",
+       cause="`torch.autocast(..., enabled=False)` only stops autocast from casting inside the region: tensors made "
+       "before it under autocast stay fp16/bf16, so the ops inside (a loss, softmax / log_softmax, a KL or "
+       "distribution term) run in half precision, the opposite of what the region was written for.",
+       fix="Cast the inputs inside the region: `with torch.autocast('cuda', enabled=False): loss = "
+       "criterion(pred.float(), target.float())`; autocast's own float32 list (softmax, log_softmax, losses) "
+       "applies only while it is enabled."),
     _e("half-tolerance", "overflow", "a half-precision result compared with float32's tolerance",
        r"Greatest (relative|absolute) difference:?.{0,160}\(up to [\d.e+-]+ allowed\)|Tensor-likes are not close",
        context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|BFloat16|fp16|float16|half|Half)(?![A-Za-z0-9_])",

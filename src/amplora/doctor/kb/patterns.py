@@ -15,7 +15,8 @@ MATMUL_TAIL = (r"(?<![\w:])(float|c10::(Half|BFloat16|Float|Double))\s*!=\s*c10:
 PACKED = r"(?-i:unsigned char|signed char|\bByte\b|\bChar\b|\bu?int8\b|\bQU?Int8\b|Int8|UInt8)"
 QUANT_CONTEXT = r"bitsandbytes|\bbnb\b|4bit|8bit|Linear4bit|Linear8bit|Params4bit|quantiz|qweight|gptq|awq|int8"
 QUANT_KERNEL = (r"(?<![A-Za-z0-9])(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllama\w*|exl2|machete|quantization method|"
-                r"gemm_forward_cuda|gemv_forward_cuda|q4_matmul)")
+                # GPTQ checkpoints' names: bits and group size ("OPT-13B-Erebus-4bit-128g")
+                r"gemm_forward_cuda|gemv_forward_cuda|q4_matmul|[2348]-?bit-\d+g\b)")
 # GPUs of compute capability below 8.0 (no native bf16), as reports name them
 NO_BF16_GPU = r"(T4|V100|P100|P40|K80|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|20[6-8]0 ?([Ss]uper|SUPER|Ti))"
 LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"

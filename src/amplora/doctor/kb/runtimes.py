@@ -14,6 +14,14 @@ _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w
                r"(quality|accuracy|precision))\b")
 
 RUNTIMES = (
+    _e("candle-backend-dtype", "backend", "a Candle backend (text-embeddings-inference) without this dtype",
+       r"\bbackend does not support (f16|bf16|f32|f64) \w+|\bis only supported in (fp32|f32|float32)( precision)?\b|"
+       r"Could not start Candle backend[^\n]{0,200}\b(f16|bf16|float16|fp16|dtype|precision)\b",
+       cause="The Candle backend (text-embeddings-inference, Rust servers built on Candle) implements each model and "
+       "op in some dtypes only: its CPU backends (Apple Accelerate, MKL) have no f16 matmul, and some models (Gemma3 "
+       "in text-embeddings-inference) run only in fp32, so a server started in float16 refuses them.",
+       fix="Start it in fp32: `--dtype float32` (on a CPU or a Mac fp32 is the dtype that works); keep float16 for "
+       "CUDA GPUs and models that support it."),
     _e("triton-config-datatype", "backend", "Triton's config.pbtxt declares another data type than the model has",
        r"unexpected datatype \w+ for (input|output) '[^'\n]*',? expecting TYPE_\w+|"
        r"\b(inference )?(input|output) '[^'\n]*' data-?type is '\w+', but model '[^'\n]*' expects '\w+'|"

@@ -20,6 +20,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?|responses?|generations?) (are|is) (always |all )?empty|token soup|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
                  r"(?<!KL )diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
+                 r"(silently )?(corrupts?|mangles?|garbles?)\b[^.\n]{0,30}\b(outputs?|results?|text|predictions?)\b|"
                  r"(outputs?|results?|values?) ((that|which) )?(have |has )?changed (significantly|a lot|drastically)|"
                  r"(significant |serious |large |big )?(precision|numerical|numeric) (issues?|problems?|errors?)|"
                  r"(significantly |much )?(larger|bigger|higher) (numerical )?errors?|training instabilit(y|ies)|"
@@ -463,6 +464,17 @@ NONFINITE_REPORTS = (
        fix="Sample in float32: cast the logits to float before softmax, top-k / top-p and the cumulative sum (or "
        "keep the sum and the threshold in fp32 inside the kernel), and let the last candidate be the fallback when "
        "the loop runs out (the `i == k-1` case); upgrade the library where its sampling kernel was fixed."),
+    _e("cosine-similarity-half", "overflow", "cosine similarity computed in fp16 collapses to 0 or passes 1",
+       r"\A(?=.*(cosine[_ ]?similarity|CosineSimilarity|\bcos_sim\b))(?=.*(\b(fp16|float16|half|HalfTensor)\b|"
+       r"\.half\(\)))(?=.*(\b(different|inconsistent|differ\w*|wrong|incorrect)\b|\b(gives?|outputs?|returns?|is) "
+       r"[`'\"]?(0|zero)\b|(larger|greater|bigger) than 1\b|>\s*1\b|\b(nan|inf)\b))",
+       unless=r"out of memory|Expected all tensors to be on the same device",
+       cause="In fp16 the sums of squares behind cosine similarity (each vector's norm, over hundreds or thousands "
+       "of dimensions, and their product) pass 65504 or round off: the result collapses to 0 when they overflow, or "
+       "leaves [-1, 1] (above 1, which breaks a BCE, an arccos or a margin loss after it).",
+       fix="Compute it in fp32: `F.cosine_similarity(a.float(), b.float(), dim=-1)` (autocast runs it in fp32 "
+       "itself, a model cast with `.half()` does not), or normalize first (`F.normalize(a.float(), dim=-1) @ "
+       "F.normalize(b.float(), dim=-1).T`) and clamp to [-1, 1] before an arccos or a BCE."),
     _e("nms-fp16-iou", "overflow", "non-maximum suppression in fp16 keeps or drops the wrong boxes",
        r"\A(?=.*\b(nms|NMS|non_max_suppression|nms_rotated|batched_nms|box_iou)\b)(?=.*\b(fp16|FP16|float16|half|"
        r"Half)\b)(?=.*\b(different|differ\w*|wrong|incorrect|(can'?t|cannot|not|fails? to|doesn'?t) (properly )?"
