@@ -111,7 +111,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout128", 47), ("heldout129", 42), ("heldout130", 34),
                                          ("heldout131", 18), ("heldout132", 34), ("heldout133", 40),
                                          ("heldout134", 29), ("heldout135", 29), ("heldout136", 25),
-                                         ("heldout137", 34), ("heldout138", 31)])
+                                         ("heldout137", 34), ("heldout138", 31), ("heldout139", 40), ("heldout140", 49),
+                                         ("heldout141", 35), ("heldout142", 36)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -135,7 +136,8 @@ def test_split_sizes(records, split, size):
                               "heldout125": 14, "heldout129": 11, "heldout130": 10, "heldout131": 5,
                               "heldout132": 10, "heldout133": 13,
                               "heldout134": 7, "heldout135": 10, "heldout136": 10, "heldout137": 11,
-                              "heldout138": 14}.get(split, 20)
+                              "heldout138": 14, "heldout139": 22, "heldout140": 24, "heldout141": 19,
+                              "heldout142": 18}.get(split, 20)
     assert kinds["reject"] >= {"heldout112": 8}.get(split, 9)  # heldout112's rank-order half found no reject
     assert len({r["project"] for r in held}) >= 12
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -306,7 +308,11 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (136, "heldout135", "w26501", 10, 19, 18),
     (137, "heldout136", "w26700", 10, 15, 17),
     (138, "heldout137", "w26900", 11, 23, 30),
-    (139, "heldout138", "w27100", 14, 17, 26)])
+    (139, "heldout138", "w27100", 14, 17, 26),
+    (140, "heldout139", "w27300", 22, 18, 30),
+    (141, "heldout140", "w27500", 24, 25, 34),
+    (142, "heldout141", "w27700", 19, 16, 32),
+    (143, "heldout142", "w27900", 18, 18, 31)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -326,7 +332,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133), 5),
+    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136), 3),
@@ -395,7 +401,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout128") + wc.load("heldout129") + wc.load("heldout130")
               + wc.load("heldout131") + wc.load("heldout132") + wc.load("heldout133")
               + wc.load("heldout134") + wc.load("heldout135") + wc.load("heldout136") + wc.load("heldout137")
-              + wc.load("heldout138"))
+              + wc.load("heldout138") + wc.load("heldout139") + wc.load("heldout140") + wc.load("heldout141")
+              + wc.load("heldout142"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
