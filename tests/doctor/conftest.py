@@ -68,7 +68,8 @@ FAULTY_SPECS = ["upcast_norms_generate", "fused_backward_out_buffer", "svd_half_
                 "numpy_float64_schedule", "state_dict_average_int", "plain_attribute_table",
                 "moe_router_fp32_weights", "stochastic_depth_fp32_mask", "assign_load_half_checkpoint"]
 CLEAN_SPECS = ["clean_bf16_autocast", "clean_amplora", "clean_func_transforms", "clean_export",
-               "clean_fastpath_encoder_autocast", "clean_fp16_dynamic_loss_scale", "clean_t5_generate"]
+               "clean_fastpath_encoder_autocast", "clean_fp16_dynamic_loss_scale", "clean_t5_generate",
+               "clean_jit_trace"]
 # programs whose values go inf/NaN while the script itself exits 0 (test_nonfinite.py)
 NONFINITE_SPECS = ["nan_fp16_mlp_overflow", "nan_fp16_attention_mask", "nan_custom_backward", "nan_optimizer_step",
                    "nan_fp16_loss_outside_module", "nan_fp16_adam_eps", "nan_fp16_running_sum",

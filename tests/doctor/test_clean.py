@@ -1,7 +1,10 @@
 """Clean programs: no fault, no false warning, the script's own output and exit code, via watch() and doctor run."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
+import torch
 
 from amplora.cli import main
 
@@ -33,6 +36,19 @@ def test_clean_program_via_doctor_run(name, doctor_runs):
     assert "run ok" in proc.stdout
     assert "no suspicious dtype mixes" in proc.stderr
     assert "precision fault" not in proc.stderr
+    assert "TracerWarning" not in proc.stderr  # the doctor's own checks were not recorded into a traced graph
+
+
+def test_traced_graph_holds_none_of_the_watch_checks(capsys):
+    """Under `doctor run` (non-finite watch on), the module hooks see torch.jit.trace's forward: reading values there
+    would record the doctor's own checks into the user's graph (TracerWarnings, constants baked in)."""
+    trace = torch.jit.trace
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["doctor", "run", str(program_path("clean_jit_trace"))]) == 0
+    assert "run ok" in capsys.readouterr().out
+    assert torch.jit.trace is trace  # the unwatched trace was for the run only
+    assert [w for w in caught if issubclass(w.category, torch.jit.TracerWarning)] == []
 
 
 def test_report_flags_the_s001_precursor():

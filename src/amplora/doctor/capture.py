@@ -4,6 +4,7 @@ Nothing here runs unless something failed, so it may be slow-ish (it walks frame
 """
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import re
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
 _CALL_IMPL = nn.Module._call_impl.__code__
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -289,14 +290,27 @@ def find_capture(exc: BaseException) -> tuple[Capture | None, BaseException]:
     return None, exc
 
 
+def _unwatched(trace):
+    """`torch.jit.trace` run without dispatch modes: its check re-runs the graph, which fails when any mode is active
+    (a Python scalar reaches an op as if it were a tensor)."""
+    @functools.wraps(trace)
+    def call(*args, **kwargs):
+        with _disable_current_modes():
+            return trace(*args, **kwargs)
+    return call
+
+
 class WatchingMode(TorchDispatchMode):
     """A dispatch mode that leaves the program's behaviour as it was. nn's fused fast path (TransformerEncoderLayer
     and MultiheadAttention in eval) runs its inner ops without autocast when a dispatch mode is active, so it would
-    fail where the unwatched program runs: it is turned off while the mode is on."""
+    fail where the unwatched program runs: it is turned off while the mode is on; and `torch.jit.trace` records
+    without the mode (the traced graph still runs under it)."""
 
     def __enter__(self):
         self._fastpath = torch.backends.mha.get_fastpath_enabled()
         torch.backends.mha.set_fastpath_enabled(False)
+        self._traces = torch.jit.trace, torch.jit.trace_module
+        torch.jit.trace, torch.jit.trace_module = map(_unwatched, self._traces)
         return super().__enter__()
 
     def __exit__(self, *exc):
@@ -304,3 +318,4 @@ class WatchingMode(TorchDispatchMode):
             return super().__exit__(*exc)
         finally:
             torch.backends.mha.set_fastpath_enabled(self._fastpath)
+            torch.jit.trace, torch.jit.trace_module = self._traces

@@ -72,6 +72,14 @@ def _never_raises(hook):
     return guarded
 
 
+def _values_hidden() -> bool:
+    """Inside vmap / grad (torch.func) values are wrapped, under torch.export / torch.compile they are fake, and under
+    torch.jit.trace every op the doctor runs would be recorded into the user's graph: reading them would break the
+    transform or the trace."""
+    return (torch._C._are_functorch_transforms_active() or torch.compiler.is_compiling()
+            or torch._C._is_tracing())
+
+
 def _forward_hook_at(frame):
     """(the hook's name, its module's class) when `frame` runs inside a forward hook a script registered on a
     module, else None: the frame just below torch's module call that is not a `forward`."""
@@ -143,7 +151,7 @@ class NonFiniteWatch:
         """FaultCatcher's hook for small and half-precision results: one made inf/NaN from finite inputs by the script's
         own code."""
         if (self.depth or self.done or out.device.type != "cpu" or out.dtype not in _CHECKED
-                or torch._C._current_graph_task_id() != -1):
+                or torch._C._current_graph_task_id() != -1 or torch._C._is_tracing()):
             return
         if out.ndim:  # half precision made it, or a half operand took part (`x / (1 - a).sqrt()`, a fp16)
             if out.dtype not in HALF_DTYPES and not any(type(a) is torch.Tensor and a.dtype in HALF_DTYPES
@@ -177,7 +185,7 @@ class NonFiniteWatch:
         makes inf/NaN from finite inputs on the CPU. Also keeps the square roots and norms taken outside modules in
         this step: their backward divides by their result, so a loss whose gradient comes back NaN is checked for
         one that was 0."""
-        if self.done:
+        if self.done or torch._C._is_tracing():
             return
         if self.depth:
             # inside a module call only a user's forward hook is the script's own code (an activation penalty
@@ -252,10 +260,7 @@ class NonFiniteWatch:
 
     @_never_raises
     def _check_output(self, module, args, kwargs, out):
-        # inside vmap / grad (torch.func) outputs are wrapped, and under torch.export / torch.compile they are fake:
-        # reading their values would break the transform or the trace
-        if (self.depth or self.done or out is None or torch._C._are_functorch_transforms_active()
-                or torch.compiler.is_compiling()):
+        if self.depth or self.done or out is None or _values_hidden():
             return
         loss = _loss_of(out)
         if not isinstance(loss, torch.Tensor) or not loss.is_floating_point() or _readable(loss) is not loss:
