@@ -669,6 +669,8 @@ SAMPLES = [
     ("autocast-meta-device", "RuntimeError: unknown device type for autocast in "
      "get_autocast_dispatch_key_from_device_type", [], None),
     ("autocast-fp32-ops", "Under torch.autocast the softmax output is float32, not a half tensor", [], None),
+    ("julia-float-promotion", "julia> BFloat16(2.0) + Float64(1.0)\nERROR: promotion of types BFloat16 and Float64 "
+     "failed to change any arguments", [], None),
     ("cosine-similarity-half", "F.cosine_similarity on my 4096-dim half embeddings returns 0 for every pair; "
      "the same vectors in float32 give 0.83", [], None),
     ("autocast-disabled-half-inputs", "We wrap the KL term in torch.autocast('cuda', enabled=False) to keep it "
@@ -1372,6 +1374,8 @@ CLASS_WORDINGS = [
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
+    ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
+     "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
 ]
 
 
@@ -2646,6 +2650,8 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     # a quantizer run while the weights are still on meta
     ("quantization: torchao int4 weight-only\nNotImplementedError: Cannot copy out of meta tensor; no data!",
      "meta-copy", ["Quantize after the weights are loaded"]),
+    ("picked the torchao_fp6 option\nCannot copy out of meta tensor; no data!", "meta-copy",
+     ["Quantize after the weights are loaded"]),
     # a kernel message retyped with its quotes shifted off their words
     ("training fails with an error stating 'RuntimeError:' upsample_nearest2d_kernel 'not implemented for' "
      "BFloat16 '", "half-kernel", ["upsample_nearest2d_kernel"]),

@@ -626,7 +626,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Build the engine in fp32 (the tool's fp16 flag off), or keep the overflowing layers fp32 in the "
                    "engine (TensorRT's per-layer precision with `OBEY_PRECISION_CONSTRAINTS`, or an fp32 ONNX export "
                    "of those ops).")
-    if (entry.key == "meta-copy" and re.search(r"torchao|\bfp[46]\b|quantiz", text, re.IGNORECASE)
+    if (entry.key == "meta-copy" and re.search(r"torchao|(?<![A-Za-z0-9])fp[46](?![A-Za-z0-9])|quantiz", text, re.IGNORECASE)
             and "quantiz" not in said.lower()):
         cause.append("The text shows quantization (torchao, fp6 or fp4 weights): a quantizer applied while the "
                      "weights are still on `meta` (before the checkpoint is loaded into them) leaves meta tensors "

@@ -9,7 +9,10 @@ DEVICES = (
     _e("traced-device-constant", "device", "a traced (TorchScript) model creates tensors on the device it was traced on",
        r"\A(?=.*(TorchScript|torch\.jit|jit\.trace|\btraced\b|code/__torch__))"
        r"(?=.*\bdevice\s*=\s*torch\.device\([\"'](cpu|cuda(:\d+)?)[\"']\))|"
-       r"\b(traced|TorchScript|jit)\b[^.\n]{0,60}\b(hard[- ]?coded?|baked( in)?|fixed)\b[^.\n]{0,40}\bdevices?\b",
+       r"\b(traced|TorchScript|jit)\b[^.\n]{0,60}\b(hard[- ]?coded?|baked( in)?|fixed)\b[^.\n]{0,40}\bdevices?\b|"
+       # a TorchScript file exported on a GPU, loaded where there is none: its ops still ask for CUDA tensors
+       r"\A(?=.*Could not run '[\w:.]+' with arguments from the 'CUDA' backend)"
+       r"(?=.*(load_jit|jit\.load|TorchScript|\.jit\b|\bjit model))",
        unless=r"out of memory",
        cause="`torch.jit.trace` records the device of every tensor the traced code creates as a constant "
        "(`device=torch.device(\"cpu\")` in the serialized code): a model traced on the CPU keeps creating those "

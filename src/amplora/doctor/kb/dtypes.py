@@ -509,6 +509,12 @@ KERNELS = (
        "their outputs, and the hidden states after a final LayerNorm, are float32 by design.",
        fix="Nothing is wrong; cast the result yourself if a half tensor is needed (`out.to(torch.float16)`), or cast "
        "the model (`model.half()`, apex O2 / O3) if every layer should run in half precision."),
+    _e("julia-float-promotion", "mismatch", "Julia has no promotion rule between two float types",
+       r"promotion of types (?P<a>\w*Float\w*) and (?!(?P=a)\b)\w*Float\w* failed to change any arguments",
+       cause="Julia found no `promote_rule` between the two float types (a package's own type, such as Float8 or "
+       "BFloat16, that defines none for the built-in Float16 / Float32 / Float64), so arithmetic mixing them fails.",
+       fix="Convert one side explicitly (`Float32(x) * y`), or define the rule (`Base.promote_rule(::Type{Float8}, "
+       "::Type{Float32}) = Float32`), or upgrade to a release of the package that defines it."),
     _e("autocast-disabled-half-inputs", "autocast", "a region with autocast disabled computes on fp16/bf16 tensors",
        r"\A(?=.*autocast\([^)\n]{0,60}enabled\s*=\s*False)(?=.*(\b(fp16|float16|half|bf16|bfloat16)\b[^.\n]{0,20}"
        r"\b(outputs?|inputs?|tensors?|activations?|logits|predictions?|features)\b|\b(runs?|ran|computed?|calculated?|"
