@@ -669,6 +669,11 @@ SAMPLES = [
     ("autocast-meta-device", "RuntimeError: unknown device type for autocast in "
      "get_autocast_dispatch_key_from_device_type", [], None),
     ("autocast-fp32-ops", "Under torch.autocast the softmax output is float32, not a half tensor", [], None),
+    ("te-activation-dtype", "  File \"transformer_engine/pytorch/module/base.py\", in set_activation_dtype\nTypeError: "
+     "Data types for parameters must match when outside of autocasted region.  Found input dtype: torch.float32 and "
+     "'layer_norm_weight' dtype: torch.bfloat16", ["fp32", "bf16"], None),
+    ("cupy-no-bf16", "Broadcasting the policy weights with the cupy collective group fails: cupy does not support "
+     "torch.bfloat16 tensors", [], None),
     ("julia-float-promotion", "julia> BFloat16(2.0) + Float64(1.0)\nERROR: promotion of types BFloat16 and Float64 "
      "failed to change any arguments", [], None),
     ("cosine-similarity-half", "F.cosine_similarity on my 4096-dim half embeddings returns 0 for every pair; "
@@ -1371,6 +1376,7 @@ CLASS_WORDINGS = [
     ("ggml-quantized-kv-copy", "llama-server --cache-type-k q4_0 -fa\nggml_metal_encode_node: error: unsupported op "
      "'CPY'"),
     ("fp16-drift-report", "After model.half() the recognizer silently corrupts the decoded text on every page"),
+    ("fp16-drift-report", "With --fp16 the depth map has artifact everywhere near the edges; the fp32 run is clean"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
@@ -2665,6 +2671,13 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("attr = deep_lift(model.cuda(), X.cuda(), n_shuffles=20, device='cuda')\nRuntimeError: Expected all tensors to "
      "be on the same device, but found at least two devices, cuda:0 and cpu!", "device-mismatch",
      ["device itself", "Keep the input on the CPU"]),
+    # a fill value the message itself quotes
+    ("dist.fill_(1e30) under autocast\nRuntimeError: value cannot be converted to type at::Half without overflow: "
+     "1e+30", "half-constant-overflow", ["Here the value is 1e+30, which overflows fp16"]),
+    # a trainer that trains one copy per GPU, with a model spread over two GPUs
+    ("trainer = DPOTrainer(model, ref_model, args=args)\nRuntimeError: Expected all tensors to be on the same "
+     "device, but found at least two devices, cuda:1 and cuda:0!", "device-mismatch",
+     ["local_process_index", "whole copy of the model on its own GPU"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)

@@ -66,6 +66,9 @@ _TEXT_ENCODER = r"\b(text|T5|umT5|CLIP|llm)[_ ]?encoders?\b"
 _TEXT_ENCODER_ELSEWHERE = re.compile(rf"\btext[_ ]?encoders?[_ ]cpu\b|"
                                      rf"{_TEXT_ENCODER}[^.\n]{{0,60}}\b(on|to|in) (the |a )?(cpu|different device)\b|"
                                      rf"\bcpu\b[^.\n]{{0,20}}\b(for )?(the )?{_TEXT_ENCODER}", re.IGNORECASE)
+# Hugging Face trainers, which train data-parallel with one process per GPU
+_TRAINER = re.compile(r"\b(SFT|DPO|PPO|GRPO|KTO|ORPO|CPO|RLOO|Reward|Seq2Seq)Trainer\b|\btrl\b|\bTrainer\(|"
+                      r"\b(SFT|DPO|PPO|GRPO)\b", re.IGNORECASE)
 # a TensorRT engine (its fp16 mode picks layer precisions itself)
 _TENSORRT = re.compile(r"\bTensorRT\b|\bload_trt\b|\btrtexec\b|\.engine\b|\bTRT\b")
 # a short-time Fourier transform, whose window is a tensor of its own
@@ -304,6 +307,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Run each process on one GPU: one visible GPU (`CUDA_VISIBLE_DEVICES=0`), or one process per GPU "
                    "(`torchrun --nproc_per_node N`, `NPROC_PER_NODE=N` for ms-swift, `accelerate launch`), which "
                    "keeps the whole model on the same device in each.")
+    if (entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
+            and _TRAINER.search(text) and "local_process_index" not in said):
+        cause.append("The text shows a trainer that trains data-parallel (one process per GPU under accelerate or "
+                     "torchrun): each process needs a whole copy of the model on its own GPU, and a model loaded "
+                     "with `device_map='auto'` (or a map naming GPUs) is spread over all of them instead.")
+        fix.append("Load each process's copy on its own GPU: `device_map={'': Accelerator().local_process_index}` (or "
+                   "`{'': int(os.environ['LOCAL_RANK'])}`), or drop `device_map` and let the trainer place the model; "
+                   "keep `device_map='auto'` only for one process that splits a model too large for one GPU.")
     if entry.kind == "device" and _ZERO3.search(text):
         cause.append("The text shows DeepSpeed ZeRO-3: it partitions the parameters but leaves buffers (rotary "
                      "cos/sin caches, position tables) where the model built them, on the CPU, and with optimizer "
@@ -618,6 +629,10 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "(`model.rotary_emb`), which older maps do not name.")
         fix.append("List every module in the map (`device_map['language_model.model.rotary_emb'] = 0` and the norms, "
                    "embeddings and heads), or let `device_map='auto'` build it.")
+    m = re.search(r"to type at::(Half|BFloat16) without overflow:?\s*(-?[\d.]+(e[+-]?\d+)?|-?inf)", text, re.IGNORECASE)
+    if m and entry.key == "half-constant-overflow" and m.group(2) not in said:
+        cause.append(f"Here the value is {m.group(2)}, which overflows {'fp16' if m.group(1) == 'Half' else 'bf16'} "
+                     f"(a fill or sentinel value written for fp32, met by tensors that autocast or a cast made half).")
     m = _TENSORRT.search(text)
     if m and entry.kind == "overflow" and "tensorrt" not in said.lower():
         cause.append(f"The text shows a TensorRT engine (`{m.group(0)}`): built with fp16 enabled, TensorRT runs "

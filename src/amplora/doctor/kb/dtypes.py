@@ -509,6 +509,21 @@ KERNELS = (
        "their outputs, and the hidden states after a final LayerNorm, are float32 by design.",
        fix="Nothing is wrong; cast the result yourself if a half tensor is needed (`out.to(torch.float16)`), or cast "
        "the model (`model.half()`, apex O2 / O3) if every layer should run in half precision."),
+    _e("te-activation-dtype", "mismatch", "a Transformer Engine layer got an input of another dtype than its weights",
+       r"Data types for parameters must match when outside of autocasted region",
+       cause="Transformer Engine layers (te.Linear, LayerNormLinear) check outside autocast that the input has "
+       "their weights' dtype: an fp32 tensor (an FSDP2 `MixedPrecisionPolicy(output_dtype=torch.float32)` applied at "
+       "a sharded submodule's boundary, an fp32 norm or router output) reached a bf16 TE layer, or the reverse.",
+       fix="Cast back to the compute dtype before the layer (`x.to(layer.weight.dtype)`), keep the FSDP mixed "
+       "precision policy's `output_dtype` at the compute dtype for inner modules, or run the step under "
+       "`torch.autocast(device_type='cuda', dtype=torch.bfloat16)`."),
+    _e("cupy-no-bf16", "backend", "CuPy has no bfloat16 dtype",
+       r"\A(?=.*\bcupy\b)(?=.*\b(bfloat16|bf16)\b)(?=.*(not support|unsupported|不支持|no bfloat16|"
+       r"Unsupported dtype|cannot (be )?convert))",
+       cause="CuPy has no bfloat16 dtype, so a bf16 torch tensor cannot pass through CuPy (DLPack into a CuPy array, "
+       "a weight broadcast or collective that goes through CuPy's NCCL, as Ray's collective group does).",
+       fix="Send the bytes instead (`t.view(torch.int16)` and `.view(torch.bfloat16)` on the other side), use fp16 "
+       "for that transfer, or broadcast with `torch.distributed` (NCCL takes bf16) instead of the CuPy path."),
     _e("julia-float-promotion", "mismatch", "Julia has no promotion rule between two float types",
        r"promotion of types (?P<a>\w*Float\w*) and (?!(?P=a)\b)\w*Float\w* failed to change any arguments",
        cause="Julia found no `promote_rule` between the two float types (a package's own type, such as Float8 or "

@@ -19,7 +19,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(much )?(more )?broken (outputs?|results?|images?)|"
                  r"(repeats?|repeating|repeated) (the same|itself)|(all )?the same token|empty (predictions|outputs?|"
                  r"strings?|text)|(predictions|outputs?|responses?|generations?) (are|is) (always |all )?empty|token soup|(accuracy|quality|performance|results?) (drop\w*|degrad\w*|decreas\w*)|"
-                 r"(?<!KL )diverg\w*|artifacts|artefacts|corrupted (images?|outputs?)|"
+                 r"(?<!KL )diverg\w*|artifacts|artefacts|artifact (appear\w*|everywhere|in the)|corrupted (images?|outputs?)|"
                  r"(silently )?(corrupts?|mangles?|garbles?)\b[^.\n]{0,30}\b(outputs?|results?|text|predictions?)\b|"
                  r"(outputs?|results?|values?) ((that|which) )?(have |has )?changed (significantly|a lot|drastically)|"
                  r"(significant |serious |large |big )?(precision|numerical|numeric) (issues?|problems?|errors?)|"
