@@ -57,8 +57,8 @@ _COMPONENT = re.compile(r"\b(ControlNet|IP-?Adapter|T2I-?Adapter|refiner|motion 
                         r"PuLID)\b", re.IGNORECASE)
 # Stable Diffusion tools, where a convolution of two dtypes is most often the VAE's
 _SD_TOOL = re.compile(r"Error occurred when executing|custom_nodes|ComfyUI|\bcomfy[./]|stable-diffusion-webui|sd-webui|"
-                      r"Fooocus|InvokeAI|SD\.Next|\btxt2img\b|\bimg2img\b|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|\bvae\.to\(|AutoencoderKL|"
-                      r"StableDiffusion\w*Pipeline|DiffusionPipeline")
+                      r"Fooocus|InvokeAI|SD\.Next|\btxt2img\b|\bimg2img\b|KSampler|VAE ?(Decode|Encode)|\bvae\s*=|"
+                      r"\bvae\.to\(|AutoencoderKL|StableDiffusion\w*Pipeline|DiffusionPipeline")
 # a LoRA applied by a UI, node or loader: its weights left on the CPU are the usual device mismatch there
 _LORA = re.compile(r"\bLoRA'?s?\b", re.IGNORECASE)
 # a text encoder kept on the CPU or another device (video and image generators offer it to save GPU memory)
@@ -629,7 +629,8 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "(`model.rotary_emb`), which older maps do not name.")
         fix.append("List every module in the map (`device_map['language_model.model.rotary_emb'] = 0` and the norms, "
                    "embeddings and heads), or let `device_map='auto'` build it.")
-    m = re.search(r"to type at::(Half|BFloat16) without overflow:?\s*(-?[\d.]+(e[+-]?\d+)?|-?inf)", text, re.IGNORECASE)
+    m = re.search(r"to type at::(Half|BFloat16) without overflow:?\s*(-?[\d.]+(e[+-]?\d+)?|-?inf)", text,
+                  re.IGNORECASE)
     if m and entry.key == "half-constant-overflow" and m.group(2) not in said:
         cause.append(f"Here the value is {m.group(2)}, which overflows {'fp16' if m.group(1) == 'Half' else 'bf16'} "
                      f"(a fill or sentinel value written for fp32, met by tensors that autocast or a cast made half).")
@@ -641,8 +642,8 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Build the engine in fp32 (the tool's fp16 flag off), or keep the overflowing layers fp32 in the "
                    "engine (TensorRT's per-layer precision with `OBEY_PRECISION_CONSTRAINTS`, or an fp32 ONNX export "
                    "of those ops).")
-    if (entry.key == "meta-copy" and re.search(r"torchao|(?<![A-Za-z0-9])fp[46](?![A-Za-z0-9])|quantiz", text, re.IGNORECASE)
-            and "quantiz" not in said.lower()):
+    if (entry.key == "meta-copy" and "quantiz" not in said.lower()
+            and re.search(r"torchao|(?<![A-Za-z0-9])fp[46](?![A-Za-z0-9])|quantiz", text, re.IGNORECASE)):
         cause.append("The text shows quantization (torchao, fp6 or fp4 weights): a quantizer applied while the "
                      "weights are still on `meta` (before the checkpoint is loaded into them) leaves meta tensors "
                      "that cannot be moved.")

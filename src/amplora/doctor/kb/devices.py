@@ -6,7 +6,8 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
-    _e("traced-device-constant", "device", "a traced (TorchScript) model creates tensors on the device it was traced on",
+    _e("traced-device-constant", "device",
+       "a traced (TorchScript) model creates tensors on the device it was traced on",
        r"\A(?=.*(TorchScript|torch\.jit|jit\.trace|\btraced\b|code/__torch__))"
        r"(?=.*\bdevice\s*=\s*torch\.device\([\"'](cpu|cuda(:\d+)?)[\"']\))|"
        r"\b(traced|TorchScript|jit)\b[^.\n]{0,60}\b(hard[- ]?coded?|baked( in)?|fixed)\b[^.\n]{0,40}\bdevices?\b|"
