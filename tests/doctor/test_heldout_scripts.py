@@ -11,7 +11,8 @@ import pytest
 from .forkrun import run_many
 
 SCRIPTS = Path(__file__).parent / "scripts"
-# the first test runs all the scripts (the fixture): 738 doctor runs on two workers take longer than one test's 900 s
+# the first test runs all the scripts (the fixture): 738 doctor runs on two workers take longer than one test's 900 s;
+# each run may take 600 s (r16's bf16 convolutions on a CPU without bf16 instructions take about 170 s by themselves)
 pytestmark = pytest.mark.timeout(3600)
 LABELS = [json.loads(line) for line in (SCRIPTS / "labels.jsonl").read_text().splitlines()]
 
@@ -38,7 +39,7 @@ def runs(tmp_path_factory):
     were imported once (tests/doctor/forkrun.py)."""
     tmp = tmp_path_factory.mktemp("scripts")  # the scripts write their checkpoints under TMPDIR
     procs = run_many([["doctor", "run", str(SCRIPTS / label["script"])] for label in LABELS], cwd=SCRIPTS,
-                     env_extra={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp)}, workers=2, timeout=300)
+                     env_extra={"OMP_NUM_THREADS": "1", "TMPDIR": str(tmp)}, workers=2, timeout=600)
     return dict(zip((label["script"] for label in LABELS), procs))
 
 
