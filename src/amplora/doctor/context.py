@@ -297,9 +297,9 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Move the model to its device before hooking torch, set the default tensor type to CUDA around "
                    "`model.to(device)` (`torch.set_default_tensor_type('torch.cuda.FloatTensor')`), or upgrade the "
                    "library.")
+    two_gpus = len(set(re.findall(r"cuda:\d+", exception or text))) > 1
     m = _SEVERAL_GPUS.search(text)
-    if (m and entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
-            and not _PER_GPU_LAUNCH.search(text)):
+    if m and entry.kind == "device" and two_gpus and not _PER_GPU_LAUNCH.search(text):
         cause.append(f"The text shows several GPUs visible to one process (`{m.group(0)}`) and no launcher that "
                      f"starts a process per GPU: the library then splits the model over them (model parallel, "
                      f"`device_map='auto'`), and a part it does not place (a vision tower, a projector, a reference "
@@ -307,8 +307,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Run each process on one GPU: one visible GPU (`CUDA_VISIBLE_DEVICES=0`), or one process per GPU "
                    "(`torchrun --nproc_per_node N`, `NPROC_PER_NODE=N` for ms-swift, `accelerate launch`), which "
                    "keeps the whole model on the same device in each.")
-    if (entry.kind == "device" and len(set(re.findall(r"cuda:\d+", exception or text))) > 1
-            and _TRAINER.search(text) and "local_process_index" not in said):
+    if entry.kind == "device" and two_gpus and _TRAINER.search(text) and "local_process_index" not in said:
         cause.append("The text shows a trainer that trains data-parallel (one process per GPU under accelerate or "
                      "torchrun): each process needs a whole copy of the model on its own GPU, and a model loaded "
                      "with `device_map='auto'` (or a map naming GPUs) is spread over all of them instead.")
