@@ -1377,6 +1377,8 @@ CLASS_WORDINGS = [
      "'CPY'"),
     ("fp16-drift-report", "After model.half() the recognizer silently corrupts the decoded text on every page"),
     ("fp16-drift-report", "With --fp16 the depth map has artifact everywhere near the edges; the fp32 run is clean"),
+    ("tf-no-kernel-dtype", "Conv3DTranspose cannot run in bfloat16 on the CPU: No OpKernel was registered to support "
+     "Op ‘Conv3DBackpropInputV2’"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
@@ -2658,6 +2660,11 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "meta-copy", ["Quantize after the weights are loaded"]),
     ("picked the torchao_fp6 option\nCannot copy out of meta tensor; no data!", "meta-copy",
      ["Quantize after the weights are loaded"]),
+    ("y = torch.cumprod(x, 0, dtype=torch.complex64)\ny.abs().sum().backward()\nRuntimeError: Expected "
+     "isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but got false.",
+     "complex-real-grad", ["complex `dtype=` argument"]),
+    ("RuntimeError: \"adaptive_max_pool3d_cpu\" not implemented for 'Half'", "cpu-half-kernel",
+     ["not implemented for that dtype"]),
     # a kernel message retyped with its quotes shifted off their words
     ("training fails with an error stating 'RuntimeError:' upsample_nearest2d_kernel 'not implemented for' "
      "BFloat16 '", "half-kernel", ["upsample_nearest2d_kernel"]),

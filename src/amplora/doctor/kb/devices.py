@@ -82,7 +82,8 @@ DEVICES = (
     _e("complex-real-grad", "mismatch", "a real tensor given a complex gradient in backward",
        r"input_is_complex == grad_is_complex",
        "A real (float) tensor that requires grad was combined with a complex one (`torch.stack`, `cat` or a product with "
-       "`1j`), so backward hands it a complex gradient, which a real input cannot take.",
+       "`1j`), or given a complex `dtype=` argument (`torch.cumprod(x, 0, dtype=torch.complex128)`), so backward "
+       "hands it a complex gradient, which a real input cannot take.",
        "Cast it to complex before combining (`x.to(torch.cfloat)`, `torch.complex(x, torch.zeros_like(x))`), or keep "
        "real and imaginary parts as separate real tensors."),
     _e("xla-cpu-tensor", "device", "a CPU tensor met tensors on the XLA device (TPU, Trainium)",

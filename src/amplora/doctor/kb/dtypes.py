@@ -468,7 +468,9 @@ KERNELS = (
        fix="Convert so that all match (`.float()` or `.long()`, `x.new_zeros(...)` / `torch.zeros_like(x)` for "
        "x's own type, `.cuda()` on every part), or upgrade PyTorch, which promotes mixed dtypes in most ops."),
     _e("tf-no-kernel-dtype", "cpu-kernel", "TensorFlow has no kernel for this op in this dtype on this device",
-       r"No OpKernel was registered to support Op '\w+'.{0,600}\bT=DT_(BFLOAT16|HALF|DOUBLE)\b",
+       r"No OpKernel was registered to support Op '\w+'.{0,600}\bT=DT_(BFLOAT16|HALF|DOUBLE)\b|"
+       # retold in words, with typographic quotes: "MaxPooling3D can not still work for bfloat 16 ...: No OpKernel"
+       r"\A(?=.*No OpKernel was registered to support Op [‘'\"]?\w+)(?=.*\b(bfloat ?16|bf16|float16|fp16)\b)",
        cause="TensorFlow has no kernel for this op in this dtype on this device: in TF 2.x many GPU ops have no "
        "bfloat16 kernel outside XLA (bf16 was made for TPUs), and some have no half or double one; the "
        "`mixed_bfloat16` policy or a cast handed the op that dtype.",

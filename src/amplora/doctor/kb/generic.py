@@ -200,9 +200,9 @@ FALLBACKS = (
        r"\b\w*cpu\w*\b[^.\n]{0,40}not implemented (for|in) '?(half|bf16|bfloat16|fp16)\b|"
        r"\A(?=.*\bcpu\b).*?" + _HALF_NOT_IMPLEMENTED_IN_WORDS + "|"
        r"\"" + _CPU_KERNELS + r"\" not imp(?!lemented for '?(?!Half)[A-Za-z])",
-       "This op has no fp16/bf16 kernel on the CPU, so an fp16 model running on the CPU (older torch lacks Half "
-       "GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based init (PiSSA, OLoRA; torch still "
-       "lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
+       "This op has no fp16/bf16 kernel on the CPU (it is not implemented for that dtype), so an fp16 model running "
+       "on the CPU (older torch lacks Half GEMM `addmm_impl_cpu_`, conv and LayerNorm kernels) or an SVD/QR-based "
+       "init (PiSSA, OLoRA; torch still lacks half `linalg.svd`, `linalg.qr`, `linalg.inv`) fails.",
        "Run fp16 models on the GPU (check that CUDA is visible) or keep the model fp32 on the CPU "
        "(`model.float()`, `torch_dtype=torch.float32`; `precision='auto'` picks it), or bf16 where the CPU "
        "supports it; for a single op compute it in fp32 and cast back (`torch.linalg.svd(W.float())` then "
