@@ -137,6 +137,7 @@ SAMPLES = [
      "types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)",
      ["int64", "int32", "fp32"], "embedding"),
     ("long-indices", "IndexError: tensors used as indices must be long, int, byte or bool tensors", [], None),
+    ("ctc-lengths-integral", "RuntimeError: input_lengths must be integral", [], None),
     # index_copy_ / index_fill_'s own wording, also without the exception name (as `doctor run` reads it)
     ("long-indices", "index_copy_(): Expected a long tensor for index, but got Int", [], None),
     ("long-indices", "RuntimeError: expected scalar type Long but found Float", ["int64", "fp32"], None),
@@ -1377,6 +1378,8 @@ CLASS_WORDINGS = [
      "'CPY'"),
     ("fp16-drift-report", "After model.half() the recognizer silently corrupts the decoded text on every page"),
     ("fp16-drift-report", "With --fp16 the depth map has artifact everywhere near the edges; the fp32 run is clean"),
+    ("ctc-lengths-integral", "F.ctc_loss(log_probs, targets, feat_lens, target_lens)\nRuntimeError: target_lengths "
+     "must be integral"),
     ("tf-no-kernel-dtype", "Conv3DTranspose cannot run in bfloat16 on the CPU: No OpKernel was registered to support "
      "Op ‘Conv3DBackpropInputV2’"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),

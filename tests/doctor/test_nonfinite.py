@@ -178,6 +178,26 @@ def test_the_line_that_made_the_logged_zero_is_named():
     assert "product of probabilities" in d["cause"] and "sum the log-probabilities" in d["fix"]
 
 
+def test_zeros_born_of_a_half_product_and_logged_after_widening_name_the_product():
+    _, watcher = run_program("nan_fp16_hmm_forward_log")  # alpha multiplied in fp16, log(alpha.sum().float())
+    d = watcher.nonfinite.as_dict()
+    assert d["op"] == "aten.log" and d["dtype"] == "fp32" and "forward_log_likelihood" in d["where"]
+    assert "zeros born in fp16 at" in d["culprit"] and "`alpha = (alpha @ trans) * emit[:, t]`" in d["culprit"]
+    assert "underflowed to 0" in d["cause"] and "torch.logsumexp" in d["fix"]
+
+
+def test_a_logged_zero_that_no_half_product_made_is_left_alone():
+    """Zeros a mask put there (fp32 would have them too) and zeros of an fp32 product are no half-precision
+    underflow: the -inf of their log is the script's own business."""
+    import amplora.doctor as doctor
+    probs = torch.softmax(torch.randn(4, 8), -1)
+    mask = (torch.arange(8) < 5).half()
+    with doctor.watch() as w, torch.no_grad():
+        masked = torch.log((probs.half() * mask).float())  # a 0/-inf mask by design
+        tiny = torch.log(torch.full((4,), 1e-30) * 1e-30)  # an fp32 product's underflow
+    assert bool(torch.isinf(masked).any()) and bool(torch.isinf(tiny).all()) and w.nonfinite is None
+
+
 def test_cases_cover_the_subprocess_list():
     assert set(CASES) == set(NONFINITE_SPECS)
 

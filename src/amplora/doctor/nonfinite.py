@@ -190,7 +190,8 @@ def _eps_note(located: str, dtype: torch.dtype) -> str:
             f"{_smallest(dtype)} (1e-8 and 1e-12 are 0 in fp16)")
 
 
-def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") -> NonFinite:
+def explain_birth(b: Birth, phase: str, module: str | None, function: str = "", underflow=None) -> NonFinite:
+    """`underflow`: (dtype, FrameFacts) of the half-precision product where the zeros a log took were born."""
     dtype = b.outputs[0][1].dtype
     for _, t in b.outputs:
         if not torch.isfinite(t).all():
@@ -255,6 +256,18 @@ def explain_birth(b: Birth, phase: str, module: str | None, function: str = "") 
         culprit = f"{op}{where} took the log of zero ({dt}): 1 - p is 0 where p rounded to 1"
         cause = f"{op} got 1 - p = 0: {_saturated(dtype)}, so log(1 - p) is log(0) = -inf."
         fix = _SATURATED_FIX
+    elif logged is not None and underflow is not None and bool((logged == 0).any()):
+        hdt, made = dtype_name(underflow[0]), underflow[1]
+        culprit = (f"{op}{where} took the log of zeros born in {hdt} at {made.where} (`{made.code}`): a product of "
+                   f"probabilities underflowed")
+        widened = "; widening it afterwards keeps the 0" if logged.dtype != underflow[0] else ""
+        cause = (f"`{made.code}` takes a product of probabilities (or scores) in {hdt}, where a value below "
+                 f"{_smallest(underflow[0])} is 0, so after a few factors it underflowed to 0 where fp32 would not "
+                 f"have{widened}, and log(0) = -inf.")
+        fix = ("sum the log-probabilities in fp32 instead of multiplying the probabilities "
+               "(`F.log_softmax(logits.float(), -1)` terms; `p ** w` becomes `w * logp`, a sum of products "
+               "`torch.logsumexp`), or rescale at each step (divide by the sum, add its log), or at least multiply in "
+               "fp32 (`probs.float()`)")
     elif logged is not None and bool((logged <= 0).any()):
         culprit = f"{op}{where} took the log of {'zero' if bool((logged == 0).any()) else 'a negative value'} ({dt})"
         product = re.search(r"(\w+) = [^;]*\bprod\(", b.facts.made) if b.facts else None  # made a line or two up

@@ -10,7 +10,9 @@
   checked as it is made (on accelerators that would cost a sync per op). One made from inputs that were already
   inf/NaN arms a trace of every op outside modules (and in the forward hooks the script registered on modules) for
   the next few outermost calls, which finds where such a value is born the next time the script's loop makes it;
-- each such result of an op in a custom autograd.Function's backward.
+- each such result of an op in a custom autograd.Function's backward;
+- zeros an fp16/bf16 product outside modules makes where fp32 would not (an underflow), followed through the ops
+  made from them, so that their log, even after `.float()`, is told as born of that product.
 
 Each check is one fused reduction (one device sync on GPU per check). On the first failure, nonfinite.locate
 re-runs the failing call op by op (the expensive part) and the finding is kept in `first`; nothing is raised.
@@ -48,6 +50,11 @@ _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # underflow to 0 and overflow past the dtype's top, and what divides by them carries that into the gradients
 _EXPS = {torch.ops.aten.exp.default, torch.ops.aten.exp2.default}
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
+# products in fp16/bf16 outside modules (probabilities multiplied over steps): where one makes a 0 that fp32 would
+# not, the zero is followed through the ops made from it, so a log of it later (after `.float()`) is told as born there
+_PRODUCTS = {torch.ops.aten.mul.Tensor, torch.ops.aten.prod.default, torch.ops.aten.prod.dim_int,
+             torch.ops.aten.pow.Tensor_Scalar, torch.ops.aten.pow.Tensor_Tensor, torch.ops.aten.div.Tensor}
+_LOGS = {torch.ops.aten.log.default, torch.ops.aten.log2.default, torch.ops.aten.log10.default}
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 
@@ -124,6 +131,8 @@ class NonFiniteWatch:
         self._tracer: NonFiniteTracer | None = None
         self._roots: list = []  # (op, result, where) of square roots and norms taken outside modules this step
         self._exp: tuple | None = None  # (dtype, where) of the first exp taken in fp16/bf16 outside modules this step
+        # id -> (tensor, (dtype, where)): results outside modules holding zeros born of a half-precision underflow
+        self._underflow: dict[int, tuple[weakref.ref, tuple]] = {}
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -153,9 +162,10 @@ class NonFiniteWatch:
         if (self.depth or self.done or out.device.type != "cpu" or out.dtype not in _CHECKED
                 or torch._C._current_graph_task_id() != -1 or torch._C._is_tracing()):
             return
+        underflow = self._underflow_of(args[0]) if func in _LOGS and args else None
         if out.ndim:  # half precision made it, or a half operand took part (`x / (1 - a).sqrt()`, a fp16)
             if out.dtype not in HALF_DTYPES and not any(type(a) is torch.Tensor and a.dtype in HALF_DTYPES
-                                                         for a in args):
+                                                         for a in args) and underflow is None:
                 return
             if bool(torch.isfinite(out).all()):
                 return
@@ -173,7 +183,7 @@ class NonFiniteWatch:
             tracer = NonFiniteTracer()
             tracer._check(func, args, kwargs or {}, out, caller=sys._getframe(2))
             if tracer.first is not None:
-                self.first = explain_birth(tracer.first, OUTSIDE, None)
+                self.first = explain_birth(tracer.first, OUTSIDE, None, underflow=underflow)
             elif not self._armed:  # made from values already inf/NaN: find where they are born next time
                 self._armed, self._tracer = 4, NonFiniteTracer()
         except Exception:  # the doctor must never break the user's run
@@ -204,10 +214,35 @@ class NonFiniteWatch:
             if (self._exp is None and func in _EXPS and isinstance(out, torch.Tensor) and out.dtype in HALF_DTYPES
                     and torch.is_grad_enabled()):
                 self._exp = (out.dtype, scan_frames(live_frames(sys._getframe(2))))
+            for t in (out if isinstance(out, (list, tuple)) else (out,))[:4]:  # a topk's values, a max's
+                if type(t) is torch.Tensor and t.is_floating_point() and t.device.type == "cpu" and t.numel() <= SMALL:
+                    self._follow_underflow(func, args, kwargs, t, sys._getframe(2))
             if self._armed:
                 self._trace_armed(func, args, kwargs, out, None)
         except Exception:  # the doctor must never break the user's run
             self._armed = 0
+
+    def _underflow_of(self, t) -> tuple | None:
+        kept = self._underflow.get(id(t))
+        return kept[1] if kept is not None and kept[0]() is t else None
+
+    def _follow_underflow(self, func, args, kwargs, out, caller) -> None:
+        """Keep `out` when it holds zeros born of a half-precision product that fp32 would not have made, or comes
+        from such a result (a topk, an index, `.float()`) and still holds zeros."""
+        tensors = [a for a in args if type(a) is torch.Tensor]
+        origin = next((o for o in map(self._underflow_of, tensors) if o is not None), None)
+        if (origin is None and func in _PRODUCTS and out.dtype in HALF_DTYPES and not func._schema.is_mutable
+                and bool((out == 0).any())):
+            wide = func(*[a.float() if type(a) is torch.Tensor and a.dtype in HALF_DTYPES else a for a in args],
+                        **(kwargs or {}))
+            if bool(((out == 0) & (wide != 0)).any()):
+                origin = (out.dtype, scan_frames(live_frames(caller)))
+        if origin is not None and bool((out == 0).any()):
+            if len(self._underflow) > 64:
+                self._underflow = {k: v for k, v in self._underflow.items() if v[0]() is not None}
+                if len(self._underflow) > 64:
+                    self._underflow.clear()
+            self._underflow[id(out)] = (weakref.ref(out), origin)
 
     def _trace_armed(self, func, args, kwargs, out, where) -> None:
         """Once armed: the first op on the CPU that makes inf/NaN from finite inputs is where the value is born."""

@@ -142,6 +142,13 @@ KERNELS = (
        "embedding / gather indices must be Long.",
        "Make token ids, labels and indices `torch.long`: `target = target.long()` (or `dtype=torch.int64` when "
        "building them); never cast the whole batch dict with `.to(dtype)`, cast only floating tensors."),
+    _e("ctc-lengths-integral", "index", "CTC input or target lengths given as a floating-point tensor",
+       r"\b(input|target)_lengths must be integral",
+       "`ctc_loss` takes `input_lengths` and `target_lengths` as integers, and one of them is a float tensor: "
+       "frame counts computed with true division (`num_samples / hop + 1`, `lengths * ratio` after a subsampling "
+       "encoder) or built with `torch.tensor` from floats.",
+       "Compute the lengths with integer division (`num_samples // hop + 1`) or round them and cast with "
+       "`.long()` (int64; int32 also works) before `F.ctc_loss`; keep the log-probs float32."),
     _e("packed-quant-context", "quantized", "packed quantized weights used as plain weights",
        rf"({MATMUL}|expected scalar type|same dtype|same scalar type|should be the same).{{0,120}}{PACKED}|"
        rf"{PACKED}.{{0,120}}({MATMUL}|same dtype|should be the same)",
