@@ -138,6 +138,8 @@ SAMPLES = [
      ["int64", "int32", "fp32"], "embedding"),
     ("long-indices", "IndexError: tensors used as indices must be long, int, byte or bool tensors", [], None),
     ("ctc-lengths-integral", "RuntimeError: input_lengths must be integral", [], None),
+    ("dgl-kernel-half", "dgl._ffi.base.DGLError: [10:02:11] /opt/dgl/src/array/kernel.cc:94: Feature data can only "
+     "be float32 or float64", [], None),
     # index_copy_ / index_fill_'s own wording, also without the exception name (as `doctor run` reads it)
     ("long-indices", "index_copy_(): Expected a long tensor for index, but got Int", [], None),
     ("long-indices", "RuntimeError: expected scalar type Long but found Float", ["int64", "fp32"], None),
@@ -1380,6 +1382,8 @@ CLASS_WORDINGS = [
     ("fp16-drift-report", "With --fp16 the depth map has artifact everywhere near the edges; the fp32 run is clean"),
     ("ctc-lengths-integral", "F.ctc_loss(log_probs, targets, feat_lens, target_lens)\nRuntimeError: target_lengths "
      "must be integral"),
+    ("dgl-kernel-half", "RelGraphConv under autocast on the GPU\n[11:40:02] /dgl/src/array/cuda/segment_mm.cu:31: "
+     "Not supported dtype"),
     ("tf-no-kernel-dtype", "Conv3DTranspose cannot run in bfloat16 on the CPU: No OpKernel was registered to support "
      "Op ‘Conv3DBackpropInputV2’"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
@@ -2668,6 +2672,12 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "complex-real-grad", ["complex `dtype=` argument"]),
     ("RuntimeError: \"adaptive_max_pool3d_cpu\" not implemented for 'Half'", "cpu-half-kernel",
      ["not implemented for that dtype"]),
+    ("h = self.conv(g, feats)\ndgl._ffi.base.DGLError: Cannot assign node feature \"h\" on device cuda:0 to a graph on "
+     "device cpu. Call DGLGraph.to() to copy the graph to the same device.", "device-mismatch",
+     ["`g = g.to(device)`"]),
+    ("explainer = Explainer(model, algorithm=PGExplainer(epochs=30))\nRuntimeError: Expected all tensors to be on the "
+     "same device, but found at least two devices, cpu and cuda:0!", "device-mismatch",
+     ["`PGExplainer(...).to(device)`"]),
     # a kernel message retyped with its quotes shifted off their words
     ("training fails with an error stating 'RuntimeError:' upsample_nearest2d_kernel 'not implemented for' "
      "BFloat16 '", "half-kernel", ["upsample_nearest2d_kernel"]),

@@ -158,6 +158,20 @@ _DEVICE_SCENES = [
      "Send the tokens to the text encoder's own device (`ids.to(text_encoder.device)`) and move the prompt "
      "embeddings to the denoiser's device after encoding (`embeds.to(device)`), or update the tool whose "
      "text-encoder placement leaves them apart."),
+    # DGL's `g.to(device)` returns a new graph: called without assigning it, the graph stays where it was
+    (re.compile(r"\bDGL(Graph|HeteroGraph|Error)?\b|\bdgl\.\w+"), "dgl graph",
+     "The text shows a DGL graph (`{}`): a graph's structure and its `ndata` / `edata` live on one device, and "
+     "`g.to(device)` returns a new graph instead of moving it in place, so a graph left on the CPU meets "
+     "features or a model on the GPU (or the reverse).",
+     "Move the graph and keep the result (`g = g.to(device)`; every block from a sampler too: `blocks = "
+     "[b.to(device) for b in blocks]`) before setting its features or calling the model."),
+    # an explainer is a model of its own (PGExplainer trains an MLP; SHAP / Captum keep baselines and background data)
+    (re.compile(r"\b\w*Explainer\b"), "explainer",
+     "The text shows an explainer (`{}`): it holds tensors of its own (PGExplainer trains an MLP, SHAP and "
+     "Captum explainers keep baselines and background data), made apart from the explained model, so they stay "
+     "on the CPU unless they are moved.",
+     "Move the explainer and its baselines or background data to the model's device (`PGExplainer(...).to(device)`, "
+     "`background.to(device)`) before explaining."),
     # a part of a pipeline given a device of its own (a tokenizer or codec worker kept on the CPU)
     (re.compile(r"\b[A-Z][A-Z0-9_]*_DEVICE\s*=\s*['\"]?cpu\b|(?i:\b(tokeni[sz]er|codec|vocoder|vae|decoder)"
                 r"( worker| model)? (lives|runs|is|stays|sits|is kept) on (the )?cpu\b)"), "own device",

@@ -474,6 +474,16 @@ KERNELS = (
        "such as `torch.cat`.",
        fix="Convert so that all match (`.float()` or `.long()`, `x.new_zeros(...)` / `torch.zeros_like(x)` for "
        "x's own type, `.cuda()` on every part), or upgrade PyTorch, which promotes mixed dtypes in most ops."),
+    _e("dgl-kernel-half", "cpu-kernel", "a DGL graph kernel without a half-precision version",
+       r"Feature data can only be float32 or float64|"
+       r"\b(gather_mm|segment_mm|spmm|sddmm|gspmm|gsddmm|segment_reduce)\w*\.(cu|cc):\d+\]?:? Not supported dtype|"
+       r"\A(?=.*\bdgl\b)(?=.*\bNot supported dtype\b)",
+       "DGL's message-passing kernels (SpMM and SDDMM behind `update_all` and the graph convolutions, GatherMM and "
+       "SegmentMM behind `RelGraphConv` and `HeteroLinear`) take only float32 and float64 features in older "
+       "releases, so fp16/bf16 features from `.half()`, `torch.autocast` or a half-precision model fail there.",
+       "Upgrade DGL to a release with half-precision kernels (built for your CUDA) and run the model under "
+       "`torch.autocast`, or cast the features to float32 before the graph ops (`g.ndata['h'] = h.float()`) and "
+       "back after."),
     _e("tf-no-kernel-dtype", "cpu-kernel", "TensorFlow has no kernel for this op in this dtype on this device",
        r"No OpKernel was registered to support Op '\w+'.{0,600}\bT=DT_(BFLOAT16|HALF|DOUBLE)\b|"
        # retold in words, with typographic quotes: "MaxPooling3D can not still work for bfloat 16 ...: No OpKernel"
