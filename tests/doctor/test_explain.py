@@ -1384,6 +1384,14 @@ CLASS_WORDINGS = [
      "must be integral"),
     ("dgl-kernel-half", "RelGraphConv under autocast on the GPU\n[11:40:02] /dgl/src/array/cuda/segment_mm.cu:31: "
      "Not supported dtype"),
+    ("cuda-kernel-dtype", "RuntimeError: SpatialConvolutionMM_updateOutput is not implemented for type "
+     "CUDABFloat16Type"),
+    ("expected-scalar-type", "File \"oneflow/nn/modules/linear.py\", line 51, in forward\nRuntimeError: InferDataType "
+     "Failed. Expected kFloat, but got kFloat16"),
+    ("mismatch-in-words", "ResNet preprocessing breaks under mixed precision: the mean/std constants are hardcoded as "
+     "float32 and the network is called on bfloat16 inputs"),
+    ("fp16-drift-report", "After model.half() the classifier outputs the same class for every image"),
+    ("fp16-drift-report", "用 fp16 推理时模型的预测都是同一个类别"),
     ("tf-no-kernel-dtype", "Conv3DTranspose cannot run in bfloat16 on the CPU: No OpKernel was registered to support "
      "Op ‘Conv3DBackpropInputV2’"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
@@ -2675,6 +2683,10 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("h = self.conv(g, feats)\ndgl._ffi.base.DGLError: Cannot assign node feature \"h\" on device cuda:0 to a graph on "
      "device cpu. Call DGLGraph.to() to copy the graph to the same device.", "device-mismatch",
      ["`g = g.to(device)`"]),
+    ("  File \"oneflow/nn/modules/batchnorm.py\", line 134, in forward\nRuntimeError: InferDataType Failed. "
+     "Expected kFloat16, but got kFloat", "expected-scalar-type", ["running_mean / running_var"]),
+    ("Training with mixup on the GPU: RuntimeError: Expected all tensors to be on the same device, but found at least "
+     "two devices, cuda:0 and cpu!", "device-mismatch", ["`torch.randperm(n, device=x.device)`"]),
     ("explainer = Explainer(model, algorithm=PGExplainer(epochs=30))\nRuntimeError: Expected all tensors to be on the "
      "same device, but found at least two devices, cpu and cuda:0!", "device-mismatch",
      ["`PGExplainer(...).to(device)`"]),

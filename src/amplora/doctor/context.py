@@ -172,6 +172,13 @@ _DEVICE_SCENES = [
      "on the CPU unless they are moved.",
      "Move the explainer and its baselines or background data to the model's device (`PGExplainer(...).to(device)`, "
      "`background.to(device)`) before explaining."),
+    # mixup / cutmix draw their mixing weight, permutation or box on the CPU (NumPy, a Beta distribution)
+    (re.compile(r"(?i:\b(mix-?up|cut-?mix)\b)"), "mixing weight",
+     "The text shows mixup or cutmix (`{}`): the mixing weight lambda (drawn with NumPy or a CPU "
+     "`torch.distributions.Beta`), the batch permutation or the box mask is made on the CPU while the batch is on "
+     "the GPU.",
+     "Make them on the batch's device (`torch.randperm(n, device=x.device)`, `torch.tensor(lam, device=x.device)`, "
+     "or keep lambda a Python float)."),
     # a part of a pipeline given a device of its own (a tokenizer or codec worker kept on the CPU)
     (re.compile(r"\b[A-Z][A-Z0-9_]*_DEVICE\s*=\s*['\"]?cpu\b|(?i:\b(tokeni[sz]er|codec|vocoder|vae|decoder)"
                 r"( worker| model)? (lives|runs|is|stays|sits|is kept) on (the )?cpu\b)"), "own device",
@@ -581,11 +588,13 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         fix.append("Cast the rois to the features' dtype (`rois.to(features.dtype)`), register the op as an fp32 "
                    "function for apex (`amp.register_float_function(torchvision.ops, 'roi_align')`), or upgrade "
                    "torchvision (its roi_align casts the rois itself).")
-    if entry.kind == "mismatch" and re.search(r"batchnorm_to_fp32|\bBatchNorm\w*|\bbatch_norm\b", text) \
+    if entry.kind == "mismatch" and re.search(r"batchnorm_to_fp32|(?i:\bbatch[ _]?norm\w*)", text) \
             and "batchnorm" not in said:
         cause.append("The text shows BatchNorm: a half model whose BatchNorm layers are kept fp32 (fastai's or apex's "
                      "`batchnorm_to_fp32`, norms left out of a cast) feeds them fp16 input, which only cuDNN's batch "
-                     "norm accepts beside fp32 parameters.")
+                     "norm accepts beside fp32 parameters; or the reverse, a batch norm that takes fp16 input only "
+                     "with its running stats (running_mean / running_var) and affine weights in fp32 got them cast "
+                     "to half by `.half()`.")
         fix.append("Run the model under `torch.autocast` instead of casting it (autocast keeps batch norm in fp32 for "
                    "you), or cast the BatchNorm layers with the rest (`module.half()`).")
     if entry.kind == "overflow" and re.search(r"\bRoPE\b|\brotary\b", text, re.IGNORECASE) and "rotary" not in said:

@@ -236,6 +236,7 @@ EXPORTED = (
        r"outside (of )?(the )?fp16 range|Subnormal FP16 values|issues when converting weights between types|(weights|values).{0,60}(exceed|outside).{0,20}"
        r"(FP16|half) range|FP16 (overflow|underflow)|"
        r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|blank\b|"
+       r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)|(the )?same (constant |fixed )?(value|class|output)s? for (every|all|each)|"
        r"(?<!shape )(?<!size )"
        r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem)|"
        r"results? (was|were|is|are) (bad|poor|worse)|(could|did|does) ?n[o']t perform as well)|"

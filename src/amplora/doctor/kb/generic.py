@@ -182,7 +182,9 @@ FALLBACKS = (
        "tensor, set the library's own `dtype` / `math_dtype` option to match the inputs), or use the library's "
        "pure-PyTorch fallback (a non-fused or `use_fallback=True` path) for that combination."),
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
-       r"\"?\b\w*(cuda|cudnn|gpu)\w*\"? not implemented for '?(Half|BFloat16|ComplexHalf)\b'?",
+       r"\"?\b\w*(cuda|cudnn|gpu)\w*\"? not implemented for '?(Half|BFloat16|ComplexHalf)\b'?|"
+       # torch before 0.4 (THNN / THCUNN): "BatchNormalization_updateOutput is not implemented for type CUDAHalfType"
+       r"\bnot implemented for type (CUDA(Half|BFloat16)Type|torch\.cuda\.(Half|BFloat16)Tensor)\b",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
        "are missing in older torch and in many custom CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
@@ -248,6 +250,7 @@ FALLBACKS = (
        r"\bexpect(ed)? scalar (\w+) type,? but (input|got|found) (\w+)|"
        r"\bExpected (Float|Half|BFloat16|Double), got (Float|Half|BFloat16|Double)\b|"
        r"\bexpected (Float|Half|BFloat16|Double) but got (Float|Half|BFloat16|Double)\b|"
+       r"\bExpected k(Float16|Half|BFloat16|Float|Double|Float32),? but got k(Float16|Half|BFloat16|Float|Double)\b|"
        r"Expected object of scalar type (\w+) but got scalar type (\w+)|"
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?\w+Tensor\]? but found type (Variable\[)?torch\.(cuda\.)?"
        r"\w+Tensor|"
@@ -401,6 +404,9 @@ LAST_RESORT = (
        # a title that pairs two dtypes with the word: "bf16/float RuntimeError - dtype incompatibility"
        r"\b(?P<b>" + _HALF_OR_FULL[1:-1] + r"|float)\s*(/|vs\.?|and)\s*(?!(?P=b)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)\b"
        r"[^\n]{0,40}\b(dtype|data ?type|precision)s? (mismatch|incompatib\w*|clash|conflict)|"
+       # "these magic numbers are fixed to float32 ... called on float16 or bfloat16 inputs"
+       r"\A(?=.*\b(constants?|magic numbers|buffers?|tables?|weights?)\b[^.\n]{0,40}\b(fixed|hard-?coded|pinned|"
+       r"created|made) (to|as|in) (float32|fp32|tf\.float32)\b)(?=.*\b(float16|bfloat16|fp16|bf16|mixed[ _]precision)\b)|"
        # "`attention_probs` here is a Float type instead of BFloat16"
        r"\b(is|are|was|were|becomes?|became|comes? out( as)?) (an? )?(?P<e>" + _HALF_OR_FULL[1:-1] + r"|float)"
        r"( type| tensor| dtype)? instead of (an? )?(?!(?P=e)\b)(" + _HALF_OR_FULL[1:-1] + r"|float)\b|"
