@@ -184,7 +184,7 @@ FALLBACKS = (
     _e("cuda-kernel-dtype", "cpu-kernel", "no GPU kernel for this op in this dtype",
        r"\"?\b\w*(cuda|cudnn|gpu)\w*\"? not implemented for '?(Half|BFloat16|ComplexHalf)\b'?|"
        # torch before 0.4 (THNN / THCUNN): "BatchNormalization_updateOutput is not implemented for type CUDAHalfType"
-       r"\bnot implemented for type (CUDA(Half|BFloat16)Type|torch\.cuda\.(Half|BFloat16)Tensor)\b",
+       r"\bnot implemented for type CUDA(Half|BFloat16)Type\b",
        "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
        "are missing in older torch and in many custom CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
