@@ -28,10 +28,12 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
                  r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
-                 r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)|不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(acc|准确率|精度)\s*\S{0,4}下降|"
+                 r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)|"
+                 r"不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(acc|准确率|精度)\s*\S{0,4}下降|"
                  r"loss\s*值?\s*(几乎)?(没有变化|不变)|"
                  r"(different|wrong) values than expected|(outputs?|predictions?|results?) (are |is )?(all )?(the same|"
-                 r"an? (fixed|constant)) (small )?(value|class|label)s?\b|values? (are|is) (different|changed) than expected|"
+                 r"an? (fixed|constant)) (small )?(value|class|label)s?\b|"
+                 r"values? (are|is) (different|changed) than expected|"
                  r"이상한 (출력|결과)|(outputs?|results?|predictions?) (are |is |become |became )?all (zeros?|0)\b")
 # (ASCII-only word edges: a CJK character next to "nan" is no word boundary for `\b`)
 NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|non-finite|"
