@@ -49,12 +49,12 @@ _CHECKED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # an exp in half precision outside modules (a hand-written softmax, kernel or partition function): its results
 # underflow to 0 and overflow past the dtype's top, and what divides by them carries that into the gradients
 _EXPS = {torch.ops.aten.exp.default, torch.ops.aten.exp2.default}
-# ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 # products in fp16/bf16 outside modules (probabilities multiplied over steps): where one makes a 0 that fp32 would
 # not, the zero is followed through the ops made from it, so a log of it later (after `.float()`) is told as born there
 _PRODUCTS = {torch.ops.aten.mul.Tensor, torch.ops.aten.prod.default, torch.ops.aten.prod.dim_int,
              torch.ops.aten.pow.Tensor_Scalar, torch.ops.aten.pow.Tensor_Tensor, torch.ops.aten.div.Tensor}
 _LOGS = {torch.ops.aten.log.default, torch.ops.aten.log2.default, torch.ops.aten.log10.default}
+# ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
           torch.ops.aten.norm.ScalarOpt_dim, torch.ops.aten._cdist_forward.default}
 
@@ -226,18 +226,25 @@ class NonFiniteWatch:
         kept = self._underflow.get(id(t))
         return kept[1] if kept is not None and kept[0]() is t else None
 
+    @_never_raises
     def _follow_underflow(self, func, args, kwargs, out, caller) -> None:
         """Keep `out` when it holds zeros born of a half-precision product that fp32 would not have made, or comes
         from such a result (a topk, an index, `.float()`) and still holds zeros."""
-        tensors = [a for a in args if type(a) is torch.Tensor]
-        origin = next((o for o in map(self._underflow_of, tensors) if o is not None), None)
-        if (origin is None and func in _PRODUCTS and out.dtype in HALF_DTYPES and not func._schema.is_mutable
-                and bool((out == 0).any())):
+        product = func in _PRODUCTS and out.dtype in HALF_DTYPES
+        if not (product or self._underflow):  # the common case: nothing to follow, nothing to start from
+            return
+        origin = next((o for o in map(self._underflow_of, args) if o is not None), None)
+        if origin is None and not product:
+            return
+        zeros = out == 0
+        if not bool(zeros.any()):
+            return
+        if origin is None:
             wide = func(*[a.float() if type(a) is torch.Tensor and a.dtype in HALF_DTYPES else a for a in args],
                         **(kwargs or {}))
-            if bool(((out == 0) & (wide != 0)).any()):
+            if bool((zeros & (wide != 0)).any()):
                 origin = (out.dtype, scan_frames(live_frames(caller)))
-        if origin is not None and bool((out == 0).any()):
+        if origin is not None:
             if len(self._underflow) > 64:
                 self._underflow = {k: v for k, v in self._underflow.items() if v[0]() is not None}
                 if len(self._underflow) > 64:
