@@ -3,6 +3,7 @@ Inference Server and TensorRT engines (precisions, fp16 range)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import SAME_OUTPUT_ZH
 
 EXPORTED = (
     _e("coreml-fp16-spec", "backend", "a float16 feature in a Core ML model of an older specification",
@@ -236,7 +237,7 @@ EXPORTED = (
        r"outside (of )?(the )?fp16 range|Subnormal FP16 values|issues when converting weights between types|(weights|values).{0,60}(exceed|outside).{0,20}"
        r"(FP16|half) range|FP16 (overflow|underflow)|"
        r"(fp16|float16|half)[^\n]{0,120}(overflow|(?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|all[- ]?zeros?|blank\b|"
-       r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)|"
+       + SAME_OUTPUT_ZH + "|"
        r"(the )?same (constant |fixed )?(value|class|output)s? for (every|all|each)|"
        r"(?<!shape )(?<!size )"
        r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem)|"

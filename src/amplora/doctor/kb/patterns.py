@@ -96,6 +96,8 @@ FALLBACK_BESIDE_FAILURE = rf"using FP32 instead.*{_FAILURE}|{_FAILURE}.*using FP
 # fp16 dynamic loss scaling logging a skipped step (apex, DeepSpeed, fairseq, Megatron)
 LOSS_SCALE_SKIP = (r"OVERFLOW!? ?Skipping step|overflow[.,]? +skipping step|Attempted loss scale|"
                    r"reducing loss scale to")
+# every output one and the same value ("全是一个固定值"), in Chinese: an fp16 report's wording of a collapsed model
+SAME_OUTPUT_ZH = r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)"
 # a text that says its fp16 run is right: no fp16 story can be its fault
 HALF_SAID_RIGHT = (r"\b(f16|fp16|float16)\b( models?| controls?| results?| outputs?| graphs?)?( and \w+( controls?)?)? "
                    r"(is|are) (correct|right|fine|ok)\b")

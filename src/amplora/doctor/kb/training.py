@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import (AMP_NOTICE, AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_SAID_RIGHT, HALF_WORDS,
-                                        NO_BF16_GPU, PRECISION_RULED_OUT)
+                                        NO_BF16_GPU, PRECISION_RULED_OUT, SAME_OUTPUT_ZH)
 
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) precision loss|loss of precision|"
@@ -28,7 +28,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(large |big )?gap in (the )?(train\w*|val\w*|eval\w*)[/ ]*(loss|accuracy))|"
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
                  r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
-                 r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)|"
+                 + SAME_OUTPUT_ZH + "|"
                  r"不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(acc|准确率|精度)\s*\S{0,4}下降|"
                  r"loss\s*值?\s*(几乎)?(没有变化|不变)|"
                  r"(different|wrong) values than expected|(outputs?|predictions?|results?) (are |is )?(all )?(the same|"
