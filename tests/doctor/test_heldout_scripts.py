@@ -31,6 +31,9 @@ STEP_NOT_NAMED = {"m12_gan_two_optimizers_one_gradscaler.py"}
 # a sampler whose `device='cuda'` default meets a torch without CUDA: "Torch not compiled with CUDA enabled" is an
 # install or device-choice question the doctor leaves alone (the script's own exception, exit 1)
 PASSED_THROUGH = {"a16_rectified_flow_heun_sampler_device_default.py"}
+# an fp16 AdamW whose eps rounds to 0: with torch's AVX2 kernels the update goes 0/0 and the eval loss NaN (exit 7);
+# with its AVX512 kernels (ATEN_CPU_CAPABILITY=avx512) the run stays finite: eval loss 253, no diagnosis, exit 0
+CPU_DEPENDENT = {"aq14_llama_value_tokens_trainer_fp16.py"}
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +58,8 @@ def test_each_script_gets_its_diagnosis(label, runs):
     if label["kind"] == "clean":
         assert proc.returncode == 0 and "amplora doctor:" not in said, proc.stderr[-2000:]
         return
+    if label["script"] in CPU_DEPENDENT and proc.returncode == 0 and "amplora doctor:" not in said:
+        return  # this CPU's kernels kept the numbers finite: nothing non-finite to trace
     if label["script"] in PASSED_THROUGH:
         assert proc.returncode == 1 and "amplora doctor:" not in said, proc.stderr[-2000:]
         return
