@@ -860,6 +860,10 @@ SAMPLES = [
      [], None),
     ("jax-compiled-arg-types", "TypeError: Argument types differ from the types for which this computation was "
      "compiled. The mismatches are:\nArgument 'idx' compiled with int32[8] and called with int64[8]", [], None),
+    ("jax-x64-disabled", "w = jax.random.normal(key, (3, 3), dtype=jnp.float64)\nprint(w.dtype)  # float32, not "
+     "the float64 I asked for", [], None),
+    ("keras-floatx-half", "tf.keras.backend.set_floatx('bfloat16')\nValueError: Unknown floatx type: bfloat16",
+     [], None),
     ("jax-carry-dtype", "TypeError: body_fun output and input must have identical types, got\n(step=ShapedArray("
      "int32[]), x=ShapedArray(float32[4]))\nand\n(step=ShapedArray(int32[]), x=ShapedArray(float64[4]))", [], None),
     ("warp-array-dtype", "RuntimeError: Error launching kernel 'integrate', argument 'v' expects an array with "
@@ -1394,6 +1398,12 @@ CLASS_WORDINGS = [
     ("fp16-drift-report", "用 fp16 推理时模型的预测都是同一个类别"),
     ("tf-no-kernel-dtype", "Conv3DTranspose cannot run in bfloat16 on the CPU: No OpKernel was registered to support "
      "Op ‘Conv3DBackpropInputV2’"),
+    ("tf-no-kernel-dtype", "No half precision kernel for LRN on GPU\nNo OpKernel was registered to support Op 'LRN' "
+     "with these attrs.  Registered devices: [CPU,GPU], Registered kernels:\n  device='GPU'; T in [DT_FLOAT]"),
+    ("jax-x64-disabled", "x = jnp.zeros(4).astype(jnp.float64)\nUserWarning: Explicitly requested dtype float64 "
+     "requested in astype is not available, and will be truncated to dtype float32."),
+    ("keras-floatx-half", "keras.config.set_floatx(\"float16\")\nmodel.fit(...)\nTypeError: Expected int32 passed "
+     "to parameter 'indices' of op 'GatherV2', got float16"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),

@@ -216,6 +216,16 @@ KERNELS = (
        "with the same jitted constructor), or compile after `jax_enable_x64` is set with arguments of those "
        "dtypes (MuJoCo MJX: `mjx.put_data` keeps MjData's int32 index fields; `mjx.make_data` builds them in the "
        "canonical dtype)."),
+    _e("jax-x64-disabled", "mismatch", "JAX makes 32-bit arrays unless 64-bit types are enabled",
+       # the user asked for float64 in JAX code and got float32 (a library asking for it itself is another matter)
+       r"\A(?=.*\b(jax|jnp|lax|flax|random\.PRNGKey)\b)"
+       r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?float64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64))"
+       r"(?=.*(\bfloat32\b|32-bit|truncated to dtype))",
+       "JAX keeps every array 32-bit by default: a float64 (or int64) dtype asked for in `jnp.array`, "
+       "`jax.random` or `.astype` is truncated to float32 (int32), silently or with the warning 'Explicitly "
+       "requested dtype float64 ... will be truncated to dtype float32'.",
+       "Enable 64-bit types before any array is made: `jax.config.update(\"jax_enable_x64\", True)` at start-up "
+       "or `JAX_ENABLE_X64=1` in the environment (the x64 flag); otherwise keep float32 on purpose."),
     _e("jax-carry-dtype", "mismatch", "a JAX loop's carry that changes dtype in the loop body",
        r"(scan carry|body_fun|carry) output and input must have identical types",
        # a dtype that differs between the two sides (a shape change alone is another fault)
@@ -487,7 +497,7 @@ KERNELS = (
     _e("tf-no-kernel-dtype", "cpu-kernel", "TensorFlow has no kernel for this op in this dtype on this device",
        r"No OpKernel was registered to support Op '\w+'.{0,600}\bT=DT_(BFLOAT16|HALF|DOUBLE)\b|"
        # retold in words, with typographic quotes: "MaxPooling3D can not still work for bfloat 16 ...: No OpKernel"
-       r"\A(?=.*No OpKernel was registered to support Op [‘'\"]?\w+)(?=.*\b(bfloat ?16|bf16|float16|fp16)\b)",
+       r"\A(?=.*No OpKernel was registered to support Op [‘'\"]?\w+)(?=.*\b(bfloat ?16|bf16|float16|fp16|half)\b)",
        cause="TensorFlow has no kernel for this op in this dtype on this device: in TF 2.x many GPU ops have no "
        "bfloat16 kernel outside XLA (bf16 was made for TPUs), and some have no half or double one; the "
        "`mixed_bfloat16` policy or a cast handed the op that dtype.",
@@ -502,6 +512,18 @@ KERNELS = (
        fix="Cast where the value is made: `tf.cast(x, tf.int32)` or `//` for integer division, `x.astype(np.float32)` "
        "for NumPy data; under a mixed precision policy cast to the layer's compute dtype, or set one float type "
        "(`tf.keras.backend.set_floatx('float32')`)."),
+    _e("keras-floatx-half", "mismatch", "Keras' floatx set to a half-precision type",
+       r"Unknown floatx type:? ['\"]?(bfloat16|float16|bf16|fp16)|"
+       r"\A(?=.*set_floatx\(\s*['\"](bfloat16|float16)['\"]\s*\))(?=.*(Error|\bmust\b|expected))"
+       r"(?!.*out of memory|.*\bOOM\b)",
+       cause="`set_floatx` makes one float type every Keras variable's and conversion's default: older Keras "
+       "refuses 'bfloat16' ('Unknown floatx type'), and with floatx bfloat16 or float16 some releases' "
+       "`convert_to_tensor` turns integer inputs (indices, token ids, int32/int64 labels) into floats, which "
+       "`take`, `Embedding` and gathers refuse; variables and optimizer state also stay in the half type.",
+       fix="Leave floatx at 'float32' and set a mixed precision policy instead "
+       "(`keras.mixed_precision.set_global_policy('mixed_bfloat16')`, or 'mixed_float16' with loss scaling): it "
+       "computes in half and keeps variables in float32. Pass indices as int32, and upgrade Keras if it still "
+       "casts integer inputs."),
     _e("tf-dtype-not-allowed", "cpu-kernel", "a TensorFlow op got a dtype outside its allowed list",
        r"DataType (\w+) not in list of allowed values",
        cause="A TensorFlow op (or its kernel on this device) accepts only the dtypes the message lists and got "
