@@ -845,7 +845,7 @@ FLOORS = {"heldout8": (41, 1),    # of 45 after its misses were read (28 when sc
           "heldout146": (12, 0),   # of 15 after its misses were read (11 when scored once)
           "heldout147": (17, 4),   # of 19 after its misses were read (13 when scored once)
           "heldout148": (14, 0),   # of 15 after its misses were read (9 when scored once)
-          "heldout149": (9, 0)}   # of 9 after its misses were read (5 when scored once)
+          "heldout149": (9, 0)}    # of 9 after its misses were read (5 when scored once)
 
 
 @pytest.fixture(scope="module")

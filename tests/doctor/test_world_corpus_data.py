@@ -143,7 +143,7 @@ def test_split_sizes(records, split, size):
                               "heldout142": 18, "heldout143": 14, "heldout144": 11, "heldout145": 6,
                               "heldout146": 12, "heldout147": 17, "heldout148": 14,
                               "heldout149": 9}.get(split, 20)
-    # heldout112's rank-order half found no reject, heldout149's collector 6
+    # heldout112's rank-order half found no reject; heldout149 is one collector's half, with 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects
     assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
