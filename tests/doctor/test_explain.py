@@ -707,6 +707,8 @@ SAMPLES = [
      "0, name: serving_default_input:0", [], None),
     ("tflm-hybrid-model", "conv.cc Hybrid models are not supported on TFLite Micro.\nNode CONV_2D (number 0) failed to "
      "invoke with status 1", [], None),
+    ("tflm-type-check", "quantize.cc:61 input->type == kTfLiteFloat32 || input->type == kTfLiteInt16 was not "
+     "true.\nNode QUANTIZE (number 0f) failed to prepare with status 1\nAllocateTensors() failed", [], None),
     ("myriad-fp16-only", "[VPU] Unsupported network precision : FP32", [], None),
     ("qnn-htp-needs-qdq", "Non-QDQ MatMul operators are not supported on HTP or DSP backends. MatMul node will not be "
      "assigned to QNN EP.", [], None),
@@ -864,6 +866,10 @@ SAMPLES = [
      "the float64 I asked for", [], None),
     ("keras-floatx-half", "tf.keras.backend.set_floatx('bfloat16')\nValueError: Unknown floatx type: bfloat16",
      [], None),
+    ("tf-bf16-gpu-without-xla", "Training on an RTX 3090 with keras.mixed_precision.set_global_policy("
+     "'mixed_bfloat16') is ten times slower than float32", [], None),
+    ("kv-dtypes-differ", "  File \"decode.py\", line 88, in update_cache\n    assert k.dtype == v.dtype\n"
+     "AssertionError: key and value dtypes must match", [], None),
     ("jax-carry-dtype", "TypeError: body_fun output and input must have identical types, got\n(step=ShapedArray("
      "int32[]), x=ShapedArray(float32[4]))\nand\n(step=ShapedArray(int32[]), x=ShapedArray(float64[4]))", [], None),
     ("warp-array-dtype", "RuntimeError: Error launching kernel 'integrate', argument 'v' expects an array with "
@@ -1404,6 +1410,11 @@ CLASS_WORDINGS = [
      "requested in astype is not available, and will be truncated to dtype float32."),
     ("keras-floatx-half", "keras.config.set_floatx(\"float16\")\nmodel.fit(...)\nTypeError: Expected int32 passed "
      "to parameter 'indices' of op 'GatherV2', got float16"),
+    ("tflm-type-check", "Type UINT8 (3) not supported.\nNode CONV_2D (number 0) failed to invoke with status 1"),
+    ("tflm-type-check", "Input type: UINT8 with filter type: INT8 not supported.\nNode FULLY_CONNECTED failed"),
+    ("tf-bf16-gpu-without-xla", "tf.keras Dense layer with dtype='bfloat16' on an A100: the MatMul is executed on "
+     "CPU according to the device placement log"),
+    ("kv-dtypes-differ", "ValueError: The dtypes of the key and value caches do not match (bfloat16 vs float32)"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
@@ -1561,6 +1572,9 @@ LOOKALIKE_REJECTS = [
     "[Bug] MixerLayer returns nan\n\ndevice, dtype = 'cuda:0', torch.bfloat16\nlayer = MixerLayer(512).to("
     "device=device, dtype=dtype)\ny = layer(x)\nprint(y)\ntensor([[nan, nan, nan]], device='cuda:0', "
     "dtype=torch.bfloat16)",
+    # bf16 on a TPU, and an OOM under mixed_bfloat16 on a GPU: no GPU kernel story
+    "With mixed_bfloat16 on a TPU v3 the loss is wrong after the first epoch; tensorflow 2.15",
+    "keras mixed_bfloat16 on an A100 is slower and then ResourceExhaustedError: OOM when allocating tensor",
     # a JAX carry whose shape alone changed
     "TypeError: scan carry output and input must have identical types, got\nS(r='DIFFERENT ShapedArray(float32[]) "
     "vs. ShapedArray(float32[1])')",

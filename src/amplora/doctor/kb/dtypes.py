@@ -41,6 +41,16 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    _e("kv-dtypes-differ", "mismatch", "keys and values (a KV cache) in different dtypes",
+       r"\bkeys? and values?\b[^\n]{0,30}?\b(dtype|data ?type)s? (should|must|do not|don'?t|to) (match|be the same)|"
+       r"\bkeys? and values? (caches? )?(must|should) have the same (dtype|data ?type)|"
+       r"\b(dtype|data ?type)s? of (the )?keys? and values?\b[^\n]{0,30}?\b(match|differ|same)",
+       cause="Keys and values reached attention (or its cache) in two dtypes: a KV cache is often kept in a dtype "
+       "of its own, bfloat16 by default in many JAX and inference frameworks and int8 / fp8 when it is quantized, "
+       "so a run in another dtype (float32 inference, fp16 weights) writes or reads keys and values that differ.",
+       fix="Make the cache follow the model's dtype (the framework's cache or `kv_cache_dtype` setting, or cast "
+       "the new keys and values with `.astype(cache.dtype)` / `.to(cache.dtype)`), or run in the dtype the cache "
+       "is made for (bf16); upgrade the framework if it hard-codes the cache dtype."),
     _e("faiss-float32", "mismatch", "faiss given arrays that are not float32",
        r"in method '\w+', argument \d+ of type '(float const|const float) ?\*'",
        cause="faiss's Python bindings take float32 arrays only (`float const *`), and got another dtype: float64, "
@@ -503,6 +513,17 @@ KERNELS = (
        "`mixed_bfloat16` policy or a cast handed the op that dtype.",
        fix="On a GPU use the `mixed_float16` policy (keep `mixed_bfloat16` for TPUs), or compile with XLA "
        "(`jit_compile=True`), or upgrade TensorFlow; or cast that op's input with `tf.cast(x, tf.float32)`."),
+    _e("tf-bf16-gpu-without-xla", "cpu-kernel", "bfloat16 in TensorFlow on a GPU outside XLA",
+       r"\A(?=.*\b(mixed_bfloat16|tensorflow|keras|tf\.\w+)\b)(?=.*bfloat16\b)"
+       r"(?=.*\b(GPUs?|A100|H100|A10G?|L4|RTX ?\d{4}|NVIDIA)\b)"
+       r"(?=.*\b(empty|all zeros?|zeros|wrong|incorrect|garbage|slow(er|ly)?|(runs?|placed|executed) on (the )?CPU)\b)"
+       r"(?!.*(out of memory|\bOOM\b|No OpKernel was registered))",
+       cause="TensorFlow's bfloat16 was made for TPUs: on a GPU, outside XLA, many ops have no bfloat16 kernel or a "
+       "poor one, so under the `mixed_bfloat16` policy (or a bfloat16 layer) such ops are placed on the CPU "
+       "(slow), and some (the fused BatchNorm) return empty or wrong results instead of failing.",
+       fix="Compile with XLA (`model.compile(..., jit_compile=True)`, `tf.function(jit_compile=True)`), which has "
+       "GPU bfloat16 kernels, or use the `mixed_float16` policy on the GPU (keep `mixed_bfloat16` for TPUs), or "
+       "upgrade TensorFlow."),
     _e("tf-conversion-dtype", "mismatch", "TensorFlow asked to convert a tensor to another dtype",
        r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)",
        unless=r"(random_uniform|random_normal|truncated_normal):0",  # an initializer's tensor: Keras and TF disagree

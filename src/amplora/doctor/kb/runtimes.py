@@ -198,6 +198,17 @@ RUNTIMES = (
        "float model or a fully integer one.",
        fix="Convert with full integer quantization (a `representative_dataset`, `supported_ops = "
        "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]`, int8 input and output types), or keep a plain float model."),
+    _e("tflm-type-check", "onnx", "a TFLite (Micro) kernel refused its tensor's type",
+       r"->type == kTfLite\w+[^\n]{0,200}?\bwas not true|"
+       r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) \(\d+\) (is )?not supported|"
+       r"\bInput type:? (U?INT8|INT16|FLOAT32) with filter type:? (U?INT8|INT16|FLOAT32) not supported",
+       cause="A TFLite (Micro) kernel checks its tensors' types and this one is not among those it lists: TFLite "
+       "Micro dropped the old asymmetric uint8 quantization (its kernels take int8, int16 or float32), so a model "
+       "converted with uint8 input or output (`inference_input_type=tf.uint8`, a TF1 `QUANTIZED_UINT8` "
+       "conversion) fails in `AllocateTensors`, and a float or hybrid model fails on an int8-only kernel.",
+       fix="Re-convert with full integer int8 quantization (`inference_input_type = tf.int8`, "
+       "`inference_output_type = tf.int8`, a `representative_dataset`) and shift uint8 data by -128 at the input; "
+       "for a float model use a build whose kernels have float32 (the reference kernels)."),
     _e("myriad-fp16-only", "onnx", "an FP32 model on an Intel Myriad VPU (NCS2)",
        r"Unsupported network precision\s*:?\s*FP32",
        cause="Intel's Myriad VPU (Neural Compute Stick 2) runs FP16 networks only, and this IR was made in FP32.",
