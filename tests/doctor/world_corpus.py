@@ -139,11 +139,12 @@ on: 18 more fixed queries each, and speech language models and text-to-speech, o
 understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
 reinforcement-learning post-training of language models, medical imaging and clinical foundation models, diffusion
 fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and TensorFlow / Keras
-code in low precision).
+code in low precision); `heldout150` from w29500 on, one collector gathering by theme: JAX, Flax and TensorFlow / Keras
+code in low precision.
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout149 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout150 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -189,7 +190,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout131", "heldout132", "heldout133",
           "heldout134", "heldout135", "heldout136", "heldout137", "heldout138", "heldout139", "heldout140",
           "heldout141", "heldout142", "heldout143", "heldout144", "heldout145", "heldout146", "heldout147",
-          "heldout148", "heldout149")
+          "heldout148", "heldout149", "heldout150")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -576,6 +577,9 @@ BATCH148_FROM = 29100
 # The hundred-and-forty-ninth (one collector: 18 more queries fixed in advance in rank order, about JAX, Flax and
 # TensorFlow / Keras code in low precision), the same way ("heldout149").
 BATCH149_FROM = 29300
+# The hundred-and-fiftieth (one collector gathering by theme, about JAX, Flax and TensorFlow / Keras code in low
+# precision) ("heldout150").
+BATCH150_FROM = 29500
 
 
 def batch(record: dict) -> int:
@@ -650,7 +654,7 @@ def batch(record: dict) -> int:
               BATCH131_FROM, BATCH132_FROM, BATCH133_FROM,
               BATCH134_FROM, BATCH135_FROM, BATCH136_FROM, BATCH137_FROM, BATCH138_FROM, BATCH139_FROM, BATCH140_FROM,
               BATCH141_FROM, BATCH142_FROM, BATCH143_FROM, BATCH144_FROM, BATCH145_FROM, BATCH146_FROM, BATCH147_FROM,
-              BATCH148_FROM, BATCH149_FROM)
+              BATCH148_FROM, BATCH149_FROM, BATCH150_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -671,7 +675,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout149' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout150' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -719,7 +723,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 150}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 151}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
