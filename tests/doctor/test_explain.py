@@ -870,6 +870,8 @@ SAMPLES = [
      "'mixed_bfloat16') is ten times slower than float32", [], None),
     ("kv-dtypes-differ", "  File \"decode.py\", line 88, in update_cache\n    assert k.dtype == v.dtype\n"
      "AssertionError: key and value dtypes must match", [], None),
+    ("near-one-constant-half", "p = torch.sigmoid(logits).clamp(1e-7, 1 - 1e-7)\nloss = -(y * p.log() + (1 - y) * "
+     "(1 - p).log())\nUnder autocast the loss becomes inf after a few hundred steps", [], None),
     ("jax-carry-dtype", "TypeError: body_fun output and input must have identical types, got\n(step=ShapedArray("
      "int32[]), x=ShapedArray(float32[4]))\nand\n(step=ShapedArray(int32[]), x=ShapedArray(float64[4]))", [], None),
     ("warp-array-dtype", "RuntimeError: Error launching kernel 'integrate', argument 'v' expects an array with "
@@ -1415,6 +1417,9 @@ CLASS_WORDINGS = [
     ("tf-bf16-gpu-without-xla", "tf.keras Dense layer with dtype='bfloat16' on an A100: the MatMul is executed on "
      "CPU according to the device placement log"),
     ("kv-dtypes-differ", "ValueError: The dtypes of the key and value caches do not match (bfloat16 vs float32)"),
+    ("near-one-constant-half", "x = torch.atanh(y.clamp(-0.999999, 0.999999)) gives NaN gradients with bf16=True"),
+    ("bnb-int8-old-gpu", "With load_in_8bit and igemmlt disabled (to mimic a Pascal card) the outputs are nan:\n"
+     "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),

@@ -15,6 +15,8 @@ OTHERS = [
     ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "sdpa"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "TORCH_CUDA_ARCH_LIST"),
     ("RuntimeError: Could not infer dtype of numpy.float32", "numpy<2"),
+    ('ds_config = {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/local", '
+     '"ratio": 0.3}}}\nRuntimeError: expected input to be on cuda', '"device": "cpu", "pin_memory": true'),
     ("torch.utils.checkpoint.CheckpointError: Recomputed values for the following tensors have different metadata\n"
      "saved metadata: {'shape': torch.Size([3584]), 'dtype': torch.float16}\n"
      "recomputed metadata: {'shape': torch.Size([0]), 'dtype': torch.float16}", "use_reentrant"),

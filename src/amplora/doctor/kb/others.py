@@ -78,6 +78,14 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault: the dtypes match, and the recompute saw parameters of shape [0], the placeholders "
      "DeepSpeed ZeRO-3 leaves for partitioned weights outside their forward. Use reentrant checkpointing "
      "(`gradient_checkpointing_kwargs={'use_reentrant': True}`) with ZeRO-3, or ZeRO-2."),
+    # ZeRO-3's partial optimizer offload (a `ratio`) configured with NVMe: it exists for the CPU only
+    (r"\A(?=.*[\"']?offload_optimizer[\"']?\s*[:=])(?=.*[\"']?device[\"']?\s*[:=]\s*[\"']nvme[\"'])"
+     r"(?=.*[\"']?ratio[\"']?\s*[:=]\s*0?\.\d)",
+     "Not a precision fault: the DeepSpeed config asks for a partial optimizer offload (`ratio` below 1) to NVMe, "
+     "and partial offload exists only for `\"offload_optimizer\": {\"device\": \"cpu\"}`, so the optimizer's "
+     "set-up meets tensors where its NVMe path does not expect them. Offload to the CPU with the ratio "
+     "(`\"device\": \"cpu\", \"pin_memory\": true, \"ratio\": 0.5`), or offload the whole optimizer to NVMe "
+     "without a ratio."),
     # a quantized model that does not fit in GPU memory: device_map offloaded part of it
     (r"Some modules are dispatched on the CPU or the disk|dispatch the model on the CPU or the disk while keeping|"
      r"can'?t train a model that has been loaded in (8|4)-bit precision with CPU or disk offload",

@@ -64,9 +64,12 @@ QUANTIZED = (
        "--fp16 True`) or fp32, and train with fp16 mixed precision and a GradScaler."),
     _e("bnb-int8-old-gpu", "quantized", "8-bit (LLM.int8) results wrong on a GPU without int8 tensor cores",
        r"\b(V100S?|P100|P40|K80|GTX ?10[5-8]0( Ti)?|Titan V|Quadro [PGV]\d+|sm_?(3\d|5\d|6\d|70)|compute capability "
-       r"(3|5|6|7\.0)\b)",
+       r"(3|5|6|7\.0)\b)|"
+       # the fallback forced on a newer GPU, as a reproduction of it
+       r"\b(without|no|disabl\w*( the)?( support for)?) igemmlt\b|\bigemmlt\W{0,3}(is )?(disabled|off|unsupported)\b",
        context=r"\A(?=.*(load_in_8bit|8-?bit|\bint8\b|LLM\.int8|Linear8bitLt))(?=.*(" + _WRONG_OUTPUT + r"))",
-       unless=r"out of memory|OutOfMemoryError|\w*(Error|Exception):",
+       # an exception of its own is another fault; sampling that refuses the NaN is this one's symptom
+       unless=r"out of memory|OutOfMemoryError|\w*(Error|Exception):(?! probability tensor contains)",
        cause="bitsandbytes' 8-bit matmul (LLM.int8) needs int8 tensor cores (Turing, compute capability 7.5, or "
        "newer); on V100, Pascal and older GPUs it runs a fallback path whose results have been wrong in several "
        "releases (gibberish, repeated tokens, NaN), more so with the model split over several GPUs.",

@@ -584,6 +584,15 @@ NONFINITE_REPORTS = (
        fix="Keep the first and last layers, norms and the loss in bf16, use a short amax history or current "
        "(just-in-time) scaling, check the weight initialization (scaled init, a smaller std), and compare with a "
        "bf16 run; fall back to bf16 where fp8 keeps diverging."),
+    _e("near-one-constant-half", "overflow", "a constant just below 1 that fp16 / bf16 round to 1",
+       r"\A(?=.*(\b1(\.0*)?\s*-\s*1e-?0?([4-9]|1[0-2])\b|\b0\.99999\d*))"
+       r"(?=.*\b(log1p|log|atanh|acos|arccos|asin|arcsin)\b)(?=.*(\bnan\b|\binf\b|non-?finite|infinit))",
+       cause="A constant just below 1 (`1.0 - 1e-6`, `0.999999`) is not a number fp16 or bf16 hold: the largest "
+       "below 1 is 1 - 4.9e-4 in fp16 and 1 - 3.9e-3 in bf16, so under mixed precision (autocast, a bf16 or fp16 "
+       "model) it rounds to exactly 1.0; a clamp to it then keeps a saturated probability at 1, and log(1 - p), "
+       "`log1p(-p)` or atanh(1) give -inf / inf, whose backward is inf/NaN gradients (fp32 holds the constant).",
+       fix="Compute that probability, the clamp and the log in fp32 (`p.float()`), take the margin from the dtype "
+       "(`1 - torch.finfo(p.dtype).eps`), or work from logits (`F.logsigmoid(-logits)` for log(1 - sigmoid(x)))."),
     _e("fp16-nonfinite-report", "overflow", "half precision gives NaN / inf / black output",
        # a VAE alone stands for Stable Diffusion's, decoding in fp16, not for one being trained
        NONFINITE_SYMPTOM, context=f"{HALF_WORDS}|{AMP_WORDS}" + r"|\A(?=.*\b(SD ?XL|vae)\b)(?!.*(\bLR\b|learning[ _]rate|"
