@@ -3,6 +3,7 @@
 exit 7 instead of the script's 0; `--allow-nonfinite` keeps the 0)."""
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -351,3 +352,38 @@ def test_a_gradient_overflow_counts_while_running_only_once_something_follows_it
         backward(2.0 ** 20)
         backward(1.0)
     assert recovered.nonfinite is None
+
+
+@pytest.mark.parametrize("dtype, eps, noted", [(torch.float16, 1e-8, True), (torch.float16, 1e-4, False),
+                                                (torch.bfloat16, 1e-8, False), (torch.float32, 1e-8, False)])
+def test_an_fp16_optimizer_state_whose_eps_is_zero_is_noted_even_when_the_run_stays_finite(dtype, eps, noted):
+    """AdamW over fp16 weights keeps fp16 state, where eps=1e-8 is 0: a hazard whether or not this run's gradients
+    underflow; bf16 (fp32's range) and fp32 hold that eps, and 1e-4 is a positive fp16."""
+    from amplora.doctor import watch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4)).to(dtype)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=eps)
+    with watch(model) as watcher:
+        for _ in range(2):
+            model(torch.randn(8, 4, dtype=dtype)).float().pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+    assert watcher.nonfinite is None
+    assert len(watcher.notes) == int(noted)  # once per optimizer, not per step
+    if noted:
+        assert "AdamW updates 2 fp16 parameter(s) (0.weight, ...)" in watcher.notes[0]
+        assert "eps=1e-08, which is 0 in fp16" in watcher.notes[0] and "eps >= 1e-4" in watcher.notes[0]
+
+
+def test_a_note_is_printed_and_keeps_the_exit_code(tmp_path):
+    script = tmp_path / "fp16_adamw.py"
+    script.write_text("import torch\nm = torch.nn.Linear(4, 4).half()\nopt = torch.optim.AdamW(m.parameters())\n"
+                      "m(torch.randn(2, 4).half()).float().sum().backward()\nopt.step()\n")
+    out = tmp_path / "run.json"
+    proc = amplora_cli("doctor", "run", "--json", str(out), str(script))
+    assert proc.returncode == 0 and "amplora doctor: note: AdamW updates 2 fp16 parameter(s)" in proc.stderr
+    assert json.loads(out.read_text())["notes"][0].startswith("AdamW updates 2 fp16")
+    script.write_text(script.read_text().replace(".half()", ""))  # fp32: nothing to note
+    proc = amplora_cli("doctor", "run", str(script))
+    assert proc.returncode == 0 and "amplora doctor" not in proc.stderr

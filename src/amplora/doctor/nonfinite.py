@@ -405,6 +405,29 @@ def nonfinite_params(roots, params=None) -> list[tuple[str, torch.Tensor]]:
     return found
 
 
+def zero_eps(optimizer, roots) -> str:
+    """A note for an optimizer that keeps state in fp16 with an eps that is 0 there (Adam's 1e-8): the run may stay
+    finite, but wherever a squared gradient's average underflows the update divides by zero. "" when none does."""
+    groups = [(g["eps"], p) for g in optimizer.param_groups
+              if isinstance(g.get("eps"), float) and g["eps"] > 0 for p in g["params"]]
+    held = [(eps, p) for eps, p in groups
+            if p.dtype in HALF_DTYPES and float(torch.tensor(eps, dtype=p.dtype)) == 0
+            and any(isinstance(v, torch.Tensor) and v.dtype == p.dtype and v.shape == p.shape
+                    for v in optimizer.state.get(p, {}).values())]
+    if not held:
+        return ""
+    eps, p = held[0]
+    dt, opt = dtype_name(p.dtype), type(optimizer).__name__
+    name = Namer(list(roots)).param_name(p) if roots else None
+    which = f"{len(held)} {dt} parameter(s)" + (f" ({name}, ...)" if name else "")
+    return (f"{opt} updates {which} with {dt} state and eps={eps:g}, which is 0 in {dt} (its smallest positive value "
+            f"is {_smallest(p.dtype)}): wherever the average of squared gradients underflows, m / (sqrt(v) + eps) "
+            f"divides by zero, and updates below half a {dt} step of a weight are lost, so training can go NaN or "
+            f"quietly learn nothing. Keep trainable parameters and optimizer state in fp32 (master weights) and let "
+            f"autocast run the matmuls in {dt} (`fp16=True` with fp32 weights in a Trainer), or use bf16; state "
+            f"that must stay {dt} needs eps >= 1e-4.")
+
+
 def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFinite:
     """Weights that are non-finite: made so by the last optimizer step (or before this forward)."""
     name, p = bad[0]

@@ -39,7 +39,7 @@ from amplora.doctor.capture import (_CALL_IMPL, _DOCTOR_DIR, _TORCH_DIR, _is_lib
                                     scan_frames, stale_nonfinite)
 from amplora.doctor.nonfinite import (OUTSIDE, NonFinite, NonFiniteTracer, _loss_of, _outputs, after_output,
                                       explain_birth, explain_located, explain_params, input_gradient, locate,
-                                      nonfinite_params, root_at_zero)
+                                      nonfinite_params, root_at_zero, zero_eps)
 from amplora.doctor.tracer import SMALL
 from amplora.precision import HALF_DTYPES
 
@@ -133,6 +133,8 @@ class NonFiniteWatch:
         self._exp: tuple | None = None  # (dtype, where) of the first exp taken in fp16/bf16 outside modules this step
         # id -> (tensor, (dtype, where)): results outside modules holding zeros born of a half-precision underflow
         self._underflow: dict[int, tuple[weakref.ref, tuple]] = {}
+        self.notes: list[str] = []  # hazards seen on the way that need not make anything non-finite
+        self._optimizers: set[int] = set()  # optimizers whose first step was looked at
 
     def install(self) -> None:
         self._handles = [register_module_forward_pre_hook(self._pre),
@@ -369,11 +371,16 @@ class NonFiniteWatch:
     def _after_step(self, optimizer, args, kwargs):
         if self.done:
             return
+        roots = [self.model] if self.model is not None else []
+        roots += list(reversed(self.recorder.roots))
+        if id(optimizer) not in self._optimizers:  # its state exists from the first step on
+            self._optimizers.add(id(optimizer))
+            note = zero_eps(optimizer, roots)
+            if note:
+                self.notes.append(note)
         params = [p for g in optimizer.param_groups for p in g["params"]]
         if all_finite(params):
             return
-        roots = [self.model] if self.model is not None else []
-        roots += list(reversed(self.recorder.roots))
         bad = nonfinite_params(roots or [torch.nn.Module()], params)
         if bad:
             self.first = explain_params(bad, roots, optimizer)

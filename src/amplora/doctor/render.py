@@ -70,6 +70,11 @@ def nonfinite(f, console: Console) -> None:
     _finding_rows(f.rows(), console)
 
 
+def note(text: str, console: Console) -> None:
+    """A hazard the run showed without failing on it."""
+    console.print(f"[bold yellow]amplora doctor: note:[/] {escape(text)}")
+
+
 def _finding_rows(rows, console: Console) -> None:
     """A diagnosis's (label, text) rows as a two-column table, culprit and fix highlighted."""
     table = Table(show_header=False, box=None, padding=(0, 1))

@@ -3,6 +3,7 @@
 Exit codes: the script's own when it ends normally or calls sys.exit; FAULT_EXIT (4) after a diagnosed dtype/device
 fault; OOM_EXIT (6) after a diagnosed out-of-memory error; 1 for any other uncaught exception (its traceback printed, as Python would); NONFINITE_EXIT (7) when the
 script would have exited 0 but inf/NaN appeared on the way (its origin printed; allow_nonfinite keeps the 0).
+A note (a hazard seen on the way, such as an fp16 optimizer state whose eps is 0) is printed and keeps the exit code.
 """
 from __future__ import annotations
 
@@ -66,6 +67,9 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
         render.nonfinite(nonfinite, console)
         if code == 0 and not allow_nonfinite:
             code = NONFINITE_EXIT
+    notes = watcher.notes if fault is None and nonfinite is None else []  # a finding already tells its cause
+    for note in notes:
+        render.note(note, console)
     if fault is not None:
         if show_traceback and fault.__cause__ is not None:
             traceback.print_exception(fault.__cause__)
@@ -73,7 +77,7 @@ def run_script(script: str, argv: list[str], *, report: bool = False, json_path:
     if json_path:
         data = {"script": script, "args": argv, "exit_code": code,
                 "fault": fault.as_dict() if fault is not None else None,
-                "nonfinite": nonfinite.as_dict() if nonfinite is not None else None,
+                "nonfinite": nonfinite.as_dict() if nonfinite is not None else None, "notes": notes,
                 "flow": table, "warnings": [f"{r['module']}: {w}" for r in table for w in r["warnings"]]}
         try:  # a plain open(): the file gets the user's umask like any other output
             with open(json_path, "w") as f:

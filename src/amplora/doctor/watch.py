@@ -77,6 +77,11 @@ class Watcher:
         return self.nonfinite_watch.finding(final=not self.active) if self.nonfinite_watch is not None else None
 
     @property
+    def notes(self) -> list[str]:
+        """Hazards seen on the way that need not make anything non-finite (an fp16 optimizer state whose eps is 0)."""
+        return list(self.nonfinite_watch.notes) if self.nonfinite_watch is not None else []
+
+    @property
     def active(self) -> bool:
         return self._mode is not None
 
