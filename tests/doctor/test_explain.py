@@ -872,6 +872,11 @@ SAMPLES = [
      "AssertionError: key and value dtypes must match", [], None),
     ("near-one-constant-half", "p = torch.sigmoid(logits).clamp(1e-7, 1 - 1e-7)\nloss = -(y * p.log() + (1 - y) * "
      "(1 - p).log())\nUnder autocast the loss becomes inf after a few hundred steps", [], None),
+    ("int-arithmetic-wraps", "counts = img_a * img_b  # both uint16 from cv2.imread(..., IMREAD_UNCHANGED)\nThe "
+     "products overflow and the result is mostly small numbers", [], None),
+    ("triton-volta-mma", "python: /project/lib/Analysis/Allocation.cpp:40: ... mlir::triton::getCvtOrder(mlir::"
+     "Attribute, mlir::Attribute): Assertion `!(srcMmaLayout && dstMmaLayout) && \"Unexpected mma -> mma layout "
+     "conversion\"' failed.", [], None),
     ("jax-carry-dtype", "TypeError: body_fun output and input must have identical types, got\n(step=ShapedArray("
      "int32[]), x=ShapedArray(float32[4]))\nand\n(step=ShapedArray(int32[]), x=ShapedArray(float64[4]))", [], None),
     ("warp-array-dtype", "RuntimeError: Error launching kernel 'integrate', argument 'v' expects an array with "
@@ -1420,6 +1425,8 @@ CLASS_WORDINGS = [
     ("near-one-constant-half", "x = torch.atanh(y.clamp(-0.999999, 0.999999)) gives NaN gradients with bf16=True"),
     ("bnb-int8-old-gpu", "With load_in_8bit and igemmlt disabled (to mimic a Pascal card) the outputs are nan:\n"
      "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"),
+    ("int-arithmetic-wraps", "Summing two uint8 images wraps around: 200 + 100 gives 44, not 300"),
+    ("int-arithmetic-wraps", "labels.dtype is torch.int16 and labels * 4096 overflows for class ids above 7"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
@@ -1580,6 +1587,9 @@ LOOKALIKE_REJECTS = [
     # bf16 on a TPU, and an OOM under mixed_bfloat16 on a GPU: no GPU kernel story
     "With mixed_bfloat16 on a TPU v3 the loss is wrong after the first epoch; tensorflow 2.15",
     "keras mixed_bfloat16 on an A100 is slower and then ResourceExhaustedError: OOM when allocating tensor",
+    # 32-bit indexing past 2**31 elements: a kernel's limit, not a dtype the user chose
+    "RuntimeError: CUDA error: an illegal memory access was encountered\nThe int32 offsets overflow for tensors with "
+    "more than 2^31 elements",
     # a JAX carry whose shape alone changed
     "TypeError: scan carry output and input must have identical types, got\nS(r='DIFFERENT ShapedArray(float32[]) "
     "vs. ShapedArray(float32[1])')",
@@ -2802,3 +2812,14 @@ def test_wordings_from_chemistry_and_small_model_codes(text, key, said):
     e = explain(text)
     assert e.recognized and e.key == key, (e.key, text)
     assert said in f"{e.cause} {e.fix}", (said, e.cause, e.fix)
+
+
+def test_grid_sample_and_apex_amp_get_their_own_fix():
+    """grid_sample takes input and grid in one dtype; apex.amp's casting lists (not its fused norms) leave it mixed."""
+    message = ("RuntimeError: grid_sampler(): expected input and grid to have same dtype, but input has c10::Half and "
+               "grid has float")
+    e = explain(f"out = F.grid_sample(feat.half(), grid, align_corners=True)\n{message}")
+    assert "sampling grid in the same dtype" in e.cause and "grid.to(x.dtype)" in e.fix
+    e = explain(f"model, opt = amp.initialize(model, opt, opt_level='O1')\n{message}")
+    assert "register_float_function" in e.fix and "FusedRMSNorm" not in e.fix
+    assert "FusedRMSNorm" in explain(f"import apex\n{message}").fix  # apex without its amp: the fused norms' story

@@ -99,6 +99,7 @@ _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(Wit
 # a VAE decoding (or encoding) the denoiser's latents: the pipeline's parts may be loaded in two dtypes
 _WINDOW_ATTENTION = re.compile(r"\bshifted[- ]window\w*|\bwindow[- ]attention\b|\bWindowAttention\b|\bSwin\w*\b",
                                re.IGNORECASE)
+_GRID_SAMPLE = re.compile(r"\bgrid_sampler?(_2d|_3d)?\b|\bgrid_sample\(|\bflow_warp\b|\bwarp\w*\(")
 _VAE_LATENTS = re.compile(r"\bvae\.(decode|encode)\(\s*\w*latents?\b|\b(decode|encode)_latents?\(", re.IGNORECASE)
 _TORCH_HOOKED = re.compile(r"\b\w*TorchHook\(|\bhook(ed|s|ing)? (torch|pytorch)\b|\b(torch|pytorch) is hooked\b|"
                            r"\bhooked with\b", re.IGNORECASE)
@@ -303,6 +304,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      f"`v` in `attn @ v`.")
         fix.append("Build the mask and bias in the scores' dtype (`attn + mask.to(attn.dtype)`), or update the "
                    "model code that makes them.")
+    m = _GRID_SAMPLE.search(text)
+    if m and entry.kind == "mismatch" and "sampling grid" not in said:
+        cause.append(f"The text shows `{m.group(0)}`: grid_sample takes its input and its sampling grid in the same "
+                     f"dtype, and a grid built in fp32 (`torch.meshgrid`, `F.affine_grid` of an fp32 theta, a base grid "
+                     f"plus a flow field) meets a half-precision input, or an fp32 input meets a grid cast to half.")
+        fix.append("Give grid_sample one dtype: `F.grid_sample(x, grid.to(x.dtype))`, or run it in fp32 "
+                   "(`F.grid_sample(x.float(), grid.float()).to(x.dtype)`), which also keeps large sampling "
+                   "coordinates exact.")
     m = _VAE_LATENTS.search(text)
     if m and entry.kind == "mismatch" and "latent" not in said:
         cause.append(f"The text shows a VAE decoding latents (`{m.group(0)}`): a VAE loaded in its own dtype (fp16 "

@@ -118,9 +118,12 @@ def explain(text: str) -> Explanation:
     library = m.group(1) if m else ""
     if library in FRAMEWORK:
         library = calling_library(text) or library
-    if (entry.kind == "mismatch" and re.search(r"\bapex\b", text, re.IGNORECASE)
+    if (entry.kind == "mismatch" and re.search(r"\bapex\b|\bamp\.initialize\b", text, re.IGNORECASE)
             and (not library or re.search(r"\bT5|_t5_|\bt5\b", text))):
         library = "apex"  # installed apex swaps in its fused norms (T5's too) without a frame of its own in a paste
+        if re.search(r"\bapex\.amp\b|\bamp\.initialize\b|\bopt_level\b", text) and not re.search(
+                r"Fused\w*Norm|fused_\w*norm", text, re.IGNORECASE):
+            library = "apex.amp"  # its casting lists, not its norms
     if entry.kind == "mismatch" and library in kb.generic.LIBRARY_FIXES:
         fix = f"{kb.generic.LIBRARY_FIXES[library]} {fix}"
     elif entry.kind == "mismatch" and re.search(kb.patterns.QUANTIZED_BASE, text, re.IGNORECASE):

@@ -226,6 +226,15 @@ KERNELS = (
        "Cast the bf16 values to fp16 or fp32 before the fp8 conversion (`x.to(tl.float32).to(tl.float8e4b15)`), or "
        "keep the cache / weights in bf16 on this GPU; upgrade the library if it has a fix for pre-Ada GPUs.",
        context=r"AssertionError|CompilationError|assert"),
+    _e("triton-volta-mma", "backend", "Triton's compiler failing on a half-precision dot on a Volta GPU",
+       r"Unexpected mma -> mma layout conversion",
+       cause="Triton's compiler for Volta GPUs (V100, sm_70, its first-generation MMA) fails on the fp16 / "
+       "mixed-precision dot products of some kernels (Mamba's selective scan and convolution, fused attention and "
+       "linear-attention kernels): later Triton releases no longer build that Volta path well, so a kernel that "
+       "compiles on Ampere asserts here, in the forward or the backward.",
+       fix="On a V100 run that model in fp32 (no fp16 / autocast for it), or use the library's PyTorch reference "
+       "path instead of its Triton kernels, or an Ampere or newer GPU; a Triton release the library pins for sm_70 "
+       "may also compile it."),
     _e("triton-mma-old-gpu", "backend", "a Triton matmul kernel on a GPU without tensor cores",
        r"supportMMA|Unexpected MMA layout version",
        cause="Triton lowers fp16 / int8 matmuls (`tl.dot`, as in Triton GPTQ int4/int8 kernels) to tensor-core MMA "

@@ -730,6 +730,17 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    _e("int-arithmetic-wraps", "overflow", "integer arithmetic that wrapped around past its dtype's range",
+       r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t)\b)"
+       r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps)\b)",
+       unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
+       r"INT_MAX|2147483647|\bnumel\b|too large|\w*(Error|Exception):",
+       cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "
+       "(uint8 255, uint16 65535, int16 32767, int32 about 2.1e9) wrap around silently to small, zero or negative "
+       "values instead of failing; images read as uint8 / uint16 and labels or masks stored as uint8 are the usual "
+       "sources.",
+       fix="Cast to a wider or floating dtype before the arithmetic (`x.astype(np.float32)`, `x.to(torch.int64)`, "
+       "`x.float()`) and back only at the end, clamped (`.clamp(0, 255).to(torch.uint8)`)."),
     _e("spirv-64bit-args", "backend", "a Vulkan (SPIR-V) kernel given a 64-bit argument",
        r"SPIR-?V kernel only supports less than 32-bit arguments|"
        r"SPIR-?V[^\n]{0,80}\b(f64|i64|float64|int64)\b[^\n]{0,40}\b(not supported|unsupported)",

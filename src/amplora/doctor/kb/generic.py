@@ -601,6 +601,10 @@ LIBRARY_FIXES = {
     "apex": "apex's fused norms (FusedRMSNorm / FusedLayerNorm, which transformers' T5 and other models pick up by "
             "themselves once apex is installed) want input and weight in one dtype: uninstall apex "
             "(`pip uninstall apex`) to fall back to the PyTorch norm, or cast the input to the norm's weight dtype.",
+    "apex.amp": "apex.amp (`amp.initialize`, O1/O2) casts the functions on its lists and leaves the others as they "
+                "come, so an op it does not list gets one fp16 and one fp32 operand: register it to run in fp32 "
+                "(`amp.register_float_function(torch.nn.functional, 'grid_sample')` before `amp.initialize`), cast "
+                "its inputs by hand, or move to `torch.autocast`, which apex.amp is deprecated for.",
     "diffusers": "In diffusers load the pipeline with one `torch_dtype` and give your own inputs (latents, image "
                  "tensors, embeddings) that dtype (`.to(pipe.dtype)`); a VAE upcast to fp32 needs its input cast "
                  "too.",
