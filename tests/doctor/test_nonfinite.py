@@ -387,3 +387,21 @@ def test_a_note_is_printed_and_keeps_the_exit_code(tmp_path):
     script.write_text(script.read_text().replace(".half()", ""))  # fp32: nothing to note
     proc = amplora_cli("doctor", "run", str(script))
     assert proc.returncode == 0 and "amplora doctor" not in proc.stderr
+
+
+def test_zeros_of_a_half_matmul_that_fp32_would_not_make_are_followed_to_their_log():
+    """Probabilities propagated by a matrix product alone (no elementwise factor) underflow in fp16 like any product."""
+    import amplora.doctor as doctor
+
+    def score(a, b):
+        p = a @ b
+        return torch.log(p.float()).sum()
+
+    a, b = torch.full((2, 4), 1e-5).half(), torch.full((4, 3), 1e-5).half()  # products of 4e-10: 0 in fp16
+    with doctor.watch() as w, torch.no_grad():
+        assert math.isinf(float(score(a, b)))
+    d = w.nonfinite.as_dict()
+    assert d["op"] == "aten.log" and "zeros born in fp16" in d["culprit"] and "`p = a @ b`" in d["culprit"]
+    with doctor.watch() as w, torch.no_grad():
+        score(a.float(), b.float())  # fp32 holds 4e-10: nothing to say
+    assert w.nonfinite is None

@@ -52,7 +52,9 @@ _EXPS = {torch.ops.aten.exp.default, torch.ops.aten.exp2.default}
 # products in fp16/bf16 outside modules (probabilities multiplied over steps): where one makes a 0 that fp32 would
 # not, the zero is followed through the ops made from it, so a log of it later (after `.float()`) is told as born there
 _PRODUCTS = {torch.ops.aten.mul.Tensor, torch.ops.aten.prod.default, torch.ops.aten.prod.dim_int,
-             torch.ops.aten.pow.Tensor_Scalar, torch.ops.aten.pow.Tensor_Tensor, torch.ops.aten.div.Tensor}
+             torch.ops.aten.pow.Tensor_Scalar, torch.ops.aten.pow.Tensor_Tensor, torch.ops.aten.div.Tensor,
+             # probabilities propagated by a matrix (a transition matrix, attention over probabilities)
+             torch.ops.aten.mm.default, torch.ops.aten.bmm.default, torch.ops.aten.mv.default}
 _LOGS = {torch.ops.aten.log.default, torch.ops.aten.log2.default, torch.ops.aten.log10.default}
 # ops whose backward divides by their result (a distance or norm of 0 makes the gradient inf)
 _ROOTS = {torch.ops.aten.sqrt.default, torch.ops.aten.linalg_vector_norm.default, torch.ops.aten.norm.Scalar,
