@@ -134,13 +134,12 @@ from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout1
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
 time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
 queries each, and music and audio generation, robot learning and vision-language-action policies), and
-`heldout139` to `heldout149` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100 and w29300
-on: 18 more fixed queries each, and speech language models and text-to-speech, open video generation, OCR and document
-understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
-reinforcement-learning post-training of language models, medical imaging and clinical foundation models, diffusion
-fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and TensorFlow / Keras
-code in low precision); `heldout150` from w29500 on, one collector gathering by theme: JAX, Flax and TensorFlow / Keras
-code in low precision.
+`heldout139` to `heldout150` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300 and
+w29500 on: 18 more fixed queries each, `heldout150` by theme alone, and speech language models and text-to-speech, open
+video generation, OCR and document understanding, text-embedding, retrieval and reranking models, 3D generation and
+neural rendering, reinforcement-learning post-training of language models, medical imaging and clinical foundation
+models, diffusion fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and
+TensorFlow / Keras code in low precision, twice).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
