@@ -116,7 +116,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout144", 27), ("heldout145", 29), ("heldout146", 25),
                                          ("heldout147", 40), ("heldout148", 27),
                                          ("heldout149", 15),
-                                         ("heldout150", 17)])
+                                         ("heldout150", 17),
+                                         ("heldout151", 15),
+                                         ("heldout152", 18)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -144,9 +146,12 @@ def test_split_sizes(records, split, size):
                               "heldout142": 18, "heldout143": 14, "heldout144": 11, "heldout145": 6,
                               "heldout146": 12, "heldout147": 17, "heldout148": 14,
                               "heldout149": 9,
-                              "heldout150": 10}.get(split, 20)
-    # heldout112's rank-order half found no reject; heldout149 is one collector's half, with 6; heldout150, with 7
-    assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7}.get(split, 9)
+                              "heldout150": 10,
+                              "heldout151": 7,
+                              "heldout152": 10}.get(split, 20)
+    # heldout112's rank-order half found no reject; heldout149 to heldout152 are one collector's half each
+    assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
+                               "heldout152": 8}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects
     assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -329,7 +334,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (148, "heldout147", "w28900", 19, 21, 21),
     (149, "heldout148", "w29100", 15, 12, 25),
     (150, "heldout149", "w29300", 9, 6, 8),
-    (151, "heldout150", "w29500", 10, 7, 14)])
+    (151, "heldout150", "w29500", 10, 7, 14),
+    (152, "heldout151", "w29700", 7, 8, 12),
+    (153, "heldout152", "w29900", 10, 8, 17)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -352,7 +359,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151), 4),
-             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150), 3),
+             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -422,7 +429,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout142") + wc.load("heldout143") + wc.load("heldout144") + wc.load("heldout145")
               + wc.load("heldout146") + wc.load("heldout147") + wc.load("heldout148")
               + wc.load("heldout149")
-              + wc.load("heldout150"))
+              + wc.load("heldout150")
+              + wc.load("heldout151")
+              + wc.load("heldout152"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
