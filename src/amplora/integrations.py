@@ -12,6 +12,8 @@
   (`amplora.track_optimizer`: what they keep per state of their weights lives until its next step);
 - inf/NaN values: the first one is traced to its origin (phase, module, op, magnitudes, cause, fix), logged as a
   warning at the end of that step and kept as `callback.nonfinite`; training goes on (the Trainer decides).
+- notes (hazards that need not make anything non-finite, such as an fp16 optimizer state whose eps is 0): logged as
+  warnings at the end of the step that showed them and kept in `callback.notes`.
 - faults raised outside any torch op (e.g. "Attempting to unscale FP16 gradients") are diagnosed by a
   `sys.excepthook` installed for the duration of training, when they end the program uncaught.
 """
@@ -36,6 +38,7 @@ class DoctorCallback(TrainerCallback):
         self._saved_hook = None
         self._tracked = None
         self.nonfinite = None  # nonfinite.NonFinite: where inf/NaN first appeared
+        self.notes: list[str] = []
 
     # ---- training lifecycle ------------------------------------------------------------------------------------
     def on_train_begin(self, args, state, control, model=None, **kwargs):
@@ -63,6 +66,9 @@ class DoctorCallback(TrainerCallback):
         if found is not None and self.nonfinite is None:
             self.nonfinite = found
             logger.warning("amplora doctor: step %s: %s", state.global_step, found.summary())
+        for note in (self.watcher.notes if self.watcher is not None else [])[len(self.notes):]:
+            self.notes.append(note)
+            logger.warning("amplora doctor: step %s: note: %s", state.global_step, note)
 
     def close(self) -> None:
         """Stop watching (called at train end; call it yourself if `trainer.train()` raised and you go on)."""

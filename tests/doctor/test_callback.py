@@ -109,6 +109,22 @@ def test_callback_traces_a_nan_born_in_a_custom_backward(tmp_path, caplog):
     assert any("ScaledSiLU.backward" in r.getMessage() for r in caplog.records)
 
 
+def test_callback_logs_a_note_for_an_fp16_model_trained_with_adamw(tmp_path, caplog):
+    """A model cast to fp16 before the Trainer: AdamW keeps fp16 state where its eps of 1e-8 is 0."""
+    model = tiny_llama(torch.float16)
+    doctor_cb = DoctorCallback(preflight=False)
+    ids = batch(4, 8)
+    args = TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=2,
+                             use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
+                             disable_tqdm=True)
+    trainer = Trainer(model=model, args=args, train_dataset=[{"input_ids": r, "labels": r} for r in ids],
+                      callbacks=[doctor_cb])
+    with caplog.at_level("WARNING", logger="amplora.doctor"):
+        trainer.train()
+    assert len(doctor_cb.notes) == 1 and "eps=1e-08, which is 0 in fp16" in doctor_cb.notes[0]
+    assert sum("step 1: note: AdamW updates" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_callback_explains_an_out_of_memory_step(tmp_path):
     from oom_in_forward import GreedyAct
 
