@@ -1752,6 +1752,9 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("error: extension 'f16' is not allowed in the current environment\nenable f16;", ["shader-f16", "fall back"]),
     ("Failed to parse shader SPIR-V code: UnsupportedCapability(Float16)", ["shader_f16"]),
     ('RuntimeError: "log_softmax_lastdim_kernel_impl" not implemented for \'torch.LongTensor\'', [".float()"]),
+    # SDPA restricted to flash on a machine without it: the kernel named, and the way out of the restriction
+    ("masks = mask_generator.generate(image)\nRuntimeError: No available kernel. Aborting execution.",
+     ["flash attention", "older than ampere", "sdpbackend.math"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

@@ -527,11 +527,13 @@ CAPABILITY = (
        "`torch.finfo(q.dtype).min` instead of -inf/-1e9; give `key_padding_mask` and `attn_mask` one type."),
     _e("sdpa-no-kernel", "attention", "no attention kernel accepts these inputs",
        r"No available kernel\. +Aborting execution",
-       "scaled_dot_product_attention was restricted to backends (such as `sdpa_kernel(FLASH_ATTENTION)`) that "
-       "cannot run these inputs; the warnings printed just before say why, most often fp32 inputs where flash "
-       "needs fp16/bf16, or an unsupported mask / head size.",
+       "scaled_dot_product_attention was restricted to backends (such as the Flash Attention kernel alone, through "
+       "`sdpa_kernel(FLASH_ATTENTION)` or a model's own switch) that cannot run these inputs on this machine; the "
+       "warnings printed just before say why: fp32 inputs where flash needs fp16/bf16, a GPU or build without the "
+       "flash kernel (the CPU, GPUs older than Ampere, some Windows builds), or an unsupported mask / head size.",
        "Run attention in fp16/bf16 (load the model in bf16 or use `torch.autocast`), or allow the math / "
-       "memory-efficient backends (`sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])`)."),
+       "memory-efficient backends (`sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])`; in a repository "
+       "that forces flash, its switch for old GPUs or the math kernel)."),
     _e("attention-dtype", "attention", "attention inputs of different dtypes",
        r"Expected query, key,? and value to have the same dtype|query and key must have the same dtype|"
        r"q, ?k, ?v must have the same dtype|\A(?=.*\bquery\.dtype\s*:)(?=.*\bkey\.dtype\s*:)|"
