@@ -1427,6 +1427,8 @@ CLASS_WORDINGS = [
      "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"),
     ("int-arithmetic-wraps", "Summing two uint8 images wraps around: 200 + 100 gives 44, not 300"),
     ("int-arithmetic-wraps", "labels.dtype is torch.int16 and labels * 4096 overflows for class ids above 7"),
+    ("bf16-rounding-report", "Checked my fused bfloat16 loss kernel against F.cross_entropy: the gradient "
+     "differences for the weight are very large"),
     ("mismatch-in-words", "In the bf16 run the rotary cos/sin cache is a float32 tensor instead of bfloat16"),
     ("quant-kernel-dtype", "Loading llama-30b-4bit-32g with the old loader\nRuntimeError: expected scalar type "
      "Float but found Half"),
@@ -1752,6 +1754,9 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("error: extension 'f16' is not allowed in the current environment\nenable f16;", ["shader-f16", "fall back"]),
     ("Failed to parse shader SPIR-V code: UnsupportedCapability(Float16)", ["shader_f16"]),
     ('RuntimeError: "log_softmax_lastdim_kernel_impl" not implemented for \'torch.LongTensor\'', [".float()"]),
+    # a library's kernel that lists fp32 and fp16 only
+    ("RuntimeError: \"pack_nonlinear_4bit\" not implemented for 'BFloat16'",
+     ["not implemented", "library's own cuda extension", "fp32 master weights"]),
     # SDPA restricted to flash on a machine without it: the kernel named, and the way out of the restriction
     ("masks = mask_generator.generate(image)\nRuntimeError: No available kernel. Aborting execution.",
      ["flash attention", "older than ampere", "sdpbackend.math"]),

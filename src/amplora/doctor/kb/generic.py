@@ -231,11 +231,14 @@ FALLBACKS = (
        r"not implemented for '(Half|BFloat16)\b'?|"
        r"\b\w+ (is )?not (being )?implemented for '?(half|bf16|fp16|bfloat16)\b|"
        + _HALF_NOT_IMPLEMENTED_IN_WORDS,
-       "This op has no kernel for fp16/bf16 on the device it ran on, and the message does not name the device: "
-       "most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half GEMM, conv, LayerNorm and "
-       "softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this (older) torch.",
+       "This op has no kernel for fp16/bf16 on the device it ran on (that dtype is not implemented there), and the "
+       "message does not name the device: most often an fp16/bf16 model or tensor on the CPU (older torch lacks Half "
+       "GEMM, conv, LayerNorm and softmax CPU kernels), otherwise a GPU op without a bf16/fp16 kernel in this "
+       "(older) torch, or a library's own CUDA extension (a quantized optimizer, a fused kernel) built only for the "
+       "dtypes its checks list.",
        "If it runs on the CPU, keep fp32 there (`model.float()`, `torch_dtype=torch.float32`) or run on the GPU; "
-       "on a GPU upgrade torch or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); "
+       "on a GPU upgrade torch or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); for a "
+       "library's kernel keep its inputs or state in a dtype it supports (fp32 master weights under autocast); "
        "`amplora doctor run` shows the device and the op."),
     _e("float-kernel-missing", "cpu-kernel", "an op without an fp32 (Float) kernel",
        r"\"\w+\" not implemented for '(Float|Double)\b'?",
