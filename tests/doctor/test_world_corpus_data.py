@@ -119,7 +119,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout150", 17),
                                          ("heldout151", 15),
                                          ("heldout152", 18),
-                                         ("heldout153", 14)])
+                                         ("heldout153", 14),
+                                         ("heldout154", 15)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -150,10 +151,11 @@ def test_split_sizes(records, split, size):
                               "heldout150": 10,
                               "heldout151": 7,
                               "heldout152": 10,
-                              "heldout153": 5}.get(split, 20)
-    # heldout112's rank-order half found no reject; heldout149 to heldout152 are one collector's half each
+                              "heldout153": 5,
+                              "heldout154": 8}.get(split, 20)
+    # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
-                               "heldout152": 8}.get(split, 9)
+                               "heldout152": 8, "heldout154": 7}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects
     assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -339,7 +341,8 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (151, "heldout150", "w29500", 10, 7, 14),
     (152, "heldout151", "w29700", 7, 8, 12),
     (153, "heldout152", "w29900", 10, 8, 17),
-    (154, "heldout153", "w30100", 5, 9, 13)])
+    (154, "heldout153", "w30100", 5, 9, 13),
+    (155, "heldout154", "w30300", 8, 7, 14)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -362,7 +365,8 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151), 4),
-             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152), 3),
+             **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
+                              155), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -435,7 +439,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout150")
               + wc.load("heldout151")
               + wc.load("heldout152")
-              + wc.load("heldout153"))
+              + wc.load("heldout153")
+              + wc.load("heldout154"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
