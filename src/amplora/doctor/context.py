@@ -307,8 +307,8 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
     m = _GRID_SAMPLE.search(text)
     if m and entry.kind == "mismatch" and "sampling grid" not in said:
         cause.append(f"The text shows `{m.group(0)}`: grid_sample takes its input and its sampling grid in the same "
-                     f"dtype, and a grid built in fp32 (`torch.meshgrid`, `F.affine_grid` of an fp32 theta, a base grid "
-                     f"plus a flow field) meets a half-precision input, or an fp32 input meets a grid cast to half.")
+                     f"dtype, and a grid built in fp32 (`torch.meshgrid`, `F.affine_grid` of an fp32 theta, a base "
+                     f"grid plus a flow field) meets a half-precision input, or an fp32 input meets a half grid.")
         fix.append("Give grid_sample one dtype: `F.grid_sample(x, grid.to(x.dtype))`, or run it in fp32 "
                    "(`F.grid_sample(x.float(), grid.float()).to(x.dtype)`), which also keeps large sampling "
                    "coordinates exact.")
