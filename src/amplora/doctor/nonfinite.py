@@ -405,13 +405,17 @@ def nonfinite_params(roots, params=None) -> list[tuple[str, torch.Tensor]]:
     return found
 
 
+def _vanishes(eps, dtype: torch.dtype) -> bool:
+    """Whether `eps` is a positive float that is 0 in the half dtype `dtype` (Adam's 1e-8 in fp16)."""
+    return (isinstance(eps, float) and eps > 0 and dtype in HALF_DTYPES
+            and float(torch.tensor(eps, dtype=dtype)) == 0)
+
+
 def zero_eps(optimizer, roots) -> str:
     """A note for an optimizer that keeps state in fp16 with an eps that is 0 there (Adam's 1e-8): the run may stay
     finite, but wherever a squared gradient's average underflows the update divides by zero. "" when none does."""
-    groups = [(g["eps"], p) for g in optimizer.param_groups
-              if isinstance(g.get("eps"), float) and g["eps"] > 0 for p in g["params"]]
-    held = [(eps, p) for eps, p in groups
-            if p.dtype in HALF_DTYPES and float(torch.tensor(eps, dtype=p.dtype)) == 0
+    held = [(g["eps"], p) for g in optimizer.param_groups for p in g["params"]
+            if _vanishes(g.get("eps"), p.dtype)
             and any(isinstance(v, torch.Tensor) and v.dtype == p.dtype and v.shape == p.shape
                     for v in optimizer.state.get(p, {}).values())]
     if not held:
@@ -451,7 +455,7 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
     eps = None
     if optimizer is not None:
         eps = next((grp.get("eps") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
-    if isinstance(eps, float) and eps > 0 and low and float(torch.tensor(eps, dtype=p.dtype)) == 0:
+    if _vanishes(eps, p.dtype):
         # Adam-like state in the parameter's dtype: eps is 0 there and v underflows, so m / (sqrt(v) + eps) is x / 0
         cause = (f"{opt}'s eps={eps:g} is below {dt}'s smallest positive value ({_smallest(p.dtype)}), so it is 0 in {dt} "
                  f"optimizer state, and the average of squared gradients underflows to 0 as well, so the update "

@@ -373,19 +373,22 @@ class NonFiniteWatch:
     def _after_step(self, optimizer, args, kwargs):
         if self.done:
             return
-        roots = [self.model] if self.model is not None else []
-        roots += list(reversed(self.recorder.roots))
         if id(optimizer) not in self._optimizers:  # its state exists from the first step on
             self._optimizers.add(id(optimizer))
-            note = zero_eps(optimizer, roots)
+            note = zero_eps(optimizer, self._naming_roots())
             if note:
                 self.notes.append(note)
         params = [p for g in optimizer.param_groups for p in g["params"]]
         if all_finite(params):
             return
+        roots = self._naming_roots()
         bad = nonfinite_params(roots or [torch.nn.Module()], params)
         if bad:
             self.first = explain_params(bad, roots, optimizer)
+
+    def _naming_roots(self) -> list:
+        """The modules that name parameters: the watched model, then the outermost modules the script called."""
+        return ([self.model] if self.model is not None else []) + list(reversed(self.recorder.roots))
 
     # ---- the expensive part -------------------------------------------------------------------------------------
     def _locate(self, call, grad=None) -> NonFinite:
