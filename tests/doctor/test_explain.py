@@ -2831,3 +2831,5 @@ def test_grid_sample_and_apex_amp_get_their_own_fix():
     e = explain(f"model, opt = amp.initialize(model, opt, opt_level='O1')\n{message}")
     assert "register_float_function" in e.fix and "FusedRMSNorm" not in e.fix
     assert "FusedRMSNorm" in explain(f"import apex\n{message}").fix  # apex without its amp: the fused norms' story
+    fused = f"amp.initialize(model, opt, opt_level='O2')\nnorm = FusedLayerNorm(512)\n{message}"
+    assert "FusedRMSNorm" in explain(fused).fix and "register_float_function" not in explain(fused).fix

@@ -221,6 +221,14 @@ def test_doctor_run_exits_7(name, doctor_runs):
     _check(data["nonfinite"], CASES[name])
     assert "non-finite values" in proc.stderr and "first appeared in " + CASES[name]["phase"] in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert data["notes"] == [] and "note:" not in proc.stderr  # the finding tells the cause; no note beside it
+
+
+def test_a_note_seen_before_a_finding_is_kept_but_not_printed():
+    """Adam's eps of 0 in fp16 state is noted at its first step, whose update then goes NaN: `doctor run` prints the
+    finding alone."""
+    _, watcher = run_program("nan_fp16_adam_eps")
+    assert watcher.nonfinite is not None and "eps=1e-08, which is 0 in fp16" in watcher.notes[0]
 
 
 def test_the_re_run_leaves_the_runs_buffers_alone(doctor_runs):
