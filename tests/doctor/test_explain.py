@@ -312,8 +312,12 @@ SAMPLES = [
     ("coreml-half-source", "ValueError: In op, of type conv, named conv_0, the named input `bias` must have the same "
      "data type as the named input `weight`. However, bias has dtype fp16 whereas weight has dtype fp32.",
      ["fp16", "fp32"], None),
-    ("torchscript-traced-dtype", "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and "
-     "dtype Half", ["fp32", "fp16"], None),
+    ("torchscript-traced-dtype", "m = torch.jit.load('traced.pt').half()\nRuntimeError: expected device cuda:0 and "
+     "dtype Float but got device cuda:0 and dtype Half", ["fp32", "fp16"], None),
+    ("no-type-promotion", "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and dtype Bool",
+     ["fp32"], None),
+    ("extension-array-dtype", "RuntimeError: Error converting input features to numpy arrays of type float32",
+     ["fp32"], None),
     ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
      "operand types are: __half * float", [], None),
     ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "
@@ -1434,6 +1438,14 @@ CLASS_WORDINGS = [
      "Float but found Half"),
     ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
      "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
+    ("kernel-current-device", "The ball query op works fine on gpu 0; on gpu:1 it fails with an illegal memory access"),
+    ("kernel-current-device", "With the points on cuda:1 the extension crashes: an illegal memory access was "
+     "encountered. On the default gpu (cuda:0) it is ok."),
+    ("device-mismatch", "test_generation fails on 2 GPUs:\n> hidden_states = tensor([[0.1, 0.2]], device='cuda:1')\n"
+     "> attention_mask = tensor([[1., 0.]], device='cuda:0')"),
+    ("device-mismatch", "RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype Float"),
+    ("float-double", "Type mismatch in the sparse conv\n>>> x.F\ntensor([[0.07, 0.45]], device='cuda:0', "
+     "dtype=torch.float64)"),
 ]
 
 
@@ -1600,6 +1612,12 @@ LOOKALIKE_REJECTS = [
     'torch/cuda/__init__.py", line 172, in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled',
     "torch.cuda.is_available() shows True\n  File \"/usr/local/lib/python3.7/dist-packages/dp/noise.py\", line 8\n"
     "    n = torch.cuda.FloatTensor(s).normal_()\nRuntimeError: No CUDA GPUs are available",
+    # a second GPU that is merely out of memory, and two tensor printouts on one device
+    "Training works fine on gpu 0, but on gpu 1 it fails: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "test fails:\n> a = tensor([1.], device='cuda:0')\n> b = tensor([1., 2.], device='cuda:0')\nRuntimeError: The size "
+    "of tensor a (1) must match the size of tensor b (2)",
+    # the same check, same dtype and device: a size or layout, not a dtype
+    "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and dtype Float",
 ]
 
 
@@ -2833,3 +2851,10 @@ def test_grid_sample_and_apex_amp_get_their_own_fix():
     assert "FusedRMSNorm" in explain(f"import apex\n{message}").fix  # apex without its amp: the fused norms' story
     fused = f"amp.initialize(model, opt, opt_level='O2')\nnorm = FusedLayerNorm(512)\n{message}"
     assert "FusedRMSNorm" in explain(fused).fix and "register_float_function" not in explain(fused).fix
+
+
+def test_a_cpp_exception_s_what_is_no_op():
+    e = explain("On cuda:1 distCUDA2 crashes, on cuda:0 it works fine:\nterminate called after throwing an instance "
+                "of 'thrust::system::system_error'\n  what():  CUDA free failed: cudaErrorIllegalAddress: an illegal "
+                "memory access was encountered")
+    assert e.key == "kernel-current-device" and "what" not in e.ops, e.ops

@@ -136,7 +136,7 @@ def extract_ops(text: str) -> list[str]:
     for m in re.finditer(r"while checking arguments for (\w+)", text):
         add(m.group(1))
     for m in re.finditer(r"\b([a-z][a-z_]+)\(\)(?:: | (?:input|expected|expects|requires|only|must)\b)", text):
-        if m.group(1) != "operator":  # C++'s `operator()` in a backend's log line, not an op
+        if m.group(1) not in ("operator", "what"):  # C++'s `operator()` and an exception's `what():`, not ops
             add(m.group(1))
     for m in re.finditer(r"Function '(\w+Backward\d*)'|\b(\w+Backward\d+)\b", text):
         add(m.group(1) or m.group(2))

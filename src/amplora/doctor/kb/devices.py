@@ -26,6 +26,10 @@ DEVICES = (
        r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
        r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"
        r"(?=.*\b(incorrect|wrong|error|fail))|"
+       # an extension that fails only off the first GPU: "fine on cuda:0, illegal memory access on gpu:1"
+       r"\A(?=.*(\b(works?|working|fine|ok|okay|correct(ly)?)\b[^.\n]{0,40}\b(cuda|gpu):? ?0\b|"
+       r"\b((cuda|gpu):? ?0|(default|first) gpu)\b[^.\n]{0,40}\b(works?|fine|ok|okay|correct(ly)?)\b))"
+       r"(?=.*(\b(cuda|gpu):? ?[1-9]\b|\bsecond gpu\b))(?=.*\b(illegal memory access|illegal address|error|fail))|"
        # a model put on a second GPU that then gives nothing, told in words
        r"\A(?=.*\b(load\w*|put|mov\w*|run\w*|plac\w*)\b[^.\n]{0,40}\bon(to)? (device |gpu )?[\"'`]?cuda:[1-9])"
        r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)",

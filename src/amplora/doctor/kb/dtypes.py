@@ -41,6 +41,16 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    # a C++ / Cython wrapper's own conversion of its NumPy arguments
+    _e("extension-array-dtype", "mismatch", "a compiled extension refused a NumPy array of another dtype",
+       r"Error converting (input )?\w+ to numpy arrays? of type \w+",
+       "A compiled extension (a C++ / pybind11 wrapper) takes NumPy arrays of fixed dtypes (float32 points and "
+       "features, int32 labels) and refuses any other: uint8 / uint32 colour columns, float64 coordinates or int64 "
+       "labels, as a custom dataset loader or a NumPy default produces them.",
+       "Cast each array before the call to the dtype the extension declares: `points.astype(np.float32)`, "
+       "`features.astype(np.float32)`, `labels.astype(np.int32)`, and check what a custom reader returns "
+       "(`print(a.dtype)`); `np.ascontiguousarray(a, dtype=...)` also gives the contiguous layout such wrappers "
+       "need."),
     _e("kv-dtypes-differ", "mismatch", "keys and values (a KV cache) in different dtypes",
        r"\bkeys? and values?\b[^\n]{0,30}?\b(dtype|data ?type)s? (should|must|do not|don'?t|to) (match|be the same)|"
        r"\bkeys? and values? (caches? )?(must|should) have the same (dtype|data ?type)|"
@@ -674,7 +684,9 @@ KERNELS = (
        r"\b(float64|double)\W{0,2} (inputs?|weights?|tensors?|data|paths?)\b[^.\n]{0,60}\b(dtype|data ?type) "
        r"(mismatch|error)|"
        r"\b(crash\w*|fails?|errors?|throws?)\b[^.\n]{0,30}\b(when|with|on|for)\b[^.\n]{0,10}\b(float64|double)\W{0,2} "
-       r"(inputs?|actions?|observations?|obs|features?|arrays?|targets?|rewards?)\b",  # told in words
+       r"(inputs?|actions?|observations?|obs|features?|arrays?|targets?|rewards?)\b|"  # told in words
+       # a type mismatch reported beside a printout of the float64 input
+       r"\A(?=.*\b(type|dtype) mismatch\b)(?=.*\bdtype=torch\.(float64|double)\b)(?!.*\b(half|float16|bfloat16)\b)",
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Cast the data to float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "

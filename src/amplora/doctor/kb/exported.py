@@ -138,13 +138,25 @@ EXPORTED = (
        "binary_data=True)`, binary outputs with `InferRequestedOutput(name, binary_data=True)`), use the gRPC "
        "client, or declare the input TYPE_FP32 and cast to fp16 inside the model."),
     _e("torchscript-traced-dtype", "mismatch", "a traced TorchScript model cast after tracing",
-       r"expected device \S+ and dtype \w+ but got device \S+ and dtype \w+",
+       r"\A(?=.*(\b(traced|tracing|TorchScript)\b|\bjit\.(trace|load|script)\b))"
+       r"(?=.*expected device \S+ and dtype \w+ but got device \S+ and dtype \w+)",
        "A TorchScript trace records the dtype (and device) of the tensors it saw, including ones created inside "
        "forward (masks, position ids, constants): `.half()` / `.to()` on the traced or loaded module changes only "
        "its parameters, so the recorded fp32 tensors meet fp16 ones, or the guard refuses inputs of another dtype.",
        "Convert before tracing and trace again: `model.half().cuda()` (or `.to(dtype)`), example inputs of that "
        "dtype and device, then `torch.jit.trace(model, inputs)`; keep one traced file per dtype, or trace in fp32 "
        "and run it under `torch.autocast`."),
+    # the same check outside a trace: torch before 1.5 refused mixed dtypes in arithmetic (no type promotion)
+    _e("no-type-promotion", "mismatch", "an op met two dtypes in a torch that checks instead of promoting",
+       r"expected device (?P<npd>\S+) and dtype (?P<npt>\w+) but got device (?P=npd) and dtype (?!(?P=npt)\b)\w+",
+       "An arithmetic or in-place op met tensors of two dtypes where this torch checks rather than promotes: before "
+       "1.5 torch had no type promotion, so a Bool mask times a Float tensor (`(iou > t) * scores`), a Long tensor "
+       "added to a Float one, a Half result written into a Float buffer or a Double one compared with Float fails "
+       "with this message; code written for a newer torch relies on the promotion, and in-place ops into a lower "
+       "dtype fail on every version.",
+       "Cast the odd operand at that line to the other's dtype: `(iou > t).float() * scores`, `idx.float()`, "
+       "`penalty.to(scores.dtype)`, `a.to(b.dtype)`; or upgrade torch to 1.5 or later, which promotes mixed dtypes "
+       "in arithmetic."),
     _e("nvrtc-half-codegen", "backend", "a runtime-compiled GPU kernel that fails on half types",
        r"default_program\(\d+\): error:.{0,200}(__half|__nv_bfloat16|\bhalf\b|bfloat16)|"
        r"(nvrtc|NVRTC)\w*.{0,200}(__half|__nv_bfloat16)",

@@ -108,6 +108,9 @@ FALLBACKS = (
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
+       r"expected device (?P<mmd>\S+) and dtype \w+ but got device (?!(?P=mmd)\s)\S+ and dtype|"
+       # a failing test's dump of its arguments: two tensors printed on two devices
+       r"\A(?=.*\bdevice='(?P<pdev>\w+(:\d+)?)'\))(?=.*\bdevice='(?!(?P=pdev)')\w+(:\d+)?'\))(?=.*\b(fail|error))|"
        r"Expected tensor to have \w+ Backend, but got tensor with \w+ Backend|Expected a cuda device, but got:? cpu|"
        r"invalid gradient.{0,300}device=(?P<dev>[\w:]+)(?![\w:]).{0,300}but got.{0,300}"
        r"device=(?!(?P=dev)(?![\w:]))[\w:]+|"
