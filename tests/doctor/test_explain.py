@@ -318,6 +318,9 @@ SAMPLES = [
      ["fp32"], None),
     ("extension-array-dtype", "RuntimeError: Error converting input features to numpy arrays of type float32",
      ["fp32"], None),
+    ("binding-unsupported-dtype", "The RNNT loss is always 0 and the log says 'src/binding.cpp:151: unsupported data "
+     "type'", [], None),
+    ("candle-op-dtype-mismatch", "Error: dtype mismatch in add, lhs: F16, rhs: F32", ["fp16", "fp32"], None),
     ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
      "operand types are: __half * float", [], None),
     ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "
@@ -1438,6 +1441,8 @@ CLASS_WORDINGS = [
      "Float but found Half"),
     ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
      "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
+    ("loss-scale-skips", "RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10"),
+    ("fp16-nonfinite-report", "The fp16 gguf model produces just noise; the q8_0 one works"),
     ("kernel-current-device", "The ball query op works fine on gpu 0; on gpu:1 it fails with an illegal memory access"),
     ("kernel-current-device", "With the points on cuda:1 the extension crashes: an illegal memory access was "
      "encountered. On the default gpu (cuda:0) it is ok."),

@@ -51,6 +51,18 @@ KERNELS = (
        "`features.astype(np.float32)`, `labels.astype(np.int32)`, and check what a custom reader returns "
        "(`print(a.dtype)`); `np.ascontiguousarray(a, dtype=...)` also gives the contiguous layout such wrappers "
        "need."),
+    # a binding's own switch over dtypes, with no dtype named: "src/binding.cpp:151: unsupported data type"
+    _e("binding-unsupported-dtype", "cpu-kernel", "a compiled extension's binding refused the tensors' dtype",
+       r"\b[\w/.-]+\.(cpp|cu|cc|cxx|h|hpp):\d+\W{0,3}\s*(unsupported|invalid|unknown|unexpected) "
+       r"(data ?type|dtype|scalar ?type)\b(?!\s*[:=]?\s*\w)",  # no dtype named after it
+       "A compiled extension (a CUDA/C++ loss such as warp-transducer or warp-ctc, a custom op) switches over the "
+       "dtypes it was written for, float32 and sometimes float64, and its binding refused another: fp16 or bf16 "
+       "from autocast or a `.half()` model, or integers; some bindings print the message and return a zero loss "
+       "or output instead of raising.",
+       "Give it float32: cast the inputs at the call (`loss_fn(logits.float(), ...)`), or run the call outside "
+       "autocast (`with torch.autocast(device_type, enabled=False):`) or decorate the wrapper with "
+       "`torch.amp.custom_fwd(device_type=..., cast_inputs=torch.float32)`; torch's own `F.ctc_loss` and "
+       "torchaudio's `rnnt_loss` are alternatives."),
     _e("kv-dtypes-differ", "mismatch", "keys and values (a KV cache) in different dtypes",
        r"\bkeys? and values?\b[^\n]{0,30}?\b(dtype|data ?type)s? (should|must|do not|don'?t|to) (match|be the same)|"
        r"\bkeys? and values? (caches? )?(must|should) have the same (dtype|data ?type)|"

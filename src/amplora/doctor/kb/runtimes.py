@@ -22,6 +22,14 @@ RUNTIMES = (
        "in text-embeddings-inference) run only in fp32, so a server started in float16 refuses them.",
        fix="Start it in fp32: `--dtype float32` (on a CPU or a Mac fp32 is the dtype that works); keep float16 for "
        "CUDA GPUs and models that support it."),
+    _e("candle-op-dtype-mismatch", "mismatch", "a Candle (Rust) op got two dtypes",
+       r"\bdtype mismatch in \w+, lhs: \w+, rhs: \w+",
+       "A Candle (Rust) binary op got its two operands in different dtypes (F16 / BF16 against F32), which Candle "
+       "never converts on its own: a model loaded in half precision meets a tensor its code builds itself in F32, "
+       "such as a causal mask, a sinusoidal positional embedding or a rotary table, or an input made in F32.",
+       "Make the tensor in the model's dtype where the code builds it: `.to_dtype(vb.dtype())` or "
+       "`.to_dtype(x.dtype())` on the mask or embedding, or load the model with `DType::F32`; a model fixed upstream "
+       "needs a newer candle."),
     _e("triton-config-datatype", "backend", "Triton's config.pbtxt declares another data type than the model has",
        r"unexpected datatype \w+ for (input|output) '[^'\n]*',? expecting TYPE_\w+|"
        r"\b(inference )?(input|output) '[^'\n]*' data-?type is '\w+', but model '[^'\n]*' expects '\w+'|"
