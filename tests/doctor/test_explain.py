@@ -321,6 +321,7 @@ SAMPLES = [
     ("binding-unsupported-dtype", "The RNNT loss is always 0 and the log says 'src/binding.cpp:151: unsupported data "
      "type'", [], None),
     ("candle-op-dtype-mismatch", "Error: dtype mismatch in add, lhs: F16, rhs: F32", ["fp16", "fp32"], None),
+    ("ggml-sampling-nan", "/app/src/llama-sampling.cpp:733: GGML_ASSERT(iter != probs.end()) failed", [], None),
     ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
      "operand types are: __half * float", [], None),
     ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "
@@ -1442,6 +1443,18 @@ CLASS_WORDINGS = [
     ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
      "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
     ("loss-scale-skips", "RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10"),
+    ("ggml-type-assert", "ggml-cuda.cu:1278: to_fp32_cuda != nullptr"),
+    ("ggml-type-assert", "The bf16 GGUF on an M2:\nggml_metal_graph_compute_block_invoke: error: unsupported op "
+     "'MUL_MAT'"),
+    ("onnx-no-kernel", "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for the node "
+     "Less(9)"),
+    ("onnx-no-kernel", "Non-zero status code returned while running Cast node. Name:'InsertedPrecisionFreeCast_/model/"
+     "layers.1/attn/Reshape_output_0'"),
+    ("numpy-bf16", "mx.array(np.array(1., dtype=ml_dtypes.bfloat16)) is interpreted as complex64"),
+    ("openvino-precision-hint", "Qwen2-VL inference on GPU plugin with OpenVINO 2025.1 prints only "
+     "!!!!!!!!!!!!!!!!"),
+    ("dtype-unsupported", "int4_weight_only quantization raises for fp16 models, works only for BF16"),
+    ("dtype-unsupported", "ValueError: [linalg::inv] Arrays must type float32. Received array with type float64."),
     ("fp16-nonfinite-report", "The fp16 gguf model produces just noise; the q8_0 one works"),
     ("kernel-current-device", "The ball query op works fine on gpu 0; on gpu:1 it fails with an illegal memory access"),
     ("kernel-current-device", "With the points on cuda:1 the extension crashes: an illegal memory access was "
@@ -1621,6 +1634,9 @@ LOOKALIKE_REJECTS = [
     "Training works fine on gpu 0, but on gpu 1 it fails: CUDA out of memory. Tried to allocate 2.00 GiB",
     "test fails:\n> a = tensor([1.], device='cuda:0')\n> b = tensor([1., 2.], device='cuda:0')\nRuntimeError: The size "
     "of tensor a (1) must match the size of tensor b (2)",
+    # a Metal op an Intel Mac's GPU cannot run, whatever the model's type
+    "ggml_metal_graph_compute_block_invoke: error: unsupported op 'MUL_MAT'\nGGML_ASSERT: ggml-metal.m:779: "
+    "!\"unsupported op\"\nsystem: Mac Book Air (intel)",
     # the same check, same dtype and device: a size or layout, not a dtype
     "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and dtype Float",
 ]

@@ -365,8 +365,8 @@ CAPABILITY = (
        r"\b(float8|fp8)\b[^\n]{0,60}\bonly supported on (SM|sm_?) ?(89|90|8\.9)\b|"
        r"\A(?=.*(_scaled_mm|float8|\bfp8))(?=.*cutlass cannot initialize)",
        "fp8 (float8 e4m3 / e5m2) matmuls need a GPU with fp8 tensor cores: compute capability >= 8.9 (Ada, such as "
-       "the RTX 4090 / L4 / L40) or 9.0 (Hopper H100); Ampere and older GPUs cannot run fp8 checkpoints or fp8 "
-       "quantization natively.",
+       "the RTX 4090 / L4 / L40) or 9.0 (Hopper H100); an A100 (8.0) does not have them, so Ampere and older GPUs "
+       "cannot run fp8 checkpoints or fp8 quantization natively.",
        "Load the bf16/fp16 weights instead of the fp8 checkpoint (or `dtype='bfloat16'` without "
        "`quantization='fp8'` in vLLM), or use a weight-only quantization this GPU runs (int8 / 4-bit: "
        "bitsandbytes, GPTQ, AWQ); keep fp8 for Ada/Hopper GPUs, and on Ada (8.9) upgrade torch if it asks for "

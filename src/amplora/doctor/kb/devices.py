@@ -463,11 +463,14 @@ DEVICES = (
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
        r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"
        r"data type .?bfloat16.? not understood|"
-       r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype",
+       r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype|"
+       r"\A(?=.*\bml_dtypes\b)(?=.*\bbfloat16\b)(?=.*\bcomplex(64|128)?\b)",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
-       "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back.",
+       "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back; "
+       "`ml_dtypes`' bfloat16 is an extension dtype that a library which does not know it refuses or reads as "
+       "another type (void, complex).",
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
-       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
+       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|interpreted as|"
        r"do(es)?n'?t support|do(es)? not support))"),
     _e("variable-type-conv", "device", "a conv input and weight of different types (torch 0.3 prints both as Variable)",
        r"Input type \(Variable\) and weight type \(Variable\) should be the same",

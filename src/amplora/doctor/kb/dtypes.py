@@ -707,7 +707,8 @@ KERNELS = (
        "for all, or `.to(x.dtype)` at the boundary); a buffer that code allocates with a hard-coded dtype must match "
        "the data: create it with the input's dtype (`torch.empty(n, dtype=y0.dtype)`).",
        # a device without float64 instead; NumPy's removed `np.float` alias
-       unless=r"(does ?n[o']t|does not|do not) support (float64|double)|module 'numpy' has no attribute"),
+       unless=r"(does ?n[o']t|does not|do not) support (float64|double)|module 'numpy' has no attribute|"
+       r"\b(arrays?|inputs?|tensors?) must (be )?(of )?type (float32|fp32)\b"),
     _e("integer-tensor-division", "out-buffer", "`/` between integer tensors refused (torch 1.5 and 1.6)",
        r"Integer division of tensors using div or / is no longer supported",
        "torch 1.5 and 1.6 refused `/` between integer tensors (it floor-divided before and divides truly from 1.7), "

@@ -73,7 +73,8 @@ EXPORTED = (
        "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
        "precision from torch instead of rewriting the graph."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
-       r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for \w+\(\d+\)|"
+       r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for (the )?(node )?\w+\(\d+\)|"
+       r"\bInsertedPrecisionFreeCast_|"
        r"Failed to find kernel for \w+|Kernel not found for \w+|"
        r"\A(?=.*\b(bfloat16|bf16|float16|fp16)\b[^\n]{0,120}\bnot (runnable|supported|implemented|available)\b)"
        r"(?=.*\b(ORT|onnxruntime|ONNX ?Runtime)\b)",
@@ -205,13 +206,23 @@ EXPORTED = (
        "with that copy kernel."),
     _e("ggml-type-assert", "backend", "a llama.cpp (ggml) kernel without this tensor type",
        r"GGML_ASSERT\([^)\n]*type == GGML_TYPE_\w+|\bggml_\w+: unsupported (src\d )?types?( combination)?\b|"
-       r"\bbinary_op: unsupported types\b|\bMissing (CPY|DUP|GET_ROWS|SET_ROWS) op for types\b",
+       r"\bbinary_op: unsupported types\b|\bMissing (CPY|DUP|GET_ROWS|SET_ROWS) op for types\b|"
+       # no conversion kernel from the weights' type on CUDA; a Metal op refused on a bf16 model
+       r"\bto_fp(16|32)_cuda != nullptr\b|\A(?=.*\bunsupported op '\w+')(?=.*\b(bf16|bfloat16)\b)",
        "A llama.cpp / ggml kernel accepts only the tensor types in its assert (often F16 and F32) and got "
        "another, typically BF16 weights in a GGUF, an mmproj or a LoRA adapter file that this kernel does not "
        "support; GPU backends other than CUDA (Vulkan, Metal, SYCL) lack some BF16 kernels, copies and "
        "conversions included.",
        "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "
        "build with that type's kernel."),
+    _e("ggml-sampling-nan", "overflow", "llama.cpp's sampler found no token: NaN / inf logits",
+       r"GGML_ASSERT\(iter != probs\.end\(\)\)",
+       "llama.cpp's sampler draws a token by walking the cumulative probabilities, and with NaN or inf logits the "
+       "walk finds none and this assert fires: the model's forward overflowed, most often f16 tensors or f16 "
+       "compute past 65504 (some GGUF quants keep layers in f16), which turns the logits into NaN.",
+       "Use a GGUF whose sensitive tensors are not f16 (a Q8_0 or BF16 file, another quant of the model), keep "
+       "the KV cache in f16 only if the model stays in range, and update llama.cpp; checking the logits of one "
+       "prompt (`--logits-all`, or a run on the CPU) shows whether they are NaN."),
     _e("ggml-source-type", "backend", "llama.cpp cannot convert from this tensor type",
        r"cannot (dequantize|convert)(/(dequantize|convert))? tensor type \w+",
        "llama.cpp's quantize tool reads each tensor through its type's dequantize routine, and this build has "

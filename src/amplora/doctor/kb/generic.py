@@ -313,6 +313,9 @@ FALLBACKS = (
        r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"
        # safetensors' dtype names (F8_E4M3, BF16, F16) in a tool that cannot read them
        r"\bunsupported (safetensors? )?dtype:?\s*`?(F8_E\dM\d\w*|BF16|F16|F64)\b|"
+       # "works only for BF16", "[linalg::inv] Arrays must type float32. Received array with type float64"
+       r"\b(works?|runs?) only (for|with|in|on) " + _DTYPE_WORD + r"\b|\bonly (works?|runs?) (for|with|in|on) "
+       + _DTYPE_WORD + r"\b|\b(arrays?|inputs?|tensors?) must (be )?(of )?type " + _DTYPE_WORD + r"\b|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "

@@ -7,7 +7,8 @@ from amplora.doctor.kb.patterns import HALF_SAID_RIGHT
 
 _COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b|"
            r"convert_neural_network(_spec)?_weights_to_fp16")
-_OPENVINO = r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)"
+_OPENVINO = (r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)|"
+             r"\bwhowhatbench\b|\b(inference|results?) on (the )?GPU plugin\b")
 _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w*|mismatch\w*|not (the )?same|"
                r"overflow\w*|e\+3\d|worse|degrad\w*|(problems?|issues?) (of|with) (precision|accuracy)|"
                r"(precision|accuracy|quality) (problems?|issues?|loss|drop)|los(e|es|ing|t) [\w ]{0,20}"
@@ -71,7 +72,9 @@ RUNTIMES = (
     _e("openvino-precision-hint", "overflow", "OpenVINO computes in f16 / bf16 by default on GPUs and new CPUs",
        r"INFERENCE_PRECISION_HINT|inference_precision_hint|"
        r"\A(?=.*(OpenVINO|openvino|benchmark_app))"
-       r"(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)",
+       r"(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)|"
+       # NaN or a run of '!' (token 0 of NaN logits) from the GPU plugin
+       r"\A(?=.*(" + _OPENVINO + r"))(?=.*\bGPU\b)(?=.*(\bNaNs?\b|!{6,}))",
        cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
        "the model's fp32 weights, so results differ from fp32 and can overflow.",
        fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
