@@ -1443,6 +1443,8 @@ CLASS_WORDINGS = [
     ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
      "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
     ("loss-scale-skips", "RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10"),
+    ("int-input", "RuntimeError: stft(torch.ShortTensor[16, 16480], n_fft=480, hop_length=160) : expected a tensor of "
+     "floating point or complex values"),
     ("ggml-type-assert", "ggml-cuda.cu:1278: to_fp32_cuda != nullptr"),
     ("ggml-type-assert", "The bf16 GGUF on an M2:\nggml_metal_graph_compute_block_invoke: error: unsupported op "
      "'MUL_MAT'"),

@@ -210,3 +210,21 @@ def test_an_fp32_module_among_bf16_ones_is_told_to_take_their_dtype():
     f = info.value
     assert "assign=True" in f.cause and "to(torch.bfloat16)" in f.fix
     assert "dtype=torch.bfloat16" in f.fix and "dtype=torch.float32" not in f.fix  # autocast runs in the half dtype
+
+
+class Frontend(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("window", torch.hann_window(64))
+
+    def forward(self, wav):
+        return torch.stft(wav, 64, 16, window=self.window, return_complex=True).abs()
+
+
+def test_an_integer_input_is_the_culprit_not_the_float_buffer_beside_it():
+    pcm = torch.randint(-2000, 2000, (2, 400), dtype=torch.int16)  # PCM samples never converted to float
+    with pytest.raises(PrecisionFault) as ei, doctor.watch():
+        Frontend()(pcm)
+    f = ei.value
+    assert f.key == "int-input" and "int16" in f.culprit and "window" not in f.culprit, f.culprit
+    assert "32768" in f.fix

@@ -295,11 +295,15 @@ KERNELS = (
        r"dtypes of the first \((u?int\d*|bool)\) and second \(float\d*\) input must match|"
        r"dtypes of the first \(float\d*\) and second \((u?int\d*|bool)\) input must match|"
        # TensorFlow / Sonnet: "Expected floating point type, got <dtype: 'int64'>"
-       r"Expected floating point type, got <dtype: '(u?int\d+|bool)'>",
-       "A floating-point op (a layer, matmul, mean, init) got an integer or bool tensor: data built from integer "
-       "values (`torch.tensor([1, 2])`, uint8 images, NumPy int arrays) was never converted to float.",
+       r"Expected floating point type, got <dtype: '(u?int\d+|bool)'>|"
+       # stft / fft: "stft(torch.ShortTensor[16, 16480], ...) : expected a tensor of floating point or complex values"
+       r"expected a tensor of floating point or complex values",
+       "A floating-point op (a layer, matmul, mean, init, an STFT) got an integer or bool tensor: data built from "
+       "integer values (`torch.tensor([1, 2])`, uint8 images, int16 PCM audio, NumPy int arrays) was never converted "
+       "to float.",
        "Convert the input to the model's float dtype (float32 unless the model runs in half precision): "
-       "`x = x.float()` (uint8 images: `x.float() / 255`; an environment's observations cast where it returns them), or "
+       "`x = x.float()` (uint8 images: `x.float() / 255`; int16 PCM audio: `x.float() / 32768`; an environment's "
+       "observations cast where it returns them), or "
        "`x.to(model.dtype)`; keep only indices and labels integer."),
     _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
        # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
