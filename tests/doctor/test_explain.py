@@ -1801,6 +1801,11 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     # SDPA restricted to flash on a machine without it: the kernel named, and the way out of the restriction
     ("masks = mask_generator.generate(image)\nRuntimeError: No available kernel. Aborting execution.",
      ["flash attention", "older than ampere", "sdpbackend.math"]),
+    # an ONNX Runtime op without int64; a llama.cpp build without BF16 on CUDA; fp8 on an A100
+    ("[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for the node Less(9)", ["int64"]),
+    ("ggml-cuda.cu:1278: to_fp32_cuda != nullptr", ["bf16", "no cuda implementation"]),
+    ("ValueError: FP8 quantized models is only supported on GPUs with compute capability >= 9.0 (e.g H100).",
+     ["a100", "does not have"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

@@ -81,7 +81,8 @@ EXPORTED = (
        "ONNX Runtime has no kernel for this op in the tensor type the graph uses at that node on this execution "
        "provider (the message names the op, rarely the dtype): many float16 kernels exist only on the CUDA "
        "provider (an fp16 model on the CPU provider fails), float64 (double) is implemented for few ops (Cos, "
-       "Sin, Range: a graph traced from float64 / NumPy data), bfloat16 for almost none, and int8 quantized ops "
+       "Sin, Range: a graph traced from float64 / NumPy data), int64 (long) for some ops only (Less, ReduceMin, Neg "
+       "in older releases: index math a model exports as int64), bfloat16 for almost none, and int8 quantized ops "
        "(ConvInteger, MatMulInteger) not on every provider.",
        "Give that node a type its provider has: run an fp16 model with the CUDA execution provider, or keep the "
        "op in float32 (`float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=['Sub'])`), "
@@ -211,8 +212,8 @@ EXPORTED = (
        r"\bto_fp(16|32)_cuda != nullptr\b|\A(?=.*\bunsupported op '\w+')(?=.*\b(bf16|bfloat16)\b)",
        "A llama.cpp / ggml kernel accepts only the tensor types in its assert (often F16 and F32) and got "
        "another, typically BF16 weights in a GGUF, an mmproj or a LoRA adapter file that this kernel does not "
-       "support; GPU backends other than CUDA (Vulkan, Metal, SYCL) lack some BF16 kernels, copies and "
-       "conversions included.",
+       "support; older builds had no CUDA implementation for BF16 at all, and GPU backends other than CUDA (Vulkan, "
+       "Metal, SYCL) lack some BF16 kernels, copies and conversions included.",
        "Use a GGUF / mmproj converted to F16 or F32 (`convert_hf_to_gguf.py --outtype f16`), or a llama.cpp "
        "build with that type's kernel."),
     _e("ggml-sampling-nan", "overflow", "llama.cpp's sampler found no token: NaN / inf logits",
