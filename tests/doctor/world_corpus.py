@@ -155,6 +155,7 @@ video object segmentation and multi-object tracking (in two collections)).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -744,10 +745,17 @@ def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
     ('seen')."""
     if split is not None and split not in (*SPLITS, "seen"):
         raise ValueError(f"split must be one of {SPLITS}, 'seen' or None, not {split!r}")
-    with open(path, encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
+    stat = Path(path).stat()
+    records = _parsed(str(path), stat.st_mtime_ns, stat.st_size)
     wanted = SEEN if split == "seen" else (split,)
-    return [r for r in records if split is None or r["split"] in wanted]
+    return [dict(r) for r in records if split is None or r["split"] in wanted]
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: str, mtime_ns: int, size: int) -> tuple[dict, ...]:
+    """The file's records, parsed once per version of the file (callers get copies)."""
+    with open(path, encoding="utf-8") as f:
+        return tuple(json.loads(line) for line in f if line.strip())
 
 
 def answer_text(expl) -> str:
