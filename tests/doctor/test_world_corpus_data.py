@@ -120,7 +120,10 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout151", 15),
                                          ("heldout152", 18),
                                          ("heldout153", 14),
-                                         ("heldout154", 15)])
+                                         ("heldout154", 15),
+                                         ("heldout155", 23),
+                                         ("heldout156", 22),
+                                         ("heldout157", 35)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -152,7 +155,10 @@ def test_split_sizes(records, split, size):
                               "heldout151": 7,
                               "heldout152": 10,
                               "heldout153": 5,
-                              "heldout154": 8}.get(split, 20)
+                              "heldout154": 8,
+                              "heldout155": 12,
+                              "heldout156": 12,
+                              "heldout157": 18}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7}.get(split, 9)
@@ -342,7 +348,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (152, "heldout151", "w29700", 7, 8, 12),
     (153, "heldout152", "w29900", 10, 8, 17),
     (154, "heldout153", "w30100", 5, 9, 13),
-    (155, "heldout154", "w30300", 8, 7, 14)])
+    (155, "heldout154", "w30300", 8, 7, 14),
+    (156, "heldout155", "w30500", 12, 11, 20),
+    (157, "heldout156", "w30700", 12, 10, 19),
+    (158, "heldout157", "w30900", 18, 17, 25)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -362,7 +371,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154), 5),
+    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
@@ -440,7 +449,10 @@ def test_load_filters_by_split(records):
               + wc.load("heldout151")
               + wc.load("heldout152")
               + wc.load("heldout153")
-              + wc.load("heldout154"))
+              + wc.load("heldout154")
+              + wc.load("heldout155")
+              + wc.load("heldout156")
+              + wc.load("heldout157"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
