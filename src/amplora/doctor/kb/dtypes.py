@@ -759,6 +759,25 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    # float32 is the low precision here: scientific code that needs float64
+    _e("fp32-needs-fp64", "overflow", "a computation that float32 is too coarse for, told as fine in float64",
+       r"\A(?=.*\b(nans?|infs?|diverg\w*|blows? up|wrong|incorrect|inaccurate)\b)"
+       r"(?=.*\b(float32|fp32|single[- ]precision)\b)"
+       r"(?=.*(\b(float64|fp64|double[- ]precision|x64)\b\W{0,2}[^.\n]{0,60}\b(works?|fine|won'?t|no (problems?|nans?|issues?)|"
+       r"solves?|fixe[sd]|disappears?)\b|\b(only works?|works only) (with|in|under) \W?(float64|fp64|double)\b))|"
+       # L-BFGS whose losses go to NaN or 1e+12 and beyond
+       r"\A(?=.*\bL-?BFGS\b)(?=.*(\bnan\b|\de\+(1[2-9]|[2-3]\d)\b|\bdiverg\w*))",
+       "float32 keeps about 7 significant digits, and this computation needs more: code that subtracts nearly equal "
+       "numbers, divides by small differences or builds curvature from them (L-BFGS's curvature pairs and line "
+       "search, PINN residuals of high-order derivatives, exchange-correlation functionals at small densities, "
+       "Cholesky of ill-conditioned matrices) loses them in float32 and gives NaN, inf or wrong results that float64 "
+       "does not; scientific libraries (DeepXDE, JAX with `jax_enable_x64`, GPyTorch) run such code in float64 for "
+       "this reason, and fp16/bf16 are further still from it.",
+       "Run that part in float64: `torch.set_default_dtype(torch.float64)` before building the model, DeepXDE's "
+       "`dde.config.set_default_float('float64')`, JAX's `jax.config.update('jax_enable_x64', True)` (on a GPU "
+       "without fast float64, only the sensitive part); or condition it better (an eps, a clamp, rescaled inputs), "
+       "and keep half precision out of it.",
+       unless=r"out of memory|half|fp16|bf16|float16|bfloat16|autocast|mixed precision"),
     _e("int-arithmetic-wraps", "overflow", "integer arithmetic that wrapped around past its dtype's range",
        r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t)\b)"
        r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps)\b)",
