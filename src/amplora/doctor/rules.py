@@ -81,7 +81,7 @@ def _mismatch(s: Scene):
     if s.entry.key == "int-input" and ints:  # the integer operand is the one to name, whatever else the op got
         role, t = ints[0]
         op = f"{_short_op(s.op)} in {_where(s)}" if s.op else _where(s)
-        culprit = f"`{role}` is {dtype_name(t.dtype)}, an integer tensor, where {op} needs floating point"
+        culprit = f"`{role}` is {dtype_name(t.dtype)}, not a floating-point tensor, where {op} needs floating point"
     if s.entry.key == "fp8-no-promotion":  # autocast never upcasts float8 storage: it must be upcast by hand
         cause, fix = s.entry.cause, s.entry.fix
     if torch.get_default_dtype() == torch.float64 and any(t.dtype == torch.float64 for _, _, t in _floats(s)):
