@@ -470,7 +470,8 @@ DEVICES = (
        "`ml_dtypes`' bfloat16 is an extension dtype that a library which does not know it refuses or reads as "
        "another type (void, complex).",
        "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
-       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|interpreted as|"
+       unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
+       r"interpreted as|"
        r"do(es)?n'?t support|do(es)? not support))"),
     _e("variable-type-conv", "device", "a conv input and weight of different types (torch 0.3 prints both as Variable)",
        r"Input type \(Variable\) and weight type \(Variable\) should be the same",

@@ -41,7 +41,7 @@ BUFFERS = (
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
-    # a C++ / Cython wrapper's own conversion of its NumPy arguments
+    # a C++ wrapper's own conversion of its NumPy arguments
     _e("extension-array-dtype", "mismatch", "a compiled extension refused a NumPy array of another dtype",
        r"Error converting (input )?\w+ to numpy arrays? of type \w+",
        "A compiled extension (a C++ / pybind11 wrapper) takes NumPy arrays of fixed dtypes (float32 points and "
@@ -763,8 +763,9 @@ STORIES = (
     _e("fp32-needs-fp64", "overflow", "a computation that float32 is too coarse for, told as fine in float64",
        r"\A(?=.*\b(nans?|infs?|diverg\w*|blows? up|wrong|incorrect|inaccurate)\b)"
        r"(?=.*\b(float32|fp32|single[- ]precision)\b)"
-       r"(?=.*(\b(float64|fp64|double[- ]precision|x64)\b\W{0,2}[^.\n]{0,60}\b(works?|fine|won'?t|no (problems?|nans?|issues?)|"
-       r"solves?|fixe[sd]|disappears?)\b|\b(only works?|works only) (with|in|under) \W?(float64|fp64|double)\b))|"
+       r"(?=.*(\b(float64|fp64|double[- ]precision|x64)\b\W{0,2}[^.\n]{0,60}"
+       r"\b(works?|fine|won'?t|no (problems?|nans?|issues?)|solves?|fixe[sd]|disappears?)\b|"
+       r"\b(only works?|works only) (with|in|under) \W?(float64|fp64|double)\b))|"
        # L-BFGS whose losses go to NaN or 1e+12 and beyond
        r"\A(?=.*\bL-?BFGS\b)(?=.*(\bnan\b|\de\+(1[2-9]|[2-3]\d)\b|\bdiverg\w*))",
        "float32 keeps about 7 significant digits, and this computation needs more: code that subtracts nearly equal "

@@ -73,7 +73,8 @@ EXPORTED = (
        "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
        "precision from torch instead of rewriting the graph."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
-       r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|Could not find an implementation for (the )?(node )?\w+\(\d+\)|"
+       r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|"
+       r"Could not find an implementation for (the )?(node )?\w+\(\d+\)|"
        r"\bInsertedPrecisionFreeCast_|"
        r"Failed to find kernel for \w+|Kernel not found for \w+|"
        r"\A(?=.*\b(bfloat16|bf16|float16|fp16)\b[^\n]{0,120}\bnot (runnable|supported|implemented|available)\b)"
@@ -221,9 +222,9 @@ EXPORTED = (
        "llama.cpp's sampler draws a token by walking the cumulative probabilities, and with NaN or inf logits the "
        "walk finds none and this assert fires: the model's forward overflowed, most often f16 tensors or f16 "
        "compute past 65504 (some GGUF quants keep layers in f16), which turns the logits into NaN.",
-       "Use a GGUF whose sensitive tensors are not f16 (a Q8_0 or BF16 file, another quant of the model), keep "
-       "the KV cache in f16 only if the model stays in range, and update llama.cpp; checking the logits of one "
-       "prompt (`--logits-all`, or a run on the CPU) shows whether they are NaN."),
+       "Use a GGUF whose sensitive tensors are not f16 (a Q8_0 or BF16 file, another quant of the model) and "
+       "update llama.cpp; the logits of one prompt (`--logits-all`, or a run on the CPU) show whether they are "
+       "NaN."),
     _e("ggml-source-type", "backend", "llama.cpp cannot convert from this tensor type",
        r"cannot (dequantize|convert)(/(dequantize|convert))? tensor type \w+",
        "llama.cpp's quantize tool reads each tensor through its type's dequantize routine, and this build has "
