@@ -324,6 +324,8 @@ SAMPLES = [
     ("ggml-sampling-nan", "/app/src/llama-sampling.cpp:733: GGML_ASSERT(iter != probs.end()) failed", [], None),
     ("fp32-needs-fp64", "Under float32 the gradients are NaN at some grid points; with float64 we won't get this "
      "problem.", ["fp32", "fp64"], None),
+    ("rebuilt-in-default-dtype", "select_head returns a float32 model even if the input model is float64",
+     ["fp32", "fp64"], None),
     ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
      "operand types are: __half * float", [], None),
     ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "
@@ -1445,6 +1447,9 @@ CLASS_WORDINGS = [
     ("traced-device-constant", "model = torch.jit.load('encoder.zip')\nNotImplementedError: Could not run "
      "'aten::empty.memory_format' with arguments from the 'CUDA' backend."),
     ("loss-scale-skips", "RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10"),
+    ("complex-half", "UserWarning: ComplexHalf support is experimental and many operators don't support it yet. "
+     "(Triggered internally at ../aten/src/ATen/EmptyTensor.cpp:30.)"),
+    ("rebuilt-in-default-dtype", "convert_to_single_head downcasts the model to float32; mine was float64"),
     ("fp32-needs-fp64", "model.compile('L-BFGS')\n17000  [0.00e+00, 2.77e+02]\n18000  [0.00e+00, 1.70e+12]\n"
      "20000  [nan, nan]"),
     ("fp32-needs-fp64", "The Cholesky solve gives wrong energies in single precision; double precision fixes it."),
@@ -1641,6 +1646,8 @@ LOOKALIKE_REJECTS = [
     "Training works fine on gpu 0, but on gpu 1 it fails: CUDA out of memory. Tried to allocate 2.00 GiB",
     "test fails:\n> a = tensor([1.], device='cuda:0')\n> b = tensor([1., 2.], device='cuda:0')\nRuntimeError: The size "
     "of tensor a (1) must match the size of tensor b (2)",
+    # a helper returning the float32 model it was asked for
+    "export_head returns a float32 model, as the config asks; the input model is float32 too",
     # L-BFGS that stops early without any NaN; a half-precision NaN that float64 avoids is another story
     "L-BFGS stops after one iteration with loss 0.31: tolerance_change was reached",
     # a Metal op an Intel Mac's GPU cannot run, whatever the model's type

@@ -412,7 +412,9 @@ KERNELS = (
     _e("complex-half", "cpu-kernel", "complex numbers from a bf16/fp16 tensor (rotary embeddings)",
        r"view_as_complex is only supported for (half, )?float and double tensors|"
        r"(ComplexHalf|ComplexBFloat16|complex32)\b.{0,80}(not (implemented|supported)|unsupported)|"
-       r"not implemented for 'ComplexHalf'|polar\b.{0,60}(Half|BFloat16)",
+       r"not implemented for 'ComplexHalf'|polar\b.{0,60}(Half|BFloat16)|"
+       # the warning torch gives when the first ComplexHalf tensor is made
+       r"\bComplexHalf support is experimental\b",
        "`torch.view_as_complex` / `torch.polar` (rotary position embeddings written with complex numbers, as in "
        "the original LLaMA code, or an FFT) got a bf16/fp16 tensor: there is no complex bf16 at all, and complex "
        "fp16 (ComplexHalf) has few kernels.",
@@ -759,6 +761,18 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    # a helper that rebuilds a model returns it in the default dtype, told in words
+    _e("rebuilt-in-default-dtype", "mismatch", "a model rebuilt by a helper comes back in the default dtype",
+       r"\b(returns?|gives?|produces?|outputs?)\b[^.\n]{0,20}\W(float32|fp32)\W{0,2} (models?|modules?|tensors?|"
+       r"outputs?)\b[^.\n]{0,60}\b(input|original|source)\b[^.\n]{0,30}\b(float64|double|fp64)\b|"
+       r"\A(?=.*\bdown-?(convert|cast)\w* (\w+ ){0,3}to \W?(float32|fp32)\b)(?=.*\b(float64|double|fp64)\b)",
+       "A helper that rebuilds or copies a model (a head remover, a converter, a `from_config` reconstruction) "
+       "creates the new modules under torch's default dtype, float32 unless `torch.set_default_dtype` says "
+       "otherwise, and loads the weights into them, so a float64 (or bf16 / fp16) model comes back float32: the "
+       "values are cast silently and the precision of the input is lost.",
+       "Cast the result back to the input's dtype (`new = new.to(next(old.parameters()).dtype)`), call the helper "
+       "with the default dtype set to the model's (`torch.set_default_dtype(torch.float64)` around it), or fix the "
+       "helper to create its modules with the input model's dtype."),
     # float32 is the low precision here: scientific code that needs float64
     _e("fp32-needs-fp64", "overflow", "a computation that float32 is too coarse for, told as fine in float64",
        r"\A(?=.*\b(nans?|infs?|diverg\w*|blows? up|wrong|incorrect|inaccurate)\b)"
