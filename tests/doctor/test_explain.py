@@ -326,6 +326,9 @@ SAMPLES = [
      "problem.", ["fp32", "fp64"], None),
     ("rebuilt-in-default-dtype", "select_head returns a float32 model even if the input model is float64",
      ["fp32", "fp64"], None),
+    ("apex-amp-uninitialized-optimizer", "  File \"apex/amp/handle.py\", line 110, in scale_loss\n    if not "
+     "optimizer._amp_stash.params_have_scaled_gradients:\nAttributeError: 'DPOptimizer' object has no attribute "
+     "'_amp_stash'", [], None),
     ("nvrtc-half-codegen", "RuntimeError: default_program(22): error: no operator \"*\" matches these operands: "
      "operand types are: __half * float", [], None),
     ("diffusers-offload-component", "pipe.enable_model_cpu_offload()\nRuntimeError: \"LayerNormKernelImpl\" not "

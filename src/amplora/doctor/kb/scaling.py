@@ -6,6 +6,16 @@ from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, LOSS_S
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
+    _e("apex-amp-uninitialized-optimizer", "autocast", "apex.amp given an optimizer that `amp.initialize` never saw",
+       r"object has no attribute '_amp_stash'",
+       "apex.amp's `scale_loss` works only on an optimizer returned by `amp.initialize`, which adds its `_amp_stash`: "
+       "this one was created, replaced or wrapped after that call (a differential-privacy wrapper such as Opacus' "
+       "DPOptimizer, a Lookahead or framework wrapper, an optimizer rebuilt on resume), so apex finds none of its "
+       "state; apex.amp is deprecated, and libraries that wrap the optimizer (Opacus among them) did not support it.",
+       "Use torch's own mixed precision instead: `torch.autocast` around the forward and `torch.amp.GradScaler` "
+       "around `backward` / `step` on the optimizer you actually step (the wrapper); or, keeping apex, call "
+       "`amp.initialize(model, optimizer)` on the final, wrapped optimizer; with Opacus, train in fp32 or use a "
+       "release that supports mixed precision."),
     _e("unscale-before-scale", "scaler", "GradScaler.unscale_ before any scale() in this run",
        r"Attempted unscale_ but _scale is None",
        "`scaler.unscale_(optimizer)` ran before any `scaler.scale(loss)` in this process, so the scaler has no scale "
