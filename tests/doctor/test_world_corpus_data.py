@@ -124,7 +124,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout155", 23),
                                          ("heldout156", 22),
                                          ("heldout157", 35),
-                                         ("heldout158", 28)])
+                                         ("heldout158", 28),
+                                         ("heldout159", 14)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -160,10 +161,12 @@ def test_split_sizes(records, split, size):
                               "heldout155": 12,
                               "heldout156": 12,
                               "heldout157": 18,
-                              "heldout158": 14}.get(split, 20)
-    # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each
+                              "heldout158": 14,
+                              "heldout159": 8}.get(split, 20)
+    # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
+    # heldout159 has 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
-                               "heldout152": 8, "heldout154": 7}.get(split, 9)
+                               "heldout152": 8, "heldout154": 7, "heldout159": 6}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects
     assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -354,7 +357,8 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (156, "heldout155", "w30500", 12, 11, 20),
     (157, "heldout156", "w30700", 12, 10, 19),
     (158, "heldout157", "w30900", 18, 17, 25),
-    (159, "heldout158", "w31100", 14, 14, 22)])
+    (159, "heldout158", "w31100", 14, 14, 22),
+    (160, "heldout159", "w31300", 8, 6, 12)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -378,7 +382,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159), 3),
+                              155, 159, 160), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -456,7 +460,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout155")
               + wc.load("heldout156")
               + wc.load("heldout157")
-              + wc.load("heldout158"))
+              + wc.load("heldout158")
+              + wc.load("heldout159"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
