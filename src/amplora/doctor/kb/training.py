@@ -46,7 +46,7 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|non-finite
                      r"(very |too |all |completely )?dark (images?|outputs?|results?|pictures?)|"
                      r"(images?|outputs?|results?) (is |are )?(very |too |all |completely )dark|"
                      r"(images?|outputs?) (are|is|was|were) (just |pure |only )?noise|"
-                     r"\b(produces?|produced|generates?|generated|outputs?) (just |only |pure )?(noise|static)\b|"
+                     r"\b(produces?|produced|generates?|generated|outputs?) (just|only|pure) (noise|static)\b|"
                      r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
                      r"\bassert\b[^\n]{0,80}\bisnan\(|loss\s*\S{0,3}(爆了|爆炸|炸了)|"
