@@ -442,9 +442,10 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
     inf, nan = _state(p.detach())
     g_inf, g_nan = _state(g.detach()) if g is not None else (False, False)
     value = _value(inf, nan)
-    lr = None
+    group = {}  # the parameter's group: its lr and eps
     if optimizer is not None:
-        lr = next((grp.get("lr") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
+        group = next((grp for grp in optimizer.param_groups if any(q is p for q in grp["params"])), {})
+    lr, eps = group.get("lr"), group.get("eps")
     opt = type(optimizer).__name__ if optimizer is not None else "an optimizer"
     names = ", ".join(n for n, _ in bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else "")
     inputs = [f"grad: {dtype_name(g.dtype)}, max |g| = {_num(gmax)}" if g is not None else "grad: none"]
@@ -452,9 +453,6 @@ def explain_params(bad, roots, optimizer=None, phase="optimizer step") -> NonFin
         inputs.append(f"lr: {lr:g}" + (f" (lr x max |g| = {_num(float(lr) * gmax)})" if gmax else ""))
     low = p.dtype in HALF_DTYPES
     culprit = f"{len(bad)} parameter(s) became {value} at {opt} step: {names}"
-    eps = None
-    if optimizer is not None:
-        eps = next((grp.get("eps") for grp in optimizer.param_groups if any(q is p for q in grp["params"])), None)
     if _vanishes(eps, p.dtype):
         # Adam-like state in the parameter's dtype: eps is 0 there and v underflows, so m / (sqrt(v) + eps) is x / 0
         cause = (f"{opt}'s eps={eps:g} is below {dt}'s smallest positive value ({_smallest(p.dtype)}), so it is 0 in {dt} "
