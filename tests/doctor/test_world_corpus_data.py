@@ -404,6 +404,19 @@ def test_a_message_group_never_straddles_the_split_or_the_kinds(records):
     assert [g for g, k in kinds.items() if len(k) > 1] == []
 
 
+def test_load_reads_a_changed_file_again(tmp_path):
+    """load() parses a file once per version of it: a file written again is read again, and callers get copies."""
+    path = tmp_path / "corpus.jsonl"
+    rec = {"id": "w1", "split": "dev", "kind": "reject", "text": "a"}
+    path.write_text(json.dumps(rec) + "\n")
+    first = wc.load(path=path)
+    first[0]["text"] = "changed by a caller"
+    assert wc.load(path=path)[0]["text"] == "a"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps({**rec, "id": "w2", "split": "heldout"}) + "\n")
+    assert [r["id"] for r in wc.load(path=path)] == ["w1", "w2"]
+    assert [r["id"] for r in wc.load("heldout", path=path)] == ["w2"]
+
+
 def test_load_filters_by_split(records):
     dev, held2, held4 = wc.load("dev"), wc.load("heldout2"), wc.load("heldout4")
     assert {r["split"] for r in dev} == {"dev"}
