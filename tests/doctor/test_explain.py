@@ -1825,6 +1825,9 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("ggml-cuda.cu:1278: to_fp32_cuda != nullptr", ["bf16", "no cuda implementation"]),
     ("ValueError: FP8 quantized models is only supported on GPUs with compute capability >= 9.0 (e.g H100).",
      ["a100", "does not have"]),
+    # a refusal is said in the words users search for
+    ("ValueError: [linalg::inv] Arrays must type float32. Received array with type float64.",
+     ["is not supported", "float64"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

@@ -318,7 +318,7 @@ FALLBACKS = (
        + _DTYPE_WORD + r"\b|\b(arrays?|inputs?|tensors?) must (be )?(of )?type " + _DTYPE_WORD + r"\b|"
        r"\b(must|to|should) be (one of )?" + _LISTED + r"(\s*(,|or|and)\s*" + _LISTED + r")+"
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
-       "A kernel, library, runtime or device named in the message does not support this dtype (bf16 on an "
+       "This dtype is not supported by a kernel, library, runtime or device named in the message (bf16 on an "
        "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "
        "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU); the message names the dtype, and "
        "the traceback or library names which component refuses it.",
