@@ -930,6 +930,42 @@ SAMPLES = [
     ("kernel-dtype-signature", "AttributeError: module 'ops._ext' has no attribute "
      "'fused_tensor_product_fwd_fp32_fp64_fp32'", [], None),
     ("deserialize-mps", "RuntimeError: Storage device not recognized: mps", [], None),
+    # image libraries, collation and numba: the dtype an array has before it reaches the model
+    ("opencv-unsupported-depth", "cv2.error: OpenCV(4.8.0) color.hpp:262: error: (-2:Unspecified error) > Unsupported "
+     "depth of input image:\n>     'VDepth::contains(depth)'\n> where\n>     'depth' is 6 (CV_64F)", ["fp64"], None),
+    ("image-library-dtype", "    max_value = MAX_VALUES_BY_DTYPE[dtype]\nKeyError: dtype('float16')", ["fp16"], None),
+    ("dali-type-assert", "[/opt/dali/dali/operators/geometry/mt_transform_attr.h:52] Assert on \"input.type().id() "
+     "== DALI_FLOAT\" failed", ["fp32"], None),
+    ("pil-mode-dtype", "ValueError: Incorrect mode (I;16) supplied for input type <class 'numpy.int32'>. Should be I",
+     [], None),
+    ("save-image-uint8", "utils.save_image(batch, 'grid.png') writes a strange image when batch is torch.uint8",
+     ["uint8"], None),
+    ("int-division-sigfpe", "Calling transforms.Normalize(mean, std) on the ByteTensor image ends with "
+     "'Floating point exception (core dumped)'", [], None),
+    ("index-dtype-kernel", "crop_and_resize(images, boxes, box_ind) with box_ind = torch.tensor([0, 1], "
+     "dtype=torch.int16) gives all zeros for the second crop", ["int16"], None),
+    ("collate-float64", "The DataLoader returns a float64 batch although the dataset tensor was .float()", ["fp64"],
+     None),
+    ("numba-signature-dtype", "TypeError: No matching definition for argument type(s) array(float64, 2d, C), "
+     "int64", ["fp64"], None),
+    # browsers and phones
+    ("js-float16-array", "Error: A float16 tensor's data must be type of function Float16Array() { [native code] }",
+     ["fp16"], None),
+    ("webgl-int64", "ort.webgl.min.js:6 Uncaught (in promise) Error: int64 is not supported", [], None),
+    ("tfjs-weight-dtype", "Error: Unsupported dtype in weight 'dense/kernel': float64", ["fp64"], None),
+    ("executorch-dtype-check", "E executorch:tensor_util.h:482] Check failed (t.scalar_type() == dtype): Expected to "
+     "find Float type, but tensor has type Half", ["fp32", "fp16"], None),
+    ("coreml-predict-input-type", "mlmodel.predict({'x': np.arange(4)})\nRuntimeError: value type not convertible",
+     [], None),
+    ("tflite-gpu-tensor-type", "ERROR: Following operations are not supported by GPU delegate:\nCONV_2D: OP is "
+     "supported, but tensor type isn't matched!", [], None),
+    ("runtime-fp16-accuracy", "With BackendConfig::Precision_Low the Android outputs are all nan", [], None),
+    # loss scaling and sparse gradients; fp16's range in words; torch 0.3's typed data access
+    ("amp-sparse-grad", "RuntimeError: Could not run 'aten::_amp_foreach_non_finite_check_and_unscale_' with "
+     "arguments from the 'SparseCUDA' backend", [], None),
+    ("fp16-large-values", "Inputs with large values give inf in the fp16 kernel", ["fp16"], None),
+    ("old-torch-half-data-cast", "    variables, grad_variables, retain_graph)\nRuntimeError: data() cast to "
+     "unexpected type.", [], None),
 ]
 
 
@@ -1479,6 +1515,16 @@ CLASS_WORDINGS = [
     ("device-mismatch", "RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype Float"),
     ("float-double", "Type mismatch in the sparse conv\n>>> x.F\ntensor([[0.07, 0.45]], device='cuda:0', "
      "dtype=torch.float64)"),
+    # image libraries, collation, mobile runtimes and loss scaling, in other words
+    ("opencv-unsupported-depth", "OpenCV Error: Assertion failed (depth == CV_8U || depth == CV_16U || depth == "
+     "CV_32F) in cvtColor"),
+    ("image-library-dtype", "TypeError: Jpeg compression supports only uint8 and float32 images"),
+    ("collate-float64", "my data loader turns the float32 features into Double"),
+    ("webgl-int64", "Error: Int64 not supported in the WebGL backend"),
+    ("runtime-fp16-accuracy", "fp32 results are fine, but with fp16 the accuracy drops a lot on the phone"),
+    ("amp-sparse-grad", "apex amp O1 with a sparse embedding: RuntimeError: sparse tensors do not have strides"),
+    ("ncnn-fp16", "ncnn的输出和pytorch的输出误差很大"),
+    ("int-input", "RuntimeError: Can only calculate the mean of floating types. Got Byte instead."),
 ]
 
 
@@ -1660,6 +1706,16 @@ LOOKALIKE_REJECTS = [
     "!\"unsupported op\"\nsystem: Mac Book Air (intel)",
     # the same check, same dtype and device: a size or layout, not a dtype
     "RuntimeError: expected device cuda:0 and dtype Float but got device cuda:0 and dtype Float",
+    # a process killed by SIGFPE with no division in sight; a sparse tensor viewed outside any loss scaling
+    "Running the script on the new GPU prints 'Floating point exception (core dumped)' right after loading the model",
+    "x = torch.sparse_coo_tensor(i, v, (3, 3))\nx.view(-1)\nRuntimeError: sparse tensors do not have strides",
+    # ops the GPU delegate lacks fail it, whatever the tensor types
+    "Following operations are not supported by GPU delegate:\nADD: OP is supported, but tensor type isn't matched!\n"
+    "CAST: Operation is not supported.\nGATHER: Operation is not supported.",
+    # PIL told a Python type as the mode
+    "ValueError: Incorrect mode (<class 'float'>) supplied for input type <class 'numpy.dtype'>. Should be L",
+    # a uint8 index is a mask in torch, not a narrow index for a kernel; fp16 named beside a large model, no failure
+    "The fp16 checkpoint of the large model loads fine and generates well",
 ]
 
 

@@ -16,15 +16,19 @@ _DTYPE_TOKENS = [
     (r"Float8_e5m2|float8_e5m2|\be5m2\b", "float8_e5m2"),
     (r"\bfloat8\b|\bfp8\b|\bFloat8\b", "fp8"),
     (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b|(?<=\dx)bf16\b", "bf16"),
-    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|(?<=\dx)f16\b|\bkHALF\b", "fp16"),
-    (r"DoubleTensor|\bDouble\b|float64|\bdouble\b", "fp64"),
-    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b", "fp32"),
+    # OpenCV's depths (CV_64F, CV_8UC3) and DALI's type ids (DALI_FLOAT) name NumPy dtypes too
+    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|(?<=\dx)f16\b|\bkHALF\b|\bCV_16F(C\d)?\b|"
+     r"\bDALI_FLOAT16\b", "fp16"),
+    (r"DoubleTensor|\bDouble\b|float64|\bdouble\b|\bCV_64F(C\d)?\b|\bDALI_FLOAT64\b", "fp64"),
+    (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b|\bCV_32F(C\d)?\b|"
+     r"\bDALI_FLOAT\b", "fp32"),
     (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
     (r"\blong (long )?int\b|LongTensor|\bLong\b|(?<!u)int64", "int64"),  # C++ names: "long int"
-    (r"IntTensor|\bInt\b|(?<!u)int32", "int32"),
-    (r"ShortTensor|\bShort\b|\bint16\b", "int16"),
-    (r"unsigned char|ByteTensor|\bByte\b|\buint8\b", "uint8"),
-    (r"signed char|CharTensor|\bChar\b|\bint8\b", "int8"),
+    (r"IntTensor|\bInt\b|(?<!u)int32|\bCV_32S(C\d)?\b", "int32"),
+    (r"\buint16\b|\bCV_16U(C\d)?\b", "uint16"),
+    (r"ShortTensor|\bShort\b|\bint16\b|\bCV_16S(C\d)?\b", "int16"),
+    (r"unsigned char|ByteTensor|\bByte\b|\buint8\b|\bCV_8U(C\d)?\b|\bDALI_UINT8\b", "uint8"),
+    (r"signed char|CharTensor|\bChar\b|\bint8\b|\bCV_8S(C\d)?\b", "int8"),
     (r"BoolTensor|(?<=CPU)BoolType|(?<=CUDA)BoolType|\btorch\.bool\b|(?<=ScalarType )Bool\b|(?<=scalar type )Bool\b", "bool"),
 ]
 _DTYPE_RE = re.compile("|".join(f"(?P<g{i}>{p})" for i, (p, _) in enumerate(_DTYPE_TOKENS)), re.IGNORECASE)

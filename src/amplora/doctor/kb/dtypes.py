@@ -297,7 +297,8 @@ KERNELS = (
        # TensorFlow / Sonnet: "Expected floating point type, got <dtype: 'int64'>"
        r"Expected floating point type, got <dtype: '(u?int\d+|bool)'>|"
        # stft / fft: "stft(torch.ShortTensor[16, 16480], ...) : expected a tensor of floating point or complex values"
-       r"expected a tensor of floating point or complex values",
+       r"expected a tensor of floating point or complex values|"
+       r"Can only calculate the mean of floating types\. Got (Long|Int|Short|Byte|Char|Bool) instead",
        "A floating-point op (a layer, matmul, mean, init, an STFT) got an integer or bool tensor: data built from "
        "integer values (`torch.tensor([1, 2])`, uint8 images, int16 PCM audio, NumPy int arrays) was never converted "
        "to float.",

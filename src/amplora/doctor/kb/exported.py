@@ -160,6 +160,14 @@ EXPORTED = (
        "Cast the odd operand at that line to the other's dtype: `(iou > t).float() * scores`, `idx.float()`, "
        "`penalty.to(scores.dtype)`, `a.to(b.dtype)`; or upgrade torch to 1.5 or later, which promotes mixed dtypes "
        "in arithmetic."),
+    # torch 0.3's typed data access: ops without a half path (the embedding backward among them) fail this way
+    _e("old-torch-half-data-cast", "cpu-kernel", "an op of an old torch without a half-precision path",
+       r"data\(\) cast to unexpected type",
+       "A torch 0.3 / 0.4 kernel read a tensor as another type than it has (its typed `data<T>()` check): ops "
+       "without a half-precision path, the embedding backward with fp16 weights among them, fail this way after "
+       "`.half()`.",
+       "Upgrade torch (the fp16 embedding backward was fixed in 0.4), or keep that layer in fp32 (`.half()` the "
+       "model, then `.float()` the embedding and cast its output with `.to(torch.half)`)."),
     _e("nvrtc-half-codegen", "backend", "a runtime-compiled GPU kernel that fails on half types",
        r"default_program\(\d+\): error:.{0,200}(__half|__nv_bfloat16|\bhalf\b|bfloat16)|"
        r"(nvrtc|NVRTC)\w*.{0,200}(__half|__nv_bfloat16)",

@@ -546,9 +546,9 @@ LAST_RESORT = (
        r"\bonly supports? (?:CUDA|cuda|GPU) \w+ (?:tensors|inputs)\b|\bactual device = .?cpu\b|\bCPU not supported\b)|"
        # an extension's check quoted with its C++ source location ("boxes must be CUDA tensor at src/nms.cpp:143")
        r"\b(?:must|should) be (?:a )?(?:CUDA|cuda) tensors? at \S+\.(?:cpp|cu|cc|h):\d+",
-       "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel) got a tensor "
-       "on the CPU: the model, its inputs or a tensor created inside the model (`torch.zeros(...)` without "
-       "`device=`) was not moved, or the whole run is on the CPU.",
+       "An op that exists only on the GPU (a custom CUDA kernel or extension, a fused or quantized kernel; its CPU "
+       "path is not implemented) got a tensor on the CPU: the model, its inputs or a tensor created inside the "
+       "model (`torch.zeros(...)` without `device=`) was not moved, or the whole run is on the CPU.",
        "Move the model and every input to the GPU (`model.to('cuda')`, `x.to('cuda')`; create new tensors with "
        "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
        "fallback (many repositories ship a native PyTorch version of their fused ops beside the kernel, chosen by an "

@@ -141,12 +141,14 @@ QUANTIZED = (
        "no stubs."),
     _e("quantized-tensor-float-op", "quantized", "a quantized tensor reached a float op",
        r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)(TensorId)?' backend",
-       "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no quantized kernel (an add, "
-       "a matmul, a norm or a custom layer of the float model): the model lacks a `DeQuantStub` (or "
-       "`.dequantize()`) before the float part, or a float add ran where `FloatFunctional` is needed.",
+       "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no kernel for quantized "
+       "tensors (an add, a matmul, a norm, an embedding lookup or a custom layer of the float model): the model "
+       "lacks a `DeQuantStub` (or `.dequantize()`) before the float part, or a float add ran where "
+       "`FloatFunctional` is needed.",
        "Dequantize before float ops: put `torch.ao.quantization.DeQuantStub()` (or `x.dequantize()`) where the "
        "quantized region ends, use `nn.quantized.FloatFunctional()` for adds/cats inside it, or leave that module "
-       "out of quantization (`qconfig = None` for it)."),
+       "out of quantization (`qconfig = None` for it); an `nn.Embedding` is quantized weight-only "
+       "(`float_qparams_weight_only_qconfig`), not like a Linear."),
     _e("quant-kernel-offload", "device", "GPU-only quantized kernels with modules offloaded to the CPU or disk",
        r"(Exllama|exllama|marlin|machete)\w*( or \w+)? backend requires all the modules to be on GPU|"
        r"Found modules on cpu/disk|(exllama|marlin)\w*[^\n]{0,80}(requires|needs) all[^\n]{0,30}(on|in) (the )?GPU",

@@ -142,7 +142,9 @@ RUNTIMES = (
        "fp16 inside), checking `engine.get_tensor_dtype(name)` for each binding."),
     _e("ncnn-fp16", "backend", "ncnn's fp16 storage or arithmetic changes the results",
        r"\buse_(fp16|bf16)_(arithmetic|storage|packed)\b|"
-       r"\A(?=.*\bncnn\w*)(?=.*(全黑|黑图|输出是全黑|\bblack\b|\bdark\b|garbage|wrong (output|result)|noise))",
+       r"\A(?=.*\bncnn\w*)(?=.*(全黑|黑图|输出是全黑|误差|\bblack\b|\bdark\b|garbage|wrong (output|result)|"
+       r"noise|"
+       r"\b(output|result)s? diff(erence)?\b))",
        context=r"ncnn|\bopt\.|->opt",
        cause="ncnn runs layers with fp16 storage and fp16 arithmetic on ARM CPUs (and Vulkan GPUs) where the "
        "hardware has it, on by default: an activation past fp16's 65504 overflows, or a faulty fp16 kernel (1x1 "

@@ -68,6 +68,15 @@ SCALING = (
        "computed through them; build the optimizer after `model.to(device)`; call `scaler.scale(loss).backward()` "
        "before `scaler.step(optimizer)`; with Accelerate do not call the scaler yourself: `accelerator.backward(loss)` "
        "and `optimizer.step()` handle it internally."),
+    _e("amp-sparse-grad", "scaler", "loss scaling meets sparse gradients",
+       r"_amp_(foreach_)?non_finite_check_and_unscale_\w*'? with arguments from the 'Sparse\w*' backend|"
+       r"\A(?=.*\b(apex|amp|GradScaler|scaler(\.py)?|loss[_ ]scal\w*)\b).*\bsparse tensors do not have strides\b",
+       "Loss scaling meets sparse gradients: `nn.Embedding(..., sparse=True)` (or `EmbeddingBag`) produces sparse "
+       "gradient tensors, and apex Amp's scaler and the GradScaler of torch < 1.6 unscale and check them for inf "
+       "with dense-only ops, so sparse gradients are not supported there.",
+       "Upgrade torch (GradScaler unscales sparse gradients through their values since 1.6) and use `torch.amp` "
+       "instead of apex; or make the embedding dense (`sparse=False`), or keep the sparse embedding out of the "
+       "scaled optimizer (its own `SparseAdam`, fp32, stepped without the scaler)."),
 )
 
 # evidence of fp16 (not bf16, which has fp32's exponent range) in a report
@@ -76,6 +85,15 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("fp16-large-values", "overflow", "large values overflow in a half-precision build or kernel",
+       r"\blarge (values?|numbers?|inputs?|magnitudes?)\b[^\n]{0,80}(" + _FP16 + r")|(" + _FP16 + r")[^\n]{0,80}"
+       r"\blarge (values?|numbers?|inputs?|magnitudes?)\b",
+       "Values beyond fp16's range (65504) overflow to inf in a half-precision build or kernel, and intermediate "
+       "results (sums, products, squares, exponentials) exceed it long before the inputs do, so the same "
+       "computation passes in fp32 and fails or comes out wrong in fp16.",
+       "Keep such ops in fp32 (upcast the inputs, accumulate in fp32), scale the inputs into fp16's range, or use "
+       "the fp32 (or bf16) build; compare fp16 results with an fp16-sized tolerance.",
+       context=r"\b(fail\w*|wrong|incorrect|mismatch\w*|differ\w*|inf|nan|overflow\w*)\b"),
     _e("fp16-sum-overflow", "overflow", "an fp16 sum or mean overflows",
        r"\b(mean|means|sum|sums|averag\w*|accumulat\w*|cumsum|reduc\w*|total)\b[^\n]{0,200}"
        r"\b(inf|infinity|infinite|overflow\w*)\b|"
