@@ -125,7 +125,11 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout156", 22),
                                          ("heldout157", 35),
                                          ("heldout158", 28),
-                                         ("heldout159", 14)])
+                                         ("heldout159", 14),
+                                         ("heldout160", 26),
+                                         ("heldout161", 32),
+                                         ("heldout162", 39),
+                                         ("heldout163", 25)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -162,7 +166,11 @@ def test_split_sizes(records, split, size):
                               "heldout156": 12,
                               "heldout157": 18,
                               "heldout158": 14,
-                              "heldout159": 8}.get(split, 20)
+                              "heldout159": 8,
+                              "heldout160": 15,
+                              "heldout161": 19,
+                              "heldout162": 23,
+                              "heldout163": 10}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -358,7 +366,11 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (157, "heldout156", "w30700", 12, 10, 19),
     (158, "heldout157", "w30900", 18, 17, 25),
     (159, "heldout158", "w31100", 14, 14, 22),
-    (160, "heldout159", "w31300", 8, 6, 12)])
+    (160, "heldout159", "w31300", 8, 6, 12),
+    (161, "heldout160", "w31500", 15, 11, 12),
+    (162, "heldout161", "w31700", 19, 13, 17),
+    (163, "heldout162", "w31900", 23, 16, 24),
+    (164, "heldout163", "w32100", 10, 15, 18)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -380,9 +392,9 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
-                              112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151), 4),
+                              112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160), 3),
+                              155, 159, 160, 161), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -474,7 +486,11 @@ def test_load_filters_by_split(records):
               + wc.load("heldout156")
               + wc.load("heldout157")
               + wc.load("heldout158")
-              + wc.load("heldout159"))
+              + wc.load("heldout159")
+              + wc.load("heldout160")
+              + wc.load("heldout161")
+              + wc.load("heldout162")
+              + wc.load("heldout163"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
