@@ -966,6 +966,32 @@ SAMPLES = [
     ("fp16-large-values", "Inputs with large values give inf in the fp16 kernel", ["fp16"], None),
     ("old-torch-half-data-cast", "    variables, grad_variables, retain_graph)\nRuntimeError: data() cast to "
      "unexpected type.", [], None),
+    # file formats, NumPy integers, torch's unsigned types, NIfTI headers, NumPy scalars, SWIG bindings
+    ("image-io-sample-type", "OSError: cannot write mode F as PNG", [], None),
+    ("numpy-int-overflow", "common.py:548: RuntimeWarning: overflow encountered in short_scalars", [], None),
+    ("torch-uint-limited", "RuntimeError: \"max_all\" not implemented for 'UInt16'", ["uint16"], None),
+    ("nifti-header-dtype", "img = nib.load(p).get_fdata()\nnib.Nifti1Image(img, affine, header=header).to_filename(q) "
+     "and the values in q are slightly different", [], None),
+    ("numpy-scalar-default-dtype", ">>> torch.tensor(np.float64(0.1)).dtype\ntorch.float32", ["fp64"], None),
+    ("swig-overload-dtype", "sitk.GetImageFromArray(mask) with a bool mask\nNotImplementedError: Wrong number or type "
+     "of arguments for overloaded function 'new_Image'.", [], None),
+    # JAX and TPUs
+    ("mosaic-tpu-dtype", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: "
+     "Unsupported input data type in matrix multiplication.", [], None),
+    ("pallas-bf16-lowering", "  File \"jax/_src/pallas/triton/lowering.py\", line 1088, in _exp_lowering_rule\n"
+     "with x of dtype bfloat16", ["bf16"], None),
+    ("tpu-matmul-precision", "jnp.dot(a, b) on the TPU differs from the same matmul on the CPU in the third digit", [],
+     None),
+    ("jax-numpy-differs", "np.prod(np.arange(1, 20)) and jnp.prod(jnp.arange(1, 20)) differ: the jax one is wrong",
+     [], None),
+    ("flax-param-dtype", "nn.Dense(8, dtype=jnp.bfloat16) in flax but the kernel params are float32", ["bf16", "fp32"],
+     None),
+    ("dlpack-dtype", "RuntimeError: Unimplemented: XLA type PRED has no DLPack equivalent", [], None),
+    ("dlpack-device-type", "KeyError: <DLDeviceType.kDLCPUPinned: 3>", [], None),
+    # fp16 on a machine without a GPU; fp16 alone wrong where bf16 and fp32 agree
+    ("fp16-on-cpu", "precision: fp16 in the config; on a CPU-only laptop the training is stuck after loading", ["fp16"],
+     None),
+    ("fp16-alone-wrong", "With float32 or bfloat16 the loss is 1.9; with float16 the loss is 7.5", ["fp16"], None),
 ]
 
 
@@ -1525,6 +1551,14 @@ CLASS_WORDINGS = [
     ("amp-sparse-grad", "apex amp O1 with a sparse embedding: RuntimeError: sparse tensors do not have strides"),
     ("ncnn-fp16", "ncnn的输出和pytorch的输出误差很大"),
     ("int-input", "RuntimeError: Can only calculate the mean of floating types. Got Byte instead."),
+    ("device-mismatch", "RuntimeError: Assertion `THCTensor_(checkGPU)(state, 3, self_, src1, src2)' failed."),
+    ("dtype-unsupported", "RuntimeError: INVALID_ARGUMENT: 64-bit data types are not yet supported on the TPU driver "
+     "API."),
+    ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.bool_. The only supported types "
+     "are: double, float, float16, int64, int32, and uint8."),
+    ("half-integer-rounding", "jnp.bfloat16(2050) = 2048, unexpected"),
+    ("fp16-spacing", "reduce over tensor<4x4096xf16> with mhlo.add: every output is 2048, the correct result is 4096"),
+    ("conv-type", "Input type(c10:Half) and weight type(c10:BFloat16)should be the same"),
 ]
 
 
@@ -1716,6 +1750,13 @@ LOOKALIKE_REJECTS = [
     "ValueError: Incorrect mode (<class 'float'>) supplied for input type <class 'numpy.dtype'>. Should be L",
     # a uint8 index is a mask in torch, not a narrow index for a kernel; fp16 named beside a large model, no failure
     "The fp16 checkpoint of the large model loads fine and generates well",
+    # a library op that did not load (its build is for another torch): no backend list, no CUDA-only story
+    "NotImplementedError: Could not run 'torchcodec_ns::create_from_file' with arguments from the 'CPU' backend.",
+    # JAX supports bf16: two packages disagree on what bfloat16 is
+    "TypeError: JAX only supports number and bool dtypes, got dtype bfloat16 in asarray",
+    # a float overflow warning, and a SWIG overload error about a wrong argument count
+    "RuntimeWarning: overflow encountered in scalar power",
+    "NotImplementedError: Wrong number or type of arguments for overloaded function 'ReadImage'.",
 ]
 
 

@@ -7,7 +7,7 @@ what the message alone cannot tell. `kind` groups entries for the live diagnosis
 cause and fix with real names. Causes are one sentence (the live diagnosis prints them as such).
 
 The entries live in topic modules (scaling, quantized, accelerators, backends, runtimes, webmobile, dataprep,
-exported, devices, dtypes, generic); ENTRIES below fixes the order in which their blocks are tried. A text that
+jaxtpu, exported, devices, dtypes, generic); ENTRIES below fixes the order in which their blocks are tried. A text that
 holds a known fault of another kind (others.py: a GPU too old for FlashAttention, an op missing on MPS, loss
 scaling that is still calibrating) is not explained, even when dtype words appear around it: it gets that fault's
 own advice.
@@ -18,14 +18,14 @@ import html
 import re
 import textwrap
 
-from amplora.doctor.kb import (accelerators, backends, dataprep, devices, dtypes, exported, generic, lowbit, others,
-                               patterns, quantized, runtimes, scaling, training, webmobile)
+from amplora.doctor.kb import (accelerators, backends, dataprep, devices, dtypes, exported, generic, jaxtpu, lowbit,
+                               others, patterns, quantized, runtimes, scaling, training, webmobile)
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
     *scaling.SCALING, *training.TRAINING, *lowbit.LOWBIT, *quantized.QUANTIZED, *accelerators.AUTOCAST,
     *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION, *runtimes.RUNTIMES, *webmobile.WEBMOBILE,
-    *dataprep.DATAPREP, *exported.EXPORTED,
+    *dataprep.DATAPREP, *jaxtpu.JAXTPU, *exported.EXPORTED,
     *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS,
     *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS, *generic.LAST_RESORT,
 )
@@ -99,7 +99,8 @@ def plain(text: str) -> str:
     a space that a wrapped line left before a dot (`torch .LongTensor`) removed, a kernel message's quotes put back
     around its words (`'kernel 'not implemented for' BFloat16 '`), the line breaks of a traceback
     pasted as one line put back, a traceback escaped inside a JSON or Python string (`\\'BFloat16\\'`,
-    `\\n  File`) read as printed, and a space between CJK characters and ASCII words; Windows line ends, quote
+    `\\n  File`) read as printed, the spaces and colons a retyped conv message lost put back (`Input type(c10:Half)
+    should`), and a space between CJK characters and ASCII words; Windows line ends, quote
     markers of a reply (`> `), the `# ` of a message pasted as comment lines, the borders of a Rich panel and an
     indent shared by every line are dropped."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -114,9 +115,14 @@ def plain(text: str) -> str:
     text = _SHIFTED_QUOTES.sub(lambda m: f"\"{m[1]}\" not implemented for '{m[2]}'", text)
     if _ESCAPED_TRACEBACK.search(text):  # only then: `\n` is also part of Windows paths (C:\\new)
         text = text.replace("\\n", "\n")
+    text = _RETYPED_CONV.sub(r"\1 type (", _RETYPED_C10.sub("c10::", _RETYPED_SHOULD.sub(") ", text)))
     return _CJK_NEXT_TO_ASCII.sub(" ", text.translate(_PLAIN_QUOTES))
 
 
+# a conv message retyped by hand: "Input type(c10:BFloat16) and bias type(c10:Half)should be the same"
+_RETYPED_CONV = re.compile(r"\b(Input|weight|bias) type\(")
+_RETYPED_C10 = re.compile(r"\bc10:(?=[A-Z]\w+\))")
+_RETYPED_SHOULD = re.compile(r"\)(?=should be the same\b)")
 # a reply's quote markers (`> `, `> > `; not a doctest's `>>>`) and a Rich panel's left and right borders
 _QUOTE_MARK = re.compile(r"^[ \t]*(?:>(?!>>)[ \t]?)+", re.MULTILINE)
 _BOX_BORDER = re.compile(r"^[ \t]*[│┃][ \t]?|[ \t]*[│┃][ \t]*$", re.MULTILINE)

@@ -285,4 +285,13 @@ ACCELERATORS = (
        "some bf16 kernels and casts failed on older drivers).",
        fix="Do the cast on the CPU and move the result (`x.to(dtype).to('xpu')`), or keep that tensor in float32 on "
        "the XPU; update the GPU driver, oneAPI and torch / IPEX."),
+    _e("fp16-on-cpu", "cpu-kernel", "fp16 set for a run on a machine without a GPU",
+       r"\A(?=.*(?<![a-z0-9])(fp16|float16|half)(?![a-z0-9]))"
+       r"(?=.*\b(without (a )?(GPU|CUDA)|no (GPU|CUDA)|CPU[- ]only|on (the |a )?CPU)\b)"
+       r"(?=.*\b(hangs?|hung|stuck|freez\w*|nothing (is )?happen\w*|does nothing|silently|never (finish\w*|ends?))\b)",
+       "fp16 (a `precision: fp16` config, `.half()`, AMP) only works on CUDA devices: on a CPU most ops have no "
+       "fp16 kernel or fall back to very slow paths, so a run configured for fp16 on a machine without a GPU "
+       "stalls or fails where fp32 would run.",
+       "Choose the precision from the device: fp16 only when `torch.cuda.is_available()`, otherwise fp32 (or bf16 "
+       "under `torch.autocast('cpu', dtype=torch.bfloat16)` on CPUs with bf16 support)."),
 )

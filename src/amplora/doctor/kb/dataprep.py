@@ -76,6 +76,53 @@ DATAPREP = (
        "Return float32 tensors from `__getitem__` (`torch.tensor(y, dtype=torch.float32)`; keep the target 2-D so "
        "indexing returns a tensor; convert NumPy data once with `.astype(np.float32)`), or cast each batch "
        "(`x.float()`) or in a custom `collate_fn`."),
+    _e("image-io-sample-type", "numpy", "an image file format or writer without this sample type",
+       r"can ?not handle images with (64|16|32)-bit (floating[- ]point )?samples|"
+       r"cannot write mode (F|I|I;16\w*) as (PNG|JPEG|JPG|GIF|BMP|WEBP)\b",
+       "The image file format or its reader / writer does not support this sample type: libtiff inside ITK or "
+       "PIL cannot handle 64-bit (float64) TIFF samples, and PIL writes float32 (mode 'F') or 32-bit integer (mode "
+       "'I') images only as TIFF, not PNG or JPEG.",
+       "Save the array in a type the format takes: `a.astype(np.float32)` for TIFF, scaled `uint8` / `uint16` for "
+       "PNG (`(a * 255).astype(np.uint8)`); or choose a format and reader that support float64 (NIfTI, NRRD, "
+       "`.npy`, ITK's `ImageFileReader` with another ImageIO)."),
+    _e("numpy-int-overflow", "overflow", "a NumPy integer scalar that overflowed and wrapped",
+       r"overflow encountered in (scalar (negative|absolute)|(u?short|u?byte|u?int|u?long|u?longlong|intc)_scalars)",
+       "A NumPy integer value overflowed its dtype and wrapped around: negating int16's -32768 gives -32768 again "
+       "(int16 holds -32768 to 32767), `abs` of the minimum stays negative, and uint8 255 + 1 is 0; NumPy only "
+       "warns, and the wrapped values (a corrupted image or volume, a wrong maximum) flow on.",
+       "Do the arithmetic in a wider type: `int(x)` for a scalar, `a.astype(np.int32)` / `np.int64` or float "
+       "before negating, adding or multiplying, and cast back with clipping (`np.clip(r, lo, hi).astype(np.int16)`) "
+       "only at the end."),
+    _e("torch-uint-limited", "cpu-kernel", "torch's uint16 / uint32 / uint64, which few ops support",
+       r"not implemented for '(UInt16|UInt32|UInt64)'",
+       "torch's uint16, uint32 and uint64 are storage dtypes with limited support: they exist for loading and "
+       "moving data (16-bit images, DLPack, NumPy), and most ops (reductions such as min / max, arithmetic, "
+       "convolutions) are not implemented for them.",
+       "Cast before computing: `x.to(torch.int32)` (it holds every uint16), `x.float()` for images (divided by "
+       "65535), or `uint8` for an 8-bit preview (`(x * 255 / x.max()).to(torch.uint8)` computed in float)."),
+    _e("nifti-header-dtype", "numpy", "float data saved under an integer NIfTI header",
+       r"\A(?=.*\b(nib\.|nibabel|Nifti1?Image|NIfTI|\.nii\b))(?=.*\bheader\b)(?=.*\b(get_fdata|float64|float32)\b)"
+       r"(?=.*\b(chang\w*|differ\w*|not (the )?same|not identical|wrong|must be identical|slightly)\b)",
+       "`get_fdata()` returns float64, and a header reused from an integer image (int16 on disk) makes nibabel "
+       "store the floats as int16 with a scale factor (`scl_slope` / `scl_inter`), so the saved values come back "
+       "rounded and rescaled.",
+       "Set the header's dtype to the data's (`header.set_data_dtype(np.float32)`), or cast the array to the "
+       "header's dtype before saving (`img.astype(header.get_data_dtype())`); `np.asanyarray(img.dataobj)` keeps "
+       "the stored integers."),
+    _e("numpy-scalar-default-dtype", "mismatch", "a NumPy float64 scalar turned into torch's default dtype",
+       r"\btorch\.(tensor|as_tensor)\(\s*(np|numpy)\.float64\([^\n]{0,40}\)\s*\)(?=.{0,200}\bfloat32\b)",
+       "A NumPy float64 scalar is a subclass of Python's float, and torch releases before the fix took it as a "
+       "Python float, which becomes the default dtype (float32): the double precision is lost without a word.",
+       "Give the dtype (`torch.tensor(x, dtype=torch.float64)`), wrap it in an array (`torch.from_numpy(np.asarray("
+       "x))`), or upgrade torch, which keeps float64 for NumPy scalars."),
+    _e("swig-overload-dtype", "numpy", "a C++ library's Python binding without an overload for this array dtype",
+       r"Wrong number or type of arguments for overloaded function",
+       "A SWIG-wrapped C++ library (SimpleITK, ITK, GDAL and others) has one overload per pixel or sample type, "
+       "and none for this array's dtype: SimpleITK has no float16 pixel type, and int64 or bool arrays miss "
+       "overloads in several such libraries; the dtype is not supported, whatever the message says about arguments.",
+       "Convert the array to a supported type first: `a.astype(np.float32)` for float16, `np.int32` / `np.uint8` "
+       "for int64 or bool label maps; the library's docs list its pixel types (`sitk.sitkFloat32`, ...).",
+       context=r"\b(float16|fp16|half|int64|bool|uint64|complex\w*|dtype)\b"),
     _e("numba-signature-dtype", "numpy", "a numba kernel compiled for other dtypes than the array has",
        r"No matching definition for argument type\(s\)[^\n]*\barray\((float|int|uint)\d+",
        "A numba-compiled function (`@njit` with explicit signatures, a `@guvectorize` kernel, as in sktime's and "

@@ -422,18 +422,18 @@ DEVICES = (
        "nothing fails and everything runs slowly on the CPU.",
        fix="Move it and its inputs explicitly (`model.to('cuda')`, `predictor.cuda()`, `device='cuda:0'` where the "
        "library takes one) and check with `next(model.parameters()).device`."),
-    _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of an unsigned dtype torch cannot take",
-       r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16)|"
+    _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of a dtype torch cannot take",
+       r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16|bool_?\b)|"
        r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy|"
        r"\b(numpy|np)\b[^.\n]{0,20}\b(arrays?|images?|volumes?|data)\b[^.\n]{0,10}\b(of )?(dtype|type) "
        r"u(int)?(16|32|64)\b[^.\n]{0,20}\b(gives|raises|throws|fails?|errors?|not supported)\b",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
-       "(uint16, uint32, uint64) has no dtype for and later releases support only in a few ops, or float16, which torch before 0.4 could "
-       "not convert.",
+       "(uint16, uint32, uint64) has no dtype for and later releases support only in a few ops, or float16, which "
+       "torch before 0.4 could not convert, or bool, which torch before 1.2 could not convert.",
        fix="Convert where the data is read: `a.astype(np.int32)` for labels and indices, `a.astype(np.float32)` "
-       "(scaled, e.g. `/ 65535`) for images and audio; for float16 upgrade torch, or convert to float32 and "
-       "`.half()` on the GPU."),
+       "(scaled, e.g. `/ 65535`) for images and audio, `a.astype(np.uint8)` for a bool mask; for float16 upgrade "
+       "torch, or convert to float32 and `.half()` on the GPU."),
     _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",
        r"Cannot interpret '?(torch\.\w+|dtype\(\w+\))'? as a data type",
        "A torch dtype (`torch.float32`) was passed where NumPy expects its own dtype (`np.float32`), as in "

@@ -102,6 +102,7 @@ FALLBACKS = (
        r"Expected object of backend \w+ but got backend \w+|"
        r"is on (CPU|GPU|CUDA|MPS|XPU)(:\d+)?,? but expected (it |them )?(to be )?on|"
        r"(arguments|tensors) are located on different GPUs|\bexpected (CUDA|CPU) \(got (CPU|CUDA)\)|"
+       r"\bTHC\w*_?\(checkGPU\)|"  # torch < 0.4's check that all operands sit on one GPU
        r"Specified device cuda:\d+ does not match device of data cuda:\d+|"
        r"\bThe device of [\"'`]?\w+[\"'`]? has changed\b|"
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
@@ -313,6 +314,7 @@ FALLBACKS = (
        r"\bUnsupported (data ?)?type\b[^\n]{0,60}:\s*" + _DTYPE_WORD + r"|\bUnhandled dtype " + _DTYPE_WORD + "|"
        # safetensors' dtype names (F8_E4M3, BF16, F16) in a tool that cannot read them
        r"\bunsupported (safetensors? )?dtype:?\s*`?(F8_E\dM\d\w*|BF16|F16|F64)\b|"
+       r"\b64-bit (data ?)?types? (are|is) not (yet )?supported\b|"
        # "works only for BF16", "[linalg::inv] Arrays must type float32. Received array with type float64"
        r"\b(works?|runs?) only (for|with|in|on) " + _DTYPE_WORD + r"\b|\bonly (works?|runs?) (for|with|in|on) "
        + _DTYPE_WORD + r"\b|\b(arrays?|inputs?|tensors?) must (be )?(of )?type " + _DTYPE_WORD + r"\b|"
@@ -510,7 +512,8 @@ LAST_RESORT = (
        "Run that component in the dtype it names: load the model with that `torch_dtype` (or the tool's `--dtype`), "
        "cast the inputs it gets (`.to(dtype)`), or turn that component off / pick one that supports your dtype; "
        "upgrade it if a newer release adds your dtype.",
-       unless=_NOT_A_DTYPE_FAULT),
+       # JAX supports bf16: refusing it as not a "number" dtype means two packages' bfloat16 types disagree
+       unless=_NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16"),
     # a report in words about dtypes under torch.compile, when no message above answered
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
        r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b))"
@@ -528,7 +531,11 @@ LAST_RESORT = (
     _e("cuda-only-op", "device", "an op that exists only for CUDA got CPU tensors",
        r"is only available for these backends: \[CUDA\b|"
        r"Could not run '(?!aten::|quantized::|torchvision::|torchaudio::|prims::)\w+::[\w.]+' with arguments from "
-       r"the 'CPU' backend",
+       # without the backend list the op may exist for the CPU and not have loaded (a build for another torch),
+       # unless its name is a GPU kernel's
+       r"the 'CPU' backend(?=.{0,300}only available for these backends)|"
+       r"Could not run '(?!aten::|quantized::|torchvision::|torchaudio::|prims::)\w+::\w*(fp8|int8|int4|quant|marlin|"
+       r"awq|gptq|flash|fused|paged|cutlass|gemm|cuda)\w*' with arguments from the 'CPU' backend",
        "A custom op registered only for CUDA (an fp8 / int8 quantization kernel, a fused attention or norm op of a "
        "serving or quantization library) got tensors on the CPU: CPU offload kept a layer's weights or inputs "
        "there, or the model runs on the CPU.",

@@ -85,6 +85,17 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("fp16-alone-wrong", "overflow", "fp16 alone gives a wrong result where bf16 and fp32 agree",
+       r"\A(?=.*((fp32|float32)\W{1,6}(or|and|/|,)\W{1,6}(dtype\W{1,3})?(\w+\.)?(bf16|bfloat16)|(bf16|bfloat16)\W{1,6}"
+       r"(or|and|/|,)\W{1,6}(dtype\W{1,3})?(\w+\.)?(fp32|float32))\b[^\n]{0,60}\b(loss|result|output|accuracy|"
+       r"score)\b)"
+       r"(?=.*(?<![a-z])(fp16|float16)\b[^\n]{0,60}\b(loss|result|output|accuracy|score)\b)",
+       "The run is right in fp32 and in bf16 and wrong in fp16 alone: bf16 has fp32's exponent range, so what "
+       "differs is fp16's range (65504) and its 5 exponent bits, where a reduction (the mean of squares in an "
+       "RMSNorm or LayerNorm, a softmax, a loss) overflows or loses precision.",
+       "Compute that reduction in fp32 and cast back (`x.astype(jnp.float32)` / `x.float()` for the norm's "
+       "statistics, then `.astype(dtype)`), or run in bf16 where the hardware has it; keep fp16 only for the "
+       "matmuls."),
     _e("fp16-large-values", "overflow", "large values overflow in a half-precision build or kernel",
        r"\blarge (values?|numbers?|inputs?|magnitudes?)\b[^\n]{0,80}(" + _FP16 + r")|(" + _FP16 + r")[^\n]{0,80}"
        r"\blarge (values?|numbers?|inputs?|magnitudes?)\b",
@@ -115,7 +126,10 @@ OVERFLOW = (
        r"\b(\w*_?ids?|labels?|indices|integers?|counts?|positions?|targets?)\b[^.\n]{0,80}\b(fp16|float16|half|bf16|"
        r"bfloat16)\b[^.\n]{0,80}\b(lose|loses|lost|losing)\b (the |its )?precision|"
        r"\b(converted|cast|casting|converting) to (fp16|float16|half|bf16|bfloat16)\b[^.\n]{0,80}\b(lose|loses|lost|"
-       r"losing)\b (the |its )?precision",
+       r"losing)\b (the |its )?precision|"
+       # a reduction over an f16 tensor (MLIR's "tensor<1x14x2000xf16>") that a report says came out wrong
+       r"\A(?=.*(" + HALF_WORDS + r"|\dxf16\b))(?=.*\b(reduce|reduction|sum|accumulat\w*)\b)"
+       r"(?=.*\b(the )?correct (result|value|answer|output) (is|should be)\b)",
        unless=r"\b(nan|inf)\b|out of memory|max_(length|position|seq\w*)|context (length|window)|"
               r"\b(seq(uence)?|tokens?|block)[_ ]?(len|length|size)\b",
        cause="fp16 keeps 11 significant bits, so above 2048 it holds only even numbers (above 4096 only multiples "

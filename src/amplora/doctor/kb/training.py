@@ -431,7 +431,9 @@ NONFINITE_REPORTS = (
     _e("half-integer-rounding", "overflow", "whole numbers that bf16 / fp16 cannot hold exactly",
        r"\A(?=.*\b(bfloat16|bf16|float16|fp16|half)\b)"
        r"(?=.*\(?\b\d{3,}\s*[-+*/]\s*\d{3,}\)?(\s*[-+*/]\s*\d+)?\s*=\s*\d+)"
-       r"(?=.*\b(wrong|incorrect|strange|unexpected|should be|in reality|instead of|expected)\b)",
+       r"(?=.*\b(wrong|incorrect|strange|unexpected|should be|in reality|instead of|expected)\b)|"
+       # a number and what the dtype's constructor printed for it: "jnp.bfloat16(1329) is  1328"
+       r"\b(bfloat16|float16)\((?P<hnum>\d{3,})\)[ \t]*(is|=|->|:)?[ \t]*(?!(?P=hnum)\b)\d{3,}\b",
        unless=r"\w+Error\b|Traceback",
        cause="bf16 keeps 8 significant bits (fp16 11), so whole numbers above 256 in bf16 (2048 in fp16) are not "
        "all representable: each result rounds to the nearest value the dtype holds (1412 is stored as 1408 in bf16), "
