@@ -129,7 +129,11 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout160", 26),
                                          ("heldout161", 32),
                                          ("heldout162", 39),
-                                         ("heldout163", 25)])
+                                         ("heldout163", 25),
+                                         ("heldout164", 25),
+                                         ("heldout165", 27),
+                                         ("heldout166", 23),
+                                         ("heldout167", 34)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -170,7 +174,11 @@ def test_split_sizes(records, split, size):
                               "heldout160": 15,
                               "heldout161": 19,
                               "heldout162": 23,
-                              "heldout163": 10}.get(split, 20)
+                              "heldout163": 10,
+                              "heldout164": 10,
+                              "heldout165": 13,
+                              "heldout166": 12,
+                              "heldout167": 19}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -370,7 +378,11 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (161, "heldout160", "w31500", 15, 11, 12),
     (162, "heldout161", "w31700", 19, 13, 17),
     (163, "heldout162", "w31900", 23, 16, 24),
-    (164, "heldout163", "w32100", 10, 15, 18)])
+    (164, "heldout163", "w32100", 10, 15, 18),
+    (165, "heldout164", "w32300", 10, 15, 18),
+    (166, "heldout165", "w32500", 13, 14, 21),
+    (167, "heldout166", "w32700", 12, 11, 14),
+    (168, "heldout167", "w32900", 19, 15, 20)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -392,9 +404,10 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
-                              112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164), 4),
+                              112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
+                              166, 168), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161), 3),
+                              155, 159, 160, 161, 167), 3),
              **dict.fromkeys((86, 103), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -490,7 +503,11 @@ def test_load_filters_by_split(records):
               + wc.load("heldout160")
               + wc.load("heldout161")
               + wc.load("heldout162")
-              + wc.load("heldout163"))
+              + wc.load("heldout163")
+              + wc.load("heldout164")
+              + wc.load("heldout165")
+              + wc.load("heldout166")
+              + wc.load("heldout167"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
