@@ -992,6 +992,10 @@ SAMPLES = [
     ("fp16-on-cpu", "precision: fp16 in the config; on a CPU-only laptop the training is stuck after loading", ["fp16"],
      None),
     ("fp16-alone-wrong", "With float32 or bfloat16 the loss is 1.9; with float16 the loss is 7.5", ["fp16"], None),
+    # a Cython extension's typed buffer; NumPy's safe casting
+    ("cython-buffer-dtype", "ValueError: Buffer dtype mismatch, expected 'DTYPE_t' but got 'float'", ["fp32"], None),
+    ("numpy-safe-cast", "TypeError: Cannot cast array data from dtype('float64') to dtype('int64') according to the "
+     "rule 'safe'", ["fp64", "int64"], None),
 ]
 
 
@@ -1559,6 +1563,11 @@ CLASS_WORDINGS = [
     ("half-integer-rounding", "jnp.bfloat16(2050) = 2048, unexpected"),
     ("fp16-spacing", "reduce over tensor<4x4096xf16> with mhlo.add: every output is 2048, the correct result is 4096"),
     ("conv-type", "Input type(c10:Half) and weight type(c10:BFloat16)should be the same"),
+    # a dtype refused in other words; a float32 array asked for; Triton naming its fp8 type
+    ("dtype-unsupported", "ValueError: dtype float64 is forbidden for this augmenter"),
+    ("dtype-unsupported", "TypeError: Unsupported image dtype: float16"),
+    ("float-double", "TypeError: expected np.float32 array, got float64"),
+    ("triton-kernel-dtype", "triton.compiler.errors.CompilationError: at 12:4:\nValueError: Unsupported dtype fp8e4nv"),
 ]
 
 
@@ -1757,6 +1766,8 @@ LOOKALIKE_REJECTS = [
     # a float overflow warning, and a SWIG overload error about a wrong argument count
     "RuntimeWarning: overflow encountered in scalar power",
     "NotImplementedError: Wrong number or type of arguments for overloaded function 'ReadImage'.",
+    # integer widths in a Cython buffer: a 32-bit Windows long against npy_intp, a platform matter
+    "ValueError: Buffer dtype mismatch, expected 'npy_intp' but got 'long'",
 ]
 
 

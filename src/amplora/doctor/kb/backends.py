@@ -245,7 +245,7 @@ KERNELS = (
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"LLVM ERROR: Cannot select:[^\n]{0,80}\bbf16\b|"
-       r"(fp8e4nv|fp8e5|bf16|bfloat16)\w*.{0,120}(not supported|unsupported)",
+       r"(fp8e4nv|fp8e5|bf16|bfloat16)\w*.{0,120}(not supported|unsupported)|\bUnsupported dtype (fp8e4nv|fp8e5)\b",
        "A Triton kernel (torch.compile / inductor or a fused kernel) uses a dtype the GPU architecture cannot "
        "run: bf16 needs compute capability >= 8.0 (Ampere), fp8 e4nv needs >= 8.9 (Ada/Hopper).",
        "Run in fp16 or fp32 on this GPU (`torch_dtype=torch.float16`), or skip the Triton path (no "

@@ -123,6 +123,22 @@ DATAPREP = (
        "Convert the array to a supported type first: `a.astype(np.float32)` for float16, `np.int32` / `np.uint8` "
        "for int64 or bool label maps; the library's docs list its pixel types (`sitk.sitkFloat32`, ...).",
        context=r"\b(float16|fp16|half|int64|bool|uint64|complex\w*|dtype)\b"),
+    _e("cython-buffer-dtype", "numpy", "a Cython extension given an array of another dtype than it was compiled for",
+       # (integer widths alone, npy_intp against a 32-bit Windows long, are a platform matter)
+       r"Buffer dtype mismatch, expected '(float|double|DTYPE_t|\w*float\w*)' but got '[\w ]+'|"
+       r"Buffer dtype mismatch, expected '[\w ]+' but got '(float|double|\w*float\w*)'",
+       "A Cython extension (a typed memoryview or `np.ndarray[DTYPE_t]` argument in scikit-learn, pycocotools, "
+       "a repository's NMS or matching code) was compiled for one float dtype and given another: float32 where "
+       "`double` (DTYPE_t = float64) is declared, or the reverse.",
+       "Convert the array to the declared dtype at the call: `np.ascontiguousarray(a, dtype=np.float64)` for "
+       "`double`, `np.float32` for `float`."),
+    _e("numpy-safe-cast", "numpy", "a NumPy function that needs integers (or another dtype) given floats",
+       r"Cannot cast array data from dtype\('?\w+'?\) to dtype\('?\w+'?\) according to the rule 'safe'",
+       "A NumPy function that takes one dtype (integers for `np.bincount`, `np.repeat` counts or indices, the "
+       "dtype of an `out=` array) got an array it can only reach by an unsafe cast, usually float64 values where "
+       "int64 is needed (labels or counts that became floats after arithmetic or a pandas NaN).",
+       "Convert explicitly, after checking the values are whole: `a.astype(np.int64)` (round first if needed: "
+       "`np.rint(a).astype(np.int64)`), or keep labels and counts integer where they are made."),
     _e("numba-signature-dtype", "numpy", "a numba kernel compiled for other dtypes than the array has",
        r"No matching definition for argument type\(s\)[^\n]*\barray\((float|int|uint)\d+",
        "A numba-compiled function (`@njit` with explicit signatures, a `@guvectorize` kernel, as in sktime's and "

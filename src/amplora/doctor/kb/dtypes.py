@@ -705,7 +705,9 @@ KERNELS = (
        r"\b(crash\w*|fails?|errors?|throws?)\b[^.\n]{0,30}\b(when|with|on|for)\b[^.\n]{0,10}\b(float64|double)\W{0,2} "
        r"(inputs?|actions?|observations?|obs|features?|arrays?|targets?|rewards?)\b|"  # told in words
        # a type mismatch reported beside a printout of the float64 input
-       r"\A(?=.*\b(type|dtype) mismatch\b)(?=.*\bdtype=torch\.(float64|double)\b)(?!.*\b(half|float16|bfloat16)\b)",
+       r"\A(?=.*\b(type|dtype) mismatch\b)(?=.*\bdtype=torch\.(float64|double)\b)(?!.*\b(half|float16|bfloat16)\b)|"
+       r"\bexpected (np\.|numpy\.|torch\.)?float32 (arrays?|tensors?|inputs?|data)\b[^\n]{0,20}\bgot (np\.|numpy\.|"
+       r"torch\.)?float64\b",
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
        "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
        "Cast the data to float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "

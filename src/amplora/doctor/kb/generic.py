@@ -315,6 +315,10 @@ FALLBACKS = (
        # safetensors' dtype names (F8_E4M3, BF16, F16) in a tool that cannot read them
        r"\bunsupported (safetensors? )?dtype:?\s*`?(F8_E\dM\d\w*|BF16|F16|F64)\b|"
        r"\b64-bit (data ?)?types? (are|is) not (yet )?supported\b|"
+       # a dtype refused in other words: "dtype float64 is forbidden", "Unsupported image dtype: float16"
+       r"\b(d(ata ?)?type) [`'\"]?(\w+\.)?(float(16|64)|bfloat16|u?int(8|16|32|64)|bool)\b[`'\"]? (is |are )?"
+       r"(forbidden|not allowed|disallowed)\b|"
+       r"\bUnsupported \w+ (dtype|data ?type):?\s*[`'\"]?(float(16|64)|bfloat16|u?int(16|32|64))\b|"
        # "works only for BF16", "[linalg::inv] Arrays must type float32. Received array with type float64"
        r"\b(works?|runs?) only (for|with|in|on) " + _DTYPE_WORD + r"\b|\bonly (works?|runs?) (for|with|in|on) "
        + _DTYPE_WORD + r"\b|\b(arrays?|inputs?|tensors?) must (be )?(of )?type " + _DTYPE_WORD + r"\b|"
