@@ -996,6 +996,20 @@ SAMPLES = [
     ("cython-buffer-dtype", "ValueError: Buffer dtype mismatch, expected 'DTYPE_t' but got 'float'", ["fp32"], None),
     ("numpy-safe-cast", "TypeError: Cannot cast array data from dtype('float64') to dtype('int64') according to the "
      "rule 'safe'", ["fp64", "int64"], None),
+    # long double, a NumPy float where an int is needed, Taichi bounds, float64 through float32, C++ overloads
+    ("float128-unsupported", "RuntimeError: Invalid argument: Unknown NumPy type f size 16", [], None),
+    ("numpy-float-index", "TypeError: 'numpy.float64' object cannot be interpreted as an integer", ["fp64"], None),
+    ("taichi-int-bound", "TaichiTypeError: Every argument of ndrange should be an integer scalar or a tuple/list of "
+     "(int, int)", [], None),
+    ("float64-truncated", "The float64 kernel constant gets truncated to float32: 0.1 prints as 0.10000000149",
+     ["fp64", "fp32"], None),
+    ("kernel-overload-dtype", "error: no viable overloaded '='\n  wp::tile_shared_t<wp::float64> = "
+     "wp::tile_register_t<float>", [], None),
+    # simulators and scientific libraries: their own precision, buffers read back, float64 results
+    ("component-precision-mismatch", "what():  Invalid user-provided state data. Simulator is FP64 but state data is "
+     "FP32.", ["fp64", "fp32"], None),
+    ("buffer-read-wrong-dtype", "cp.frombuffer(buf, dtype=cp.float32) gives [1.4e+31, 0.0, 2.2e+18]", ["fp32"], None),
+    ("promoted-to-float64", "Outputs are promoted to float64 even with float32 inputs", ["fp64", "fp32"], None),
 ]
 
 
@@ -1568,6 +1582,18 @@ CLASS_WORDINGS = [
     ("dtype-unsupported", "TypeError: Unsupported image dtype: float16"),
     ("float-double", "TypeError: expected np.float32 array, got float64"),
     ("triton-kernel-dtype", "triton.compiler.errors.CompilationError: at 12:4:\nValueError: Unsupported dtype fp8e4nv"),
+    ("raw-weights-dtype-size", "phy: Could not load spike waveforms: mmap length is greater than file size (params.py "
+     "says dtype = 'float32')"),
+    ("warp-array-dtype", "wp.copy(dst, wp.array(a))\nRuntimeError: Incompatible array data types"),
+    ("int-requires-grad", "WARNING:tensorflow:The dtype of the watched tensor must be floating (e.g. tf.float32), got "
+     "tf.int32\nAttributeError: 'NoneType' object has no attribute 'numpy'"),
+    ("int-requires-grad", "w = np.array([1, 2], requires_grad=True)\ngrads = qml.grad(cost)(w) is all zeros"),
+    ("dtype-required", "Exception: grad-cam is only supported in FP32."),
+    ("dtype-check", "ValueError: state_vector has invalid dtype. Expected <class 'numpy.complex64'> but was "
+     "complex128"),
+    ("dtype-unsupported", "InvalidArgumentError: Unsupported dtype: complex128 [Op:TensorScatterUpdate]"),
+    ("jax-x64-disabled", "jnp.asarray(x) keeps converting float64 to float32 in my jax backend"),
+    ("mps-wrong-results", "On mps the model gives silently incorrect logits with torch 2.8"),
 ]
 
 
@@ -1768,6 +1794,9 @@ LOOKALIKE_REJECTS = [
     "NotImplementedError: Wrong number or type of arguments for overloaded function 'ReadImage'.",
     # integer widths in a Cython buffer: a 32-bit Windows long against npy_intp, a platform matter
     "ValueError: Buffer dtype mismatch, expected 'npy_intp' but got 'long'",
+    # a C++ overload error with no float64 in sight; a mmap past the end with no dtype named
+    "error: no instance of overloaded function \"std::max\" matches the argument list",
+    "ValueError: mmap length is greater than file size",
 ]
 
 
@@ -1933,6 +1962,8 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("ggml-cuda.cu:1278: to_fp32_cuda != nullptr", ["bf16", "no cuda implementation"]),
     ("ValueError: FP8 quantized models is only supported on GPUs with compute capability >= 9.0 (e.g H100).",
      ["a100", "does not have"]),
+    # one refused dtype is named, complex ones too
+    ("InvalidArgumentError: Unsupported dtype: complex64 [Op:TensorScatterUpdate]", ["complex64 (complexfloat"]),
     # a refusal is said in the words users search for
     ("ValueError: [linalg::inv] Arrays must type float32. Received array with type float64.",
      ["is not supported", "float64"]),
@@ -2702,7 +2733,7 @@ def test_this_round_s_added_wordings_and_sentences_each_answer():
     assert e.key == "fp16-overflow" and "scaler.step(optimizer)" in e.fix
     # the dtype a backend refused, as its own sentence
     npu = explain('RuntimeError: "foo_npu" not implemented for DT_COMPLEX64, should be in dtype support list [DT_FLOAT,]')
-    assert npu.key == "ascend-npu-dtype" and "The refused dtype is complex64." in npu.cause
+    assert npu.key == "ascend-npu-dtype" and "The refused dtype is complex64 (ComplexFloat" in npu.cause
 
 
 def test_a_cpu_kernel_missing_for_half_told_in_words_and_cxx_type_names():

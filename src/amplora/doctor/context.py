@@ -495,7 +495,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                      "different devices, the ids not moved to the model's device, or a text encoder / embedding "
                      "layer kept on or offloaded to the CPU (a low-VRAM mode, CPU offload).")
     if entry.kind == "mismatch" and re.search(r"\bComplex(Float|Double|Half)\b|complex(64|128)", text) \
-            and "complex" not in said:
+            and "complex" not in f"{entry.title} {entry.cause} {entry.fix}".lower():  # (the dtype names say it too)
         cause.append("One operand is complex (an FFT or spectral layer's output) and the other real: a matmul needs "
                      "both complex or both real.")
         fix.append("Bring them to one kind: `torch.view_as_real(z)` / `z.real` to go on in real numbers, or cast the "

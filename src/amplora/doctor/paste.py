@@ -19,9 +19,11 @@ _DTYPE_TOKENS = [
     # OpenCV's depths (CV_64F, CV_8UC3) and DALI's type ids (DALI_FLOAT) name NumPy dtypes too
     (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|(?<=\dx)f16\b|\bkHALF\b|\bCV_16F(C\d)?\b|"
      r"\bDALI_FLOAT16\b", "fp16"),
-    (r"DoubleTensor|\bDouble\b|float64|\bdouble\b|\bCV_64F(C\d)?\b|\bDALI_FLOAT64\b", "fp64"),
+    (r"DoubleTensor|\bDouble\b|float64|\bdouble\b|\bfp64\b|\bCV_64F(C\d)?\b|\bDALI_FLOAT64\b", "fp64"),
     (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b|\bCV_32F(C\d)?\b|"
      r"\bDALI_FLOAT\b", "fp32"),
+    (r"ComplexFloat|\bcomplex64\b|\bcfloat\b", "complex64"),
+    (r"ComplexDouble|\bcomplex128\b|\bcdouble\b", "complex128"),
     (r"UInt64|\buint64\b|DT_UINT64", "uint64"),
     (r"\blong (long )?int\b|LongTensor|\bLong\b|(?<!u)int64", "int64"),  # C++ names: "long int"
     (r"IntTensor|\bInt\b|(?<!u)int32|\bCV_32S(C\d)?\b", "int32"),
@@ -181,7 +183,8 @@ def extract_devices(text: str) -> list[str]:
 
 
 _LONG_NAMES = {"bf16": "bfloat16", "fp16": "float16, half", "fp32": "float32", "fp64": "float64, double",
-               "int64": "Long", "int32": "Int", "uint8": "Byte", "int8": "Char", "fp8": "float8"}
+               "int64": "Long", "int32": "Int", "uint8": "Byte", "int8": "Char", "fp8": "float8",
+               "complex64": "ComplexFloat, two float32", "complex128": "ComplexDouble, two float64"}
 
 
 def spelled(dtype: str) -> str:
@@ -312,6 +315,7 @@ def situation(text: str, dtypes: list[str], devices: list[str], full: str = "") 
     if len(dtypes) >= 2:
         named = [spelled(d) for d in dtypes[:3]]
         parts.append("dtypes " + ", ".join(named[:-1]) + " and " + named[-1])
-    if len(dtypes) == 1 and re.search(r"\b(but (got|found|is)|got|found)\b", text):
+    if len(dtypes) == 1 and re.search(r"\b(but (got|found|is)|got|found|(?i:unsupported|not supported|not allowed|"
+                                      r"forbidden))\b", text):
         parts.append(f"dtype {spelled(dtypes[0])}")  # the one it refused
     return f"This message names {'; '.join(parts)}." if parts else ""

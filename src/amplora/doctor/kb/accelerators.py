@@ -17,8 +17,9 @@ AUTOCAST = (
     _e("autocast-device-type", "autocast", "autocast given a device type it does not take",
        r"User specified (an unsupported )?autocast device_type|autocast device_type must be",
        "`torch.autocast(device_type=...)` takes a device type ('cuda', 'cpu', 'xpu', 'mps', ...), not a device "
-       "('cuda:0'), and only those this torch build has autocast for: MPS autocast arrived in torch 2.5, and other "
-       "backends need their plugin loaded.",
+       "('cuda:0'), and only those this torch build has autocast for: older releases take only 'cuda' and 'cpu', "
+       "MPS autocast arrived in torch 2.5, and other backends (DirectML's 'privateuseone') are not supported unless "
+       "their plugin registers autocast.",
        "Pass the type: `torch.autocast(device_type=x.device.type, dtype=...)`; on MPS upgrade torch to >= 2.5 or "
        "run without autocast (fp32, or the model cast to fp16 as a whole).",
        unless=r"device_type '?meta"),  # a tracer running the model on meta tensors, not a device the user chose
@@ -271,7 +272,8 @@ ACCELERATORS = (
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(different|wrong|incorrect|differ\w*)\b[^.\n]{0,30}"
        r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_]))|"
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(garbled|scrambled|distorted|corrupted|gibberish)\b"
-       r"[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text)\b)",
+       r"[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text)\b)|"
+       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\bsilently (incorrect|wrong)\b)",
        unless=r"\w+(Error|Exception):|out of memory",
        cause="Apple's MPS backend computes some ops differently from the CPU in many torch / macOS releases (ops on "
        "non-contiguous or large tensors, some reductions and in-place updates have given wrong values), so the same "

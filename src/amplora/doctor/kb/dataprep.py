@@ -139,6 +139,45 @@ DATAPREP = (
        "int64 is needed (labels or counts that became floats after arithmetic or a pandas NaN).",
        "Convert explicitly, after checking the values are whole: `a.astype(np.int64)` (round first if needed: "
        "`np.rint(a).astype(np.int64)`), or keep labels and counts integer where they are made."),
+    _e("float128-unsupported", "numpy", "a NumPy float128 (long double) array, which torch and JAX do not have",
+       r"Unknown NumPy type f size 16|\b(float128|longdouble|float96)\b[^\n]{0,80}\b(not supported|unsupported|can'?t "
+       r"convert|cannot convert|Unknown)\b|can'?t convert np\.ndarray of type numpy\.(float128|longdouble)",
+       "The array is NumPy's float128 (`np.longdouble`, 80-bit extended precision padded to 16 bytes on x86), made "
+       "by `np.longdouble`, a `dtype='g'` or arithmetic with such a scalar; torch and JAX (XLA) have no such dtype, "
+       "so it is not supported there.",
+       "Cast before handing it over: `a.astype(np.float64)` (or float32); keep long double arithmetic, if needed at "
+       "all, on the NumPy side."),
+    _e("numpy-float-index", "numpy", "a NumPy float64 where an integer is needed",
+       r"'numpy\.float(64|32|16)' object cannot be interpreted as an integer",
+       "A NumPy float scalar reached a place that needs an integer (a size, a count, a `range` bound, an int array's "
+       "fill value): `/` is true division and returns float64, `np.ceil` / `np.floor` return floats, and NumPy "
+       "before 2.0 promotes uint64 combined with a signed int (`3 * np.sum(mask)`) to float64.",
+       "Make it an integer where it is computed: `int(x)`, `//` instead of `/`, `np.ceil(x).astype(int)`, or "
+       "`int(np.sum(mask))` before mixing it with Python ints."),
+    _e("taichi-int-bound", "numpy", "a Taichi loop bound or index of a float type",
+       r"Every argument of ndrange should be an integer",
+       "A Taichi `ti.ndrange` (or loop) bound is a float: a kernel argument annotated `ti.f32`, or a Python "
+       "float from a division, where newer Taichi releases require an integer (i32) type.",
+       "Annotate the argument `ti.i32` (or pass `int(n)`), and compute bounds with `//`."),
+    _e("float64-truncated", "overflow", "a float64 value that passed through float32",
+       r"\b(double[- ]precision|float64|f64)\b[^\n]{0,60}\b(truncat\w*|rounded|cast|cut|downcast\w*) to "
+       r"(single[- ]precision|float32|f32)\b|\b(truncat\w*|round\w*) (\w+ ){0,2}(double|float64) (\w+ ){0,2}to "
+       r"(single|float32)\b",
+       "A float64 value passed through float32 on its way: a constant emitted as a float32 literal in generated "
+       "kernel code, a tensor made in the default dtype, or JAX without x64, so digits past the seventh "
+       "(3.141592653589793 becomes 3.141592741012573) are truncated to single precision.",
+       "Create the value in float64 where it is made (`wp.float64(x)` from a float64 variable, `dtype=torch.float64`, "
+       "JAX's x64 flag), check the generated code or the library release (such truncation is a bug there), and "
+       "compare with a float32-sized tolerance until it is fixed."),
+    _e("kernel-overload-dtype", "backend", "a kernel library without an overload for this dtype",
+       r"no operator \"?\S{1,3}\"? matches these operands|no viable overloaded '\S{1,3}'|"
+       r"no instance of overloaded function",
+       "The kernel library's generated C++ / CUDA code has no overload for this dtype: a float64 (double) tile or "
+       "value where only float32 versions of the function exist, so its result comes back float32 and cannot be "
+       "assigned to the float64 variable, and compilation fails.",
+       "Use float32 for that operation (cast in and out), or upgrade to a release that adds the float64 overload "
+       "(or report the missing one).",
+       context=r"\b(float64|double|f64)\b"),
     _e("numba-signature-dtype", "numpy", "a numba kernel compiled for other dtypes than the array has",
        r"No matching definition for argument type\(s\)[^\n]*\barray\((float|int|uint)\d+",
        "A numba-compiled function (`@njit` with explicit signatures, a `@guvectorize` kernel, as in sktime's and "

@@ -202,10 +202,16 @@ KERNELS = (
        context=r"load_in_[48]bit|\b[48]-?bit\b|\bint8\b|bitsandbytes|BitsAndBytesConfig"),
     _e("int-requires-grad", "int-grad", "an integer tensor made trainable",
        r"Only Tensors of floating point( and complex| \(and complex\))? dtype can require gradients|"
-       r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|isDifferentiableType\(",
+       r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|isDifferentiableType\(|"
+       # TensorFlow's GradientTape watching an integer input (an attribution of a uint8 one-hot sequence)
+       r"The dtype of the watched tensor must be floating|"
+       # trainable weights made from a list of Python ints, reported to get zero gradients
+       r"\A(?=.*(=|\b(array|tensor)\()\s*\[\s*-?\d+(\s*,\s*-?\d+)*\s*\])(?=.*requires_grad\s*=\s*True)"
+       r"(?=.*\b(gradients?|jacobian|grads?)\b.{0,80}(\[\[?0\]\]?|\ball zeros?\b|\breturns? 0\b))",
        "An integer (or bool) tensor was made to require gradients: `requires_grad=True` on `torch.tensor([1, 2])` "
-       "(Python ints give int64 / Long), an integer mask or index wrapped in `nn.Parameter`, or "
-       "`.requires_grad_()` on a Long tensor; autograd only differentiates floating-point (and complex) tensors.",
+       "(Python ints give int64 / Long), an integer mask or index wrapped in `nn.Parameter`, `.requires_grad_()` "
+       "on a Long tensor, or a uint8 input watched by a `tf.GradientTape` for an attribution; autograd only "
+       "differentiates floating-point (and complex) tensors, and the gradient comes back None or zero.",
        "Make it floating point if it is learned (`torch.tensor([1.], requires_grad=True)`, `dtype=torch.float32`, "
        "`x.float().requires_grad_()`); if it is a mask or index, keep it integer and not trainable "
        "(`nn.Parameter(m, requires_grad=False)` or `self.register_buffer('mask', m)`)."),
@@ -251,7 +257,8 @@ KERNELS = (
     _e("jax-x64-disabled", "mismatch", "JAX makes 32-bit arrays unless 64-bit types are enabled",
        # the user asked for float64 in JAX code and got float32 (a library asking for it itself is another matter)
        r"\A(?=.*\b(jax|jnp|lax|flax|random\.PRNGKey)\b)"
-       r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?float64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64))"
+       r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?float64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64|"
+       r"\b(convert\w*|truncat\w*|cast\w*) (\w+ )?float64 (\w+ )?to float32\b))"
        r"(?=.*(\bfloat32\b|32-bit|truncated to dtype))",
        "JAX keeps every array 32-bit by default: a float64 (or int64) dtype asked for in `jnp.array`, "
        "`jax.random` or `.astype` is truncated to float32 (int32), silently or with the warning 'Explicitly "
@@ -672,9 +679,11 @@ KERNELS = (
        "on `.float()` inputs under `torch.autocast(..., enabled=False)` and cast only its output back; keep indices "
        "and counts as int64."),
     _e("warp-array-dtype", "mismatch", "a Warp kernel given an array of another dtype than it declares",
-       r"argument '\w+' expects an array with dtype=<class '[\w.]+'>\s+but passed array has dtype=",
+       r"argument '\w+' expects an array with dtype=<class '[\w.]+'>\s+but passed array has dtype=|"
+       r"\A(?=.*\b(wp\.\w+|warp)\b).*\bIncompatible array data types\b",
        "NVIDIA Warp checks every kernel argument's array dtype at launch and never converts: the array was built "
-       "with another dtype than the kernel declares (an int32 array where a `wp.vec3i` array is declared, a bool, "
+       "with another dtype than the kernel or destination declares (an int32 or float32 array where a vector "
+       "type such as `wp.vec3i` or `wp.spatial_vector` is declared, a bool, "
        "int8 or uint8 mask where int32 is, float64 NumPy data where float32 is); some Warp releases also kept the "
        "source dtype when `wp.array(a, dtype=wp.vec3i)` was given a plain (N, 3) array, without conversion.",
        "Build the array in the declared dtype: convert the data first (`a.astype(np.int32)`, "

@@ -22,15 +22,17 @@ EXPORTED = (
        "Convert with float32 inputs and outputs (`ct.convert(..., inputs=[ct.TensorType(dtype=np.float32)], "
        "outputs=[ct.TensorType(dtype=np.float32)])`, the computation can stay fp16), or read the output as "
        "Float16 in the app, or run on macOS 14 / iOS 17."),
-    _e("raw-weights-dtype-size", "backend", "raw weight files written in another dtype than the loader reads",
-       r"only has \d+,? but request(ed)? \d+|file size \d+ does not match (the )?expected( size)? \d+",
+    _e("raw-weights-dtype-size", "backend", "raw binary files written in another dtype than the loader reads",
+       r"only has \d+,? but request(ed)? \d+|file size \d+ does not match (the )?expected( size)? \d+|"
+       r"mmap length is greater than file size",
        context=r"(?<![A-Za-z0-9_])(fp16|fp32|float16|float32|half|bf16|bfloat16|data[_ ]?type)(?![A-Za-z0-9_])",
-       cause="The loader reads raw weight files (no header that records the dtype, as FasterTransformer's `.bin` "
-       "files) in one dtype and they were written in another: fp16 or bf16 values (2 bytes each) read as fp32 "
-       "(4 bytes) make every file half the size it requests, and the reverse twice.",
+       cause="The loader reads raw binary files (no header that records the dtype: FasterTransformer's `.bin` "
+       "weights, a spike-sorting recording read through `params.py`, a memory-mapped array) in one dtype and they "
+       "were written in another: int16, fp16 or bf16 values (2 bytes each) read as float32 (4 bytes) make every file "
+       "half the size it requests, and the reverse twice.",
        fix="Write the files in the dtype the loader reads (keep the converter's default fp32 output; the "
-       "runtime converts to its inference dtype itself), or set the loader's weight data type "
-       "(`weight_data_type`, `--weight_data_type fp16`) to the files' dtype."),
+       "runtime converts to its inference dtype itself), or set the loader's data type (`weight_data_type`, "
+       "`--weight_data_type fp16`, `dtype = 'int16'` in params.py, `np.memmap(..., dtype=...)`) to the files' dtype."),
     _e("onnx-input-dtype", "onnx", "ONNX Runtime got an input of another dtype than the model was exported with",
        r"Unexpected input data type|\(tensor\(\w+\)\)\s*,\s*expected:\s*\(tensor\(\w+\)\)",
        "The ONNX model's inputs were exported in one dtype (float16 for a `--half` / fp16 export, float32 "

@@ -45,8 +45,10 @@ EXPLAINS_IMPORT_FAILURE = frozenset({"bnb-on-cpu"})
 
 # ... except when the paste shows what made the other fault: a multinomial or BCE kernel's assertion on NaN inputs
 # ends in "device-side assert triggered" on a GPU
+# (a gradient tape that watched an integer tensor returns None, and the paste ends in that None's AttributeError)
 OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|input_val >= zero|"
-                                        r"probability tensor contains either", re.IGNORECASE)
+                                        r"probability tensor contains either|The dtype of the watched tensor must be "
+                                        r"floating", re.IGNORECASE)
 
 # a non-finite value named in a message, a log line or a report
 # a NaN a validator found in a value (a distribution's parameters, a library's input check): without half precision in
@@ -318,7 +320,7 @@ FALLBACKS = (
        # a dtype refused in other words: "dtype float64 is forbidden", "Unsupported image dtype: float16"
        r"\b(d(ata ?)?type) [`'\"]?(\w+\.)?(float(16|64)|bfloat16|u?int(8|16|32|64)|bool)\b[`'\"]? (is |are )?"
        r"(forbidden|not allowed|disallowed)\b|"
-       r"\bUnsupported \w+ (dtype|data ?type):?\s*[`'\"]?(float(16|64)|bfloat16|u?int(16|32|64))\b|"
+       r"\bUnsupported (\w+ )?(dtype|data ?type):?\s*[`'\"]?(float(16|64)|bfloat16|u?int(16|32|64)|complex(64|128))\b|"
        # "works only for BF16", "[linalg::inv] Arrays must type float32. Received array with type float64"
        r"\b(works?|runs?) only (for|with|in|on) " + _DTYPE_WORD + r"\b|\bonly (works?|runs?) (for|with|in|on) "
        + _DTYPE_WORD + r"\b|\b(arrays?|inputs?|tensors?) must (be )?(of )?type " + _DTYPE_WORD + r"\b|"
@@ -485,6 +487,7 @@ LAST_RESORT = (
        r"\binvalid operands of type\b|\bcast from \S+ to \S+ cannot be performed safely|"
        r"\bmismatch(?:ed)? (?:dtype|data ?type|scalar ?type)s?\b[^\n]{0,40}?" + ANY_DTYPE + r"[^\n]{0,40}?" + ANY_DTYPE + "|"
        r"\b(?:d?type|precision) of (?:the )?[\w.]+(?: tensors?)? (?:must|should) be\b|"
+       r"\bhas (?:an )?invalid dtype\b[^\n]{0,20}\bExpected\b|"
        r"\b(?:dtype|data ?type) (?:must|should) be (?:one of )?[`'\"(\[]*" + ANY_DTYPE + "|"
        + ANY_DTYPE + r"[^\n]{0,80}?(?:\bmismatch|does ?n[o']t match|\bdiffer|incompatible|not (?:broadcast )?compatible|"
        r"\bbut (?:got|found|is|was|received)\b|\binstead of\b|\bvs\.?(?!\w)|\bversus\b)[^\n]{0,80}?" + ANY_DTYPE + "|"
@@ -507,6 +510,7 @@ LAST_RESORT = (
        r"\bexpected (?:the )?(?:input|output|\w+)(?: tensors?)? (?:in|of|to be) [`'\"(\[]*" + ANY_FLOAT + "|"
        r"\bExpected " + ANY_FLOAT + r" (?:inputs?|tensors?|arguments?|weights?)\b|"
        r"\bsupported for " + ANY_FLOAT + r"(?: types?| dtypes?| tensors?)? only\b|"
+       r"\bonly supported (?:in |for |with )?" + ANY_FLOAT + r"\b|"
        + ANY_FLOAT + r"\b[^\n]{0,30}\b(?:is|are) only supported (?:for|on|with|when|in)\b|"
        r"\b(?:should|must|has to|needs? to) be (?:\w+ ){0,2}?[`'\"(\[]*" + ANY_FLOAT + "|"
        r"\b(?:should|must|has to|needs? to) be (?:of )?(?:type )?[`'\"(\[]*(?:(?:torch|np)\.)?(?:u?int(?:8|16|32|64)|bool)\b)",

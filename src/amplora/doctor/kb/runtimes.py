@@ -16,7 +16,8 @@ _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w
 
 RUNTIMES = (
     _e("candle-backend-dtype", "backend", "a Candle backend (text-embeddings-inference) without this dtype",
-       r"\bbackend does not support (f16|bf16|f32|f64) \w+|\bis only supported in (fp32|f32|float32)( precision)?\b|"
+       r"\bbackend does not support (f16|bf16|f32|f64) \w+|"
+       r"\A(?=.*(candle|text[-_]embeddings|\bTEI\b)).*\bis only supported in (fp32|f32|float32)( precision)?\b|"
        r"Could not start Candle backend[^\n]{0,200}\b(f16|bf16|float16|fp16|dtype|precision)\b",
        cause="The Candle backend (text-embeddings-inference, Rust servers built on Candle) implements each model and "
        "op in some dtypes only: its CPU backends (Apple Accelerate, MKL) have no f16 matmul, and some models (Gemma3 "
