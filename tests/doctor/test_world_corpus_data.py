@@ -133,7 +133,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout164", 25),
                                          ("heldout165", 27),
                                          ("heldout166", 23),
-                                         ("heldout167", 34)])
+                                         ("heldout167", 34),
+                                         ("heldout168", 14),
+                                         ("heldout169", 24)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -178,11 +180,13 @@ def test_split_sizes(records, split, size):
                               "heldout164": 10,
                               "heldout165": 13,
                               "heldout166": 12,
-                              "heldout167": 19}.get(split, 20)
+                              "heldout167": 19,
+                              "heldout168": 9,
+                              "heldout169": 13}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
-    # heldout159 has 6
+    # heldout159 has 6; heldout168, with 5
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
-                               "heldout152": 8, "heldout154": 7, "heldout159": 6}.get(split, 9)
+                               "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects
     assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -382,7 +386,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (165, "heldout164", "w32300", 10, 15, 18),
     (166, "heldout165", "w32500", 13, 14, 21),
     (167, "heldout166", "w32700", 12, 11, 14),
-    (168, "heldout167", "w32900", 19, 15, 20)])
+    (168, "heldout167", "w32900", 19, 15, 20),
+    (169, "heldout168", "w33100", 9, 5, 12),
+    (170, "heldout169", "w33300", 13, 11, 15)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -407,8 +413,8 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167), 3),
-             **dict.fromkeys((86, 103), 2)}  # narrow themes
+                              155, 159, 160, 161, 167, 170), 3),
+             **dict.fromkeys((86, 103, 169), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
@@ -507,7 +513,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout164")
               + wc.load("heldout165")
               + wc.load("heldout166")
-              + wc.load("heldout167"))
+              + wc.load("heldout167")
+              + wc.load("heldout168")
+              + wc.load("heldout169"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
