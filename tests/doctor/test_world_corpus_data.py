@@ -135,7 +135,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout166", 23),
                                          ("heldout167", 34),
                                          ("heldout168", 14),
-                                         ("heldout169", 24)])
+                                         ("heldout169", 24),
+                                         ("heldout170", 7),
+                                         ("heldout171", 24)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -182,13 +184,16 @@ def test_split_sizes(records, split, size):
                               "heldout166": 12,
                               "heldout167": 19,
                               "heldout168": 9,
-                              "heldout169": 13}.get(split, 20)
+                              "heldout169": 13,
+                              "heldout170": 3,
+                              "heldout171": 11}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
-    # heldout159 has 6; heldout168, with 5
+    # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
-                               "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5}.get(split, 9)
-    # heldout149 is one collector's rank-order half: 8 projects
-    assert len({r["project"] for r in held}) >= {"heldout149": 8}.get(split, 12)
+                               "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
+                               "heldout170": 4}.get(split, 9)
+    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5
+    assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -388,7 +393,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (167, "heldout166", "w32700", 12, 11, 14),
     (168, "heldout167", "w32900", 19, 15, 20),
     (169, "heldout168", "w33100", 9, 5, 12),
-    (170, "heldout169", "w33300", 13, 11, 15)])
+    (170, "heldout169", "w33300", 13, 11, 15),
+    (171, "heldout170", "w33500", 3, 4, 5),
+    (172, "heldout171", "w33700", 11, 13, 15)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -413,8 +420,8 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170), 3),
-             **dict.fromkeys((86, 103, 169), 2)}  # narrow themes
+                              155, 159, 160, 161, 167, 170, 172), 3),
+             **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
@@ -515,7 +522,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout166")
               + wc.load("heldout167")
               + wc.load("heldout168")
-              + wc.load("heldout169"))
+              + wc.load("heldout169")
+              + wc.load("heldout170")
+              + wc.load("heldout171"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
