@@ -1005,6 +1005,8 @@ SAMPLES = [
      ["fp64", "fp32"], None),
     ("kernel-overload-dtype", "error: no viable overloaded '='\n  wp::tile_shared_t<wp::float64> = "
      "wp::tile_register_t<float>", [], None),
+    ("atomicadd-double-arch", "roi_align_kernel.cu(42): error: no instance of overloaded function \"atomicAdd\" "
+     "matches the argument list\n            argument types are: (double *, double)", ["fp64"], None),
     # simulators and scientific libraries: their own precision, buffers read back, float64 results
     ("component-precision-mismatch", "what():  Invalid user-provided state data. Simulator is FP64 but state data is "
      "FP32.", ["fp64", "fp32"], None),

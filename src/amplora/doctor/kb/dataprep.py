@@ -1,6 +1,7 @@
 """Data on its way to the model: image libraries (OpenCV, albumentations, imgaug, PIL, DALI, torchvision's image
-utilities), DataLoader collation and numba kernels. Each takes arrays only in the dtypes it lists, and NumPy hands
-out float64 and Python numbers without being asked."""
+utilities), file formats, NumPy, DataLoader collation, and code compiled for some dtypes only (numba signatures,
+Cython buffers, C++ / CUDA overloads, Taichi and Warp kernels). Each takes arrays only in the dtypes it lists, and
+NumPy hands out float64 and Python numbers without being asked."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
@@ -169,6 +170,14 @@ DATAPREP = (
        "Create the value in float64 where it is made (`wp.float64(x)` from a float64 variable, `dtype=torch.float64`, "
        "JAX's x64 flag), check the generated code or the library release (such truncation is a bug there), and "
        "compare with a float32-sized tolerance until it is fixed."),
+    _e("atomicadd-double-arch", "device-capability", "CUDA's atomicAdd on double, built for a GPU older than sm_60",
+       r"overloaded function \"?atomicAdd\"?.{0,200}\(double \*, double\)",
+       "CUDA's `atomicAdd` for double exists only on compute capability >= 6.0 (Pascal), and the extension was "
+       "compiled for an older architecture (the default arch list, or an explicit `-arch=sm_52`), so no double "
+       "overload is found.",
+       "Build for the GPU you have: `TORCH_CUDA_ARCH_LIST=\"6.0 7.0 7.5 8.0 8.6\"` (or the value of "
+       "`torch.cuda.get_device_capability()`) before `pip install` / `setup.py`; on a GPU older than Pascal use "
+       "float32 there or a compare-and-swap `atomicAdd` for double."),
     _e("kernel-overload-dtype", "backend", "a kernel library without an overload for this dtype",
        r"no operator \"?\S{1,3}\"? matches these operands|no viable overloaded '\S{1,3}'|"
        r"no instance of overloaded function",
