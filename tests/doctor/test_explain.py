@@ -1964,6 +1964,12 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("ggml-cuda.cu:1278: to_fp32_cuda != nullptr", ["bf16", "no cuda implementation"]),
     ("ValueError: FP8 quantized models is only supported on GPUs with compute capability >= 9.0 (e.g H100).",
      ["a100", "does not have"]),
+    # causes reworded so that the words of the refusal are there: DirectML's device type, an embedding's
+    # weight-only quantization, a GPU-only op's missing CPU path
+    ("RuntimeError: User specified autocast device_type must be 'cuda' or 'cpu'", ["privateuseone", "not supported"]),
+    ("RuntimeError: Could not run 'aten::index_select' with arguments from the 'QuantizedCPU' backend.",
+     ["no kernel for quantized", "float_qparams_weight_only_qconfig"]),
+    ("RuntimeError: Not implemented on the CPU (ROIAlign_backward)", ["not implemented"]),
     # one refused dtype is named, complex ones too
     ("InvalidArgumentError: Unsupported dtype: complex64 [Op:TensorScatterUpdate]", ["complex64 (complexfloat"]),
     # a refusal is said in the words users search for
