@@ -7,10 +7,10 @@ what the message alone cannot tell. `kind` groups entries for the live diagnosis
 cause and fix with real names. Causes are one sentence (the live diagnosis prints them as such).
 
 The entries live in topic modules (scaling, quantized, accelerators, backends, runtimes, webmobile, dataprep,
-jaxtpu, scientific, exported, devices, dtypes, generic); ENTRIES below fixes the order in which their blocks are
-tried. A text that holds a known fault of another kind (others.py: a GPU too old for FlashAttention, an op missing
-on MPS, loss scaling that is still calibrating) is not explained, even when dtype words appear around it: it gets
-that fault's own advice.
+jaxtpu, scientific, tabular, frameworks, compilers, exported, devices, dtypes, generic); ENTRIES below fixes the order
+in which their blocks are tried. A text that holds a known fault of another kind (others.py: a GPU too old for
+FlashAttention, an op missing on MPS, loss scaling that is still calibrating) is not explained, even when dtype words
+appear around it: it gets that fault's own advice.
 """
 from __future__ import annotations
 
@@ -18,14 +18,16 @@ import html
 import re
 import textwrap
 
-from amplora.doctor.kb import (accelerators, backends, dataprep, devices, dtypes, exported, generic, jaxtpu, lowbit,
-                               others, patterns, quantized, runtimes, scaling, scientific, training, webmobile)
+from amplora.doctor.kb import (accelerators, backends, compilers, dataprep, devices, dtypes, exported, frameworks,
+                               generic, jaxtpu, lowbit, others, patterns, quantized, runtimes, scaling, scientific,
+                               tabular, training, webmobile)
 from amplora.doctor.kb.entry import Entry
 
 ENTRIES: tuple[Entry, ...] = (
     *scaling.SCALING, *training.TRAINING, *lowbit.LOWBIT, *quantized.QUANTIZED, *accelerators.AUTOCAST,
     *accelerators.ACCELERATORS, *backends.BACKENDS, *backends.DIFFUSION, *runtimes.RUNTIMES, *webmobile.WEBMOBILE,
-    *dataprep.DATAPREP, *jaxtpu.JAXTPU, *scientific.SCIENTIFIC, *exported.EXPORTED,
+    *dataprep.DATAPREP, *jaxtpu.JAXTPU, *scientific.SCIENTIFIC, *tabular.TABULAR,
+    *frameworks.FRAMEWORKS, *compilers.COMPILERS, *exported.EXPORTED,
     *backends.KERNELS, *scaling.OVERFLOW, *devices.DEVICES, *dtypes.BUFFERS, *backends.CAPABILITY, *dtypes.KERNELS,
     *dtypes.STORIES, *training.NONFINITE_REPORTS, *generic.FALLBACKS, *generic.LAST_RESORT,
 )

@@ -143,8 +143,10 @@ ACCELERATORS = (
        r"\b(fp16|float16|shader-?f16|shaderFloat16)\b[^\n]{0,80}\bnot supported\b[^\n]{0,80}\b(vulkan|opencl|webgpu)\b|"
        r"requires (the )?WebGPU extension shader-?f16|\bshader-?f16\b[^\n]{0,80}\bnot (enabled|supported|available)\b|"
        # wgpu / naga and the browsers' WGSL compilers refusing f16 without the feature
-       r"UnsupportedCapability\(Float16\)|unknown type:? '?f16\b|extension '?f16'? is not allowed",
-       "The GPU or its driver does not expose 16-bit float arithmetic to this API (Vulkan `shaderFloat16`, "
+       r"UnsupportedCapability\(Float16\)|unknown type:? '?f16\b|extension '?f16'? is not allowed|"
+       # clvk compiling an fp16 kernel for a device without cl_khr_fp16: clspv is run with -fp16=0
+       r"\A(?=.*\b(fp16 extension|cl_khr_fp16)\b)(?=.*\s-fp16=0\b)|unsupported OpenCL extension '?cl_khr_fp16\b",
+       "The GPU or its driver does not support 16-bit float arithmetic in this API (Vulkan `shaderFloat16`, "
        "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs), so "
        "a model whose kernels compute in float16 (MLC's `q4f16_*`, f16 GGUF compute) cannot be built for it.",
        "Use a variant that computes in float32 (MLC `q4f32_1` / `--quantization q4f32_1`, an f32 compute type), "
@@ -199,12 +201,23 @@ ACCELERATORS = (
        r"\b(aclnn\w*|torch_npu|Ascend|CANN)\b.{0,300}\b(DT_\w+|float64|double|bfloat16|bf16)\b.{0,120}(not "
        r"supported|not implemented|unsupported)",
        "An Ascend NPU operator (torch_npu / CANN `aclnn` kernels) supports only the dtypes in its list, and got "
-       "another: most often DT_DOUBLE (float64, from NumPy data or a position / rotary table built in float64), "
+       "another, which is not supported there: most often DT_DOUBLE (float64, from NumPy data or a position / "
+       "rotary table built in float64), "
        "sometimes DT_BFLOAT16 for an op without a bf16 kernel in this CANN.",
        "Cast to a dtype in the operator's dtype support list before the op: float64 to float32 (`.float()`, `torch.arange(..., "
        "dtype=torch.float32)` for rotary frequencies), bf16 to fp16 or fp32 for that op, unsigned integers (uint16, "
        "uint32, uint64) to int32 / int64; upgrade CANN / torch_npu, "
        "whose newer releases add kernels."),
+    _e("fp16-saturation", "overflow", "an fp16 overflow that saturated at 65504 instead of becoming inf",
+       r"\A(?=.*\btensor\(-?65504\.?,)(?=.*\b(inf|infinity)\b)|\bACL_RT_OVERFLOW_MODE\b|"
+       r"\A(?=.*\bsaturat\w*)(?=.*\b(fp16|float16|half)\b)(?=.*\b(inf|infinity|65504)\b)",
+       unless=r"\b(fp8|float8\w*|e4m3\w*|e5m2\w*)\b",
+       cause="The device clamps an fp16 overflow to fp16's largest value (±65504) instead of turning it into inf "
+       "(saturation mode): Ascend NPUs do this by default, so code and tests that look for inf / NaN to find an "
+       "overflow (GradScaler's check, `isinf`) see 65504 and miss it.",
+       fix="On Ascend switch the overflow mode to IEEE inf / NaN (`export ACL_RT_OVERFLOW_MODE=INFNAN` before "
+       "starting, with a torch_npu and CANN that support it), or test for overflow with "
+       "`x.abs() >= torch.finfo(torch.float16).max` besides `torch.isinf(x)`."),
     _e("rocm-bf16", "device-capability", "bf16 fails on an AMD GPU (ROCm) where fp16 works",
        r"\b(bf16|bfloat16)\b[^\n]{0,80}\b(fails?|failed|crash\w*|errors?|breaks?|broken|does ?n[o']t work)\b|"
        r"\b(fails?|failed|crash\w*|breaks?)\b[^\n]{0,40}\b(bf16|bfloat16)\b",
@@ -248,10 +261,11 @@ ACCELERATORS = (
        r"\b(fp64|float64|Double)\b[^\n]{0,80}(not supported|unsupported)[^\n]{0,40}\b(xpu|XPU|Arc|Intel)\b|"
        r"\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b.{0,400}\b(FP64|float64|double precision)\b|"
        r"\b(FP64|float64)\b.{0,400}\b(Intel Arc|Arc [AB]\d{3}|XPU|ipex)\b|uses-fp64-math",
-       "A float64 (double) tensor or a kernel that computes in fp64 ran on an Intel GPU without native fp64 (Arc "
-       "A-series, Iris Xe, Flex): NumPy data and Python floats default to float64, and in older torch-xpu / IPEX "
-       "builds some ops (cross_entropy, GradScaler's unscale) used fp64 internally.",
-       "Keep tensors float32 (`torch.from_numpy(a).float()`, `a.astype(np.float32)`, no `.double()`), upgrade "
+       unless=r"\bRMSE \(res-fp64\)",
+       cause="A float64 (double) tensor or a kernel that computes in fp64 ran on an Intel GPU that does not support "
+       "fp64 natively (Arc A-series, Iris Xe, Flex): NumPy data and Python floats default to float64, and in older "
+       "torch-xpu / IPEX builds some ops (cross_entropy, GradScaler's unscale) used fp64 internally.",
+       fix="Keep tensors float32 (`torch.from_numpy(a).float()`, `a.astype(np.float32)`, no `.double()`), upgrade "
        "torch / intel-extension-for-pytorch (newer XPU builds avoid fp64), or enable fp64 emulation "
        "(`OverrideDefaultFP64Settings=1 IGC_EnableDPEmulation=1`); if `ipex.optimize(model)` brings the fp64 kernels in, "
        "run without it until emulation is on."),

@@ -120,7 +120,9 @@ KERNELS = (
     _e("triton-math-half", "backend", "a Triton math function given a bf16/fp16 operand",
        r"\btl\.(exp2?|log2?|sqrt|rsqrt|sin|cos|sigmoid|erf|tanh)\b[^\n]{0,120}\b(bf16|bfloat16|fp16|float16)\b|"
        r"\b(bf16|bfloat16|fp16|float16)\b[^\n]{0,120}\btl\.(exp2?|log2?|sqrt|rsqrt|sin|cos|sigmoid|erf|tanh)\b|"
-       r"Failed to translate TritonGPU to LLVM IR|cannot be converted to LLVM IR",
+       r"Failed to translate TritonGPU to LLVM IR|cannot be converted to LLVM IR|"
+       # Inductor's generated kernel calling a libdevice function that has no bf16 / fp16 signature
+       r"\bKeyError:? ['\"]?triton\.language\.(bfloat16|float16)\b",
        context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16)(?![A-Za-z0-9_])",
        cause="Triton lowers its math functions (`tl.exp`, `tl.log`, `tl.sqrt`, `tl.sigmoid`...) for fp32/fp64 "
        "only: a bf16/fp16 operand loaded straight from a half-precision tensor fails to compile (an LLVM "
@@ -146,14 +148,26 @@ KERNELS = (
     _e("tf32-matmul", "backend", "float32 matmuls run in TF32 on the GPU",
        r"Float32 matmul precision must be|get_float32_matmul_precision\(\)|"
        r"\b(float32|fp32)\b[^.\n]{0,40}\b(matmul|matrix|dot|mm)\w*[^.\n]{0,40}\b(different|lower|less|reduced)\s+"
-       r"(precision|accuracy)",
-       unless=r"\w+(Error|Exception):(?![^\n]*matmul precision)",
+       r"(precision|accuracy)|"
+       r"\A(?=.*set_float32_matmul_precision\(\s*['\"](high|medium)['\"]\s*\))(?=.*(\bnot close\b|Mismatched elements|"
+       r"\bdeviat\w*|\bdiffer\w*|\bmismatch\w*))",
+       unless=r"\b(?!Assertion)\w+(Error|Exception):(?![^\n]*matmul precision)",
        cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
        "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "
        "convolutions, and for matmuls in torch 1.7-1.11) gives results that differ from the CPU's float32 by about "
        "1e-3 relative, and code that needs full float32 accuracy refuses it.",
        fix="Set `torch.set_float32_matmul_precision('highest')` (or `torch.backends.cuda.matmul.allow_tf32 = False` "
        "and `torch.backends.cudnn.allow_tf32 = False`) where accuracy matters; keep 'high' elsewhere for speed."),
+    _e("flash-attn-ln-types", "mismatch", "flash-attn's fused LayerNorm got a dtype combination it has no kernel for",
+       r"Unsupported hidden_size or types:? ?\d*(BFloat16|Half|Float)",
+       "flash-attn's fused dropout-add-LayerNorm (`dropout_add_layer_norm`, used by its fused GPT / BERT blocks) "
+       "has kernels only for some hidden sizes and some combinations of weight, input, residual, output and "
+       "compute types, spelled in the message (`5120BFloat16FloatFloatFloatFloat`: hidden 5120, bf16 weights with "
+       "fp32 input, residual and output); a model loaded in bf16 whose activations stay fp32 gives such a "
+       "combination.",
+       "Give the input and residual the weight's dtype (`x.to(torch.bfloat16)`, or run under `torch.autocast` with "
+       "that dtype), or keep the weights fp32 and cast only the input; a hidden size outside the built list needs "
+       "the unfused `nn.LayerNorm` (turn off `fused_dropout_add_ln`)."),
     _e("apex-fused-layernorm", "mismatch", "apex's FusedLayerNorm under fp16",
        r"\bFusedLayerNorm\b", context=r"(?<![A-Za-z0-9_])(fp16|half|float16|Half|type|dtype|amp)(?![A-Za-z0-9_])",
        cause="apex's FusedLayerNorm (used by BERT-era code whenever apex is installed) takes its input and weight "
@@ -396,10 +410,12 @@ CAPABILITY = (
        "torchtune): upgrade torchtune, or install a torch build with NCCL."),
     _e("tf-opkernel-dtype", "cpu-kernel", "a TensorFlow op with no kernel for this dtype on this device",
        r"\A(?=.*No registered '\w+' OpKernel for '\w+' devices compatible with node)"
-       r"(?=.*\bT=DT_(HALF|BFLOAT16|DOUBLE)\b)",
+       r"(?=.*\bT=DT_(HALF|BFLOAT16|DOUBLE)\b)|"
+       # XLA's JIT devices, the dtype told in words: "... OpKernel for XLA_GPU_JIT" under a float64 title
+       r"\A(?=.*No registered '\w+' OpKernel for '?XLA_\w+)(?=.*\b(float64|double|float16|half|bfloat16)\b)",
        "TensorFlow (or its device plugin: DirectML, Metal) has no kernel of this op for the requested dtype on "
-       "that device: only the dtypes listed under 'Registered' exist there, and a float16 (mixed_float16) or "
-       "bfloat16 model asks for another.",
+       "that device: only the dtypes listed under 'Registered' exist there, and a float16 (mixed_float16), "
+       "bfloat16 or float64 (double) model asks for another.",
        "Run the model, or that layer, in a registered dtype: float32 (`tf.keras.mixed_precision."
        "set_global_policy('float32')`, or `dtype='float32'` on the layer), or place the op on a device that has "
        "the kernel; a newer plugin may add it."),

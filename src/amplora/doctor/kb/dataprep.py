@@ -116,6 +116,17 @@ DATAPREP = (
        "Python float, which becomes the default dtype (float32): the double precision is lost without a word.",
        "Give the dtype (`torch.tensor(x, dtype=torch.float64)`), wrap it in an array (`torch.from_numpy(np.asarray("
        "x))`), or upgrade torch, which keeps float64 for NumPy scalars."),
+    _e("tensor-constructor-float32", "mismatch", "`torch.Tensor(data)`, which always makes float32",
+       # told in words beside the constructor, or as a test asserting that a NumPy dtype survived
+       r"\A(?=.*\btorch\.(Float)?Tensor\(\s*\w)(?=.*\b(convert\w*|cast|turn\w*|becomes?|became|changed)\b[^.\n]{0,40}"
+       r"\b(Float32|float32|FloatTensor)\b)|"
+       r"\A(?=.*(numpy|\bnp\b|ndarray))(?=.*\bassert torch\.float32 == torch\.(float16|bfloat16|float64|u?int\d+)\b)",
+       "`torch.Tensor(x)` (like `torch.FloatTensor(x)`) is the float32 tensor type's constructor: whatever x holds "
+       "(int64 ids, float16 or float64 arrays) comes back as float32 in the default dtype, so a step that rebuilds "
+       "tensors with it (a serving runner, a collate function, a conversion helper) changes their dtype silently.",
+       "Build tensors with the functions that keep the data's dtype: `torch.from_numpy(a)` (shares memory) or "
+       "`torch.as_tensor(a)` / `torch.tensor(a)` (copies), then `.to(device)`; give `dtype=` only where a cast is "
+       "meant."),
     _e("swig-overload-dtype", "numpy", "a C++ library's Python binding without an overload for this array dtype",
        r"Wrong number or type of arguments for overloaded function",
        "A SWIG-wrapped C++ library (SimpleITK, ITK, GDAL and others) has one overload per pixel or sample type, "

@@ -6,6 +6,13 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
+    _e("iter-operand-device", "device", "an operand on the CPU given to a kernel that wants all on its device",
+       r"\biter\.device\(arg\)\.is_(?P<dev>xpu|cuda|mps|privateuseone)\(\)",
+       "The op's kernel on this device asserts that every operand is on that device, and one is a CPU tensor: "
+       "most often a 0-dim CPU scalar tensor (`torch.tensor(2.0)`), which CUDA kernels take as a plain number but "
+       "the XPU (or another backend's) implementation of this op does not.",
+       "Move that operand to the device (`s.to(x.device)`) or pass a Python number (`s.item()`); a newer "
+       "torch-xpu-ops / backend release may accept CPU scalars for this op as CUDA does."),
     _e("traced-device-constant", "device",
        "a traced (TorchScript) model creates tensors on the device it was traced on",
        r"\A(?=.*(TorchScript|torch\.jit|jit\.trace|\btraced\b|code/__torch__))"
@@ -43,7 +50,7 @@ DEVICES = (
        "and keep the model on a single GPU; the library's fix is a device guard around the launch "
        "(`c10::cuda::OptionalCUDAGuard`, `with torch.cuda.device(...)`): upgrade it."),
     _e("cupy-numpy-mix", "device", "a CuPy (GPU) array met a NumPy (host) array",
-       r"Implicit conversion to a NumPy array is not allowed|"
+       r"Implicit conversion to a NumPy array is not allowed|Only cupy arrays can be concatenated|"
        r"\A(?=.*\bcupy\b)(?=.*Unsupported type <class 'numpy\.ndarray'>)|"
        r"has incorrect type \(expected numpy\.ndarray, got cupy\.\w+|expected cupy\.\w+, got numpy\.ndarray",
        "A CuPy array (GPU memory) met a NumPy array (host memory), and CuPy does not convert between them "
@@ -301,6 +308,14 @@ DEVICES = (
        "and the code runs in fp32 on the CPU.",
        "Check `torch.cuda.is_available()` (install a CUDA build of torch if it is False on a GPU machine), or use "
        "the device the tensors are on: `torch.autocast(x.device.type, dtype=torch.bfloat16)` (bf16 on the CPU)."),
+    _e("thinc-grad-scaling-cpu", "device", "thinc's gradient scaling (mixed precision) on a machine without CUDA",
+       r"\bGradient scaling is not supported\b",
+       "The pipeline or its training config turns on mixed precision, and thinc's `PyTorchGradScaler` (fp16 "
+       "gradient scaling) supports only CUDA: thinc releases before 8.0.14 raised as soon as the scaler was built, "
+       "so a spaCy transformer pipeline trained with mixed precision could not even be loaded on a CPU-only "
+       "machine.",
+       "Upgrade thinc (and spacy-transformers), which checks only when it really scales on the GPU; or set "
+       "`mixed_precision = false` in the `[components.transformer.model]` config to run on the CPU."),
     _e("generate-input-device", "device", "generate() inputs on another device than the model",
        r"calling \.generate\(\) with the `?input_ids`? being on a device type different than your model",
        "The prompt tensors (`input_ids`, `attention_mask`) were left on the CPU (the tokenizer's output) while the "
@@ -375,7 +390,7 @@ DEVICES = (
        r"(?=.*\b((GPU|CUDA) (isn'?t|is not|not) available|CPU[- ]only|no (GPU|CUDA)\b|"
        r"without (a )?(GPU|CUDA)\b))",
        "The checkpoint was saved from CUDA tensors, and this torch cannot see that GPU (CPU-only wheel, no "
-       "driver, or fewer GPUs than when saved).",
+       "driver, or fewer GPUs visible than when saved: another machine, or `CUDA_VISIBLE_DEVICES` hiding some).",
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
        "of torch if the GPU should be visible."),
     # a checkpoint saved from Apple MPS tensors read where torch has no MPS (Linux, Windows)

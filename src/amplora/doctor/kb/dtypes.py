@@ -791,7 +791,9 @@ STORIES = (
        r"(?=.*\b(float32|fp32|single[- ]precision)\b)"
        r"(?=.*(\b(float64|fp64|double[- ]precision|x64)\b\W{0,2}[^.\n]{0,60}"
        r"\b(works?|fine|won'?t|no (problems?|nans?|issues?)|solves?|fixe[sd]|disappears?)\b|"
-       r"\b(only works?|works only) (with|in|under) \W?(float64|fp64|double)\b))|"
+       r"\b(only works?|works only) (with|in|under) \W?(float64|fp64|double)\b|"
+       # float32 named as JAX's default, the precision the report blames
+       r"\b(float32|fp32)\W{0,3}\(?(the )?JAX'?s? default\b))|"
        # L-BFGS whose losses go to NaN or 1e+12 and beyond
        r"\A(?=.*\bL-?BFGS\b)(?=.*(\bnan\b|\de\+(1[2-9]|[2-3]\d)\b|\bdiverg\w*))",
        "float32 keeps about 7 significant digits, and this computation needs more: code that subtracts nearly equal "
@@ -806,8 +808,8 @@ STORIES = (
        "and keep half precision out of it.",
        unless=r"out of memory|half|fp16|bf16|float16|bfloat16|autocast|mixed precision"),
     _e("int-arithmetic-wraps", "overflow", "integer arithmetic that wrapped around past its dtype's range",
-       r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t)\b)"
-       r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps)\b)",
+       r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t|TYPE_U?INT(8|16))\b)"
+       r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps|modulo (256|65536))\b)",
        unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
        r"INT_MAX|2147483647|\bnumel\b|too large|\w*(Error|Exception):",
        cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "

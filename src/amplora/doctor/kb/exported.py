@@ -76,7 +76,7 @@ EXPORTED = (
        "precision from torch instead of rewriting the graph."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|"
-       r"Could not find an implementation for (the )?(node )?\w+\(\d+\)|"
+       r"Could not find an implementation for (the )?(node )?([\w./-]+:)?\w+\(\d+\)|"
        r"\bInsertedPrecisionFreeCast_|"
        r"Failed to find kernel for \w+|Kernel not found for \w+|"
        r"\A(?=.*\b(bfloat16|bf16|float16|fp16)\b[^\n]{0,120}\bnot (runnable|supported|implemented|available)\b)"
@@ -278,7 +278,8 @@ EXPORTED = (
        r"mismatch|differ|wrong|incorrect|inaccura|accuracy|precision (loss|drop|issue|problem)|"
        r"results? (was|were|is|are) (bad|poor|worse)|(could|did|does) ?n[o']t perform as well)|"
        r"(?<![A-Za-z])(fp16|float16)\b[^\n]{0,60}\b((does|do|did) ?n[o']t work|not working)\b|"
-       r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)",
+       r"(overflow|(?<!shape )(?<!size )mismatch|accuracy|differ)[^\n]{0,120}(fp16|float16)|"
+       r"\A(?=.*\bdiscrepanc(y|ies)\b)(?=.*\b(fp16|float16)\b)",
        "An FP16 TensorRT engine stores weights and computes in fp16, and some layers do not fit: values above "
        "65504 overflow (LayerNorm and reductions over large activations, Softmax, big weights), tiny ones become "
        "subnormal, so outputs drift from the fp32/ONNX model or turn inf/NaN.",

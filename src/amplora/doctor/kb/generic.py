@@ -310,6 +310,9 @@ FALLBACKS = (
        r"(does ?n[o'’]t|do ?n[o'’]t|is ?n[o'’]t) (seem|appear) to be supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
+       # KeOps: "only float and double dtypes are implemented in new python engine"
+       r"\bonly " + _LISTED + r"(\s*(,|and|or)\s*" + _LISTED + r")*\s+(d(ata ?)?types?|tensors?)\s+(is|are) "
+       r"(implemented|supported|allowed)\b|"
        r"\bExpected input of \[[^\]\n]{0,120}\]\.? Got\b|"
        r"\bConversion from \w+ to " + _DTYPE_WORD + r" is not (yet )?(implemented|supported)|"
        r"does not implement (all )?operators for the " + _DTYPE_WORD + "|"
@@ -524,18 +527,19 @@ LAST_RESORT = (
        unless=_NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16"),
     # a report in words about dtypes under torch.compile, when no message above answered
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
-       r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b))"
+       r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b|\bnvFuser\b))"
        r"(?=.*(\bdtype|\bbf16|bfloat16|\bfp16|float16|float32|precision))"
        r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))(?!.*InternalTorchDynamoError)",
        "torch.compile (Inductor) can give a graph other dtypes than eager: factory calls such as `torch.randn` in a "
        "compiled region have ignored `torch.set_default_dtype` (which bf16-true precision sets) and come out "
-       "float32, so an op meets bf16 and fp32 tensors; and fusing a matmul, a bf16 cast and an fp32 add keeps the "
-       "intermediate in fp32, skipping the bf16 rounding eager does, so outputs differ by bf16's rounding (~1e-2).",
+       "float32, so an op meets bf16 and fp32 tensors; and fusing a matmul, a bf16 / fp16 cast and an fp32 add "
+       "keeps the intermediate in fp32 (Inductor and nvFuser both do), skipping the low-precision rounding eager "
+       "does, so outputs differ by a bf16 / fp16 rounding step (~1e-2 / ~1e-3).",
        "Run the same code without `torch.compile` to confirm; pass `dtype=` explicitly to factory calls inside "
        "compiled code instead of relying on the default dtype; set `torch._inductor.config.emulate_precision_casts "
        "= True` (`TORCHINDUCTOR_EMULATE_PRECISION_CASTS=1`) to round intermediates as eager does; upgrade torch "
        "(such Inductor dtype bugs are fixed in later releases).",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=_NOT_A_DTYPE_FAULT + r"|set_float32_matmul_precision\(\s*['\"](high|medium)"),
     _e("cuda-only-op", "device", "an op that exists only for CUDA got CPU tensors",
        r"is only available for these backends: \[CUDA\b|"
        r"Could not run '(?!aten::|quantized::|torchvision::|torchaudio::|prims::)\w+::[\w.]+' with arguments from "

@@ -56,15 +56,20 @@ JAXTPU = (
        r"bfloat16|bf16)\b|\b(bool|complex\w*|bfloat16)\b[^\n]{0,30}\b(is )?not supported (by|in) DLPack\b",
        "DLPack, the zero-copy exchange between JAX, torch, CuPy and NumPy, defines a fixed set of dtypes, and the "
        "releases involved did not share this one: bool (XLA's PRED) had no DLPack code before DLPack 0.8, and "
-       "bfloat16 or complex types are refused by some consumers.",
+       "bfloat16 or complex types are not supported by some consumers.",
        "Cast to a dtype both sides know before the exchange (`x.astype(jnp.uint8)` for a bool mask, float32 for "
        "bf16) and back after it, or upgrade both libraries to releases that exchange that dtype."),
     _e("dlpack-device-type", "device", "a DLPack device type the importing library does not support",
        r"kDLCPUPinned|kDLCUDAHost|kDLCUDAManaged|\bUnsupported device type\b[^\n]{0,40}\bDLPack\b|"
-       r"\bDLPack\b[^\n]{0,60}\bunsupported device\b",
+       r"\bDLPack\b[^\n]{0,60}\bunsupported device\b|"
+       # torch's own words for a capsule from managed memory (device type 13, kDLCUDAManaged)
+       r"\A(?=.*\b(from_dlpack|to_?dlpack|DLPack)\b)(?=.*\bUnsupported device_type: ?\d+)",
        "The tensor lives in memory of a DLPack device type the importing library does not support: pinned "
        "(page-locked) host memory from `pin_memory()` reports kDLCPUPinned, which JAX's `from_dlpack` does not "
-       "map, and managed CUDA memory is refused by several importers.",
+       "map, and managed (unified) CUDA memory, device type 13 (kDLCUDAManaged, from CuPy or RAPIDS with "
+       "`managed_memory=True`), is not supported by several importers, torch's `from_dlpack` among them.",
        "Pass a tensor in ordinary memory: an unpinned CPU copy (`t.clone()` without `pin_memory()`), or move it "
-       "to the GPU first (`t.cuda()`) and import that; pin only the buffers used for host-to-device copies."),
+       "to the GPU first (`t.cuda()`) and import that; pin only the buffers used for host-to-device copies; hand a "
+       "CuPy array in managed memory over through the CUDA array interface (`torch.as_tensor(a, device='cuda')`) "
+       "or allocate it without managed memory."),
 )

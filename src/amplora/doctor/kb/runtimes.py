@@ -46,6 +46,13 @@ RUNTIMES = (
        "Declare the model's own types in config.pbtxt (`data_type: TYPE_INT64` for an INT64 input; `TYPE_FP32` for "
        "the inputs and outputs of an fp16-built TensorRT engine, unless it was built with fp16 I/O formats), and "
        "send the client's tensors in that type (`np.float32`)."),
+    _e("tf-serving-json-half", "backend", "TensorFlow Serving's REST API given a half-precision input",
+       r"Conversion of JSON Value:?\s.{0,60}\bto type:? ?(half|bfloat16)\b",
+       "TensorFlow Serving's REST (JSON) front end converts JSON numbers only to the types it has a conversion "
+       "for, and DT_HALF (float16) and bfloat16 are not supported there: a model whose signature takes fp16 "
+       "inputs cannot be fed through the JSON API.",
+       "Send the request over gRPC (`PredictRequest` with a `tf.make_tensor_proto(x.astype(np.float16))`), or "
+       "export the model with a float32 input signature that casts to fp16 inside (`tf.cast(x, tf.float16)`)."),
     _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
        rf"(fp16|float16|FLOAT16|half).{{0,400}}{_BAD_OUTPUT}|{_BAD_OUTPUT}.{{0,400}}(fp16|float16|FLOAT16|half)|"
        r"overflow encountered in cast|\bNaNs?\b",
@@ -75,7 +82,10 @@ RUNTIMES = (
        r"\A(?=.*(OpenVINO|openvino|benchmark_app))"
        r"(?=.*\b(defaults? to|runs? in|uses?|executes? in) (bf16|bfloat16|f16)\b)|"
        # NaN or a run of '!' (token 0 of NaN logits) from the GPU plugin
-       r"\A(?=.*(" + _OPENVINO + r"))(?=.*\bGPU\b)(?=.*(\bNaNs?\b|!{6,}))",
+       r"\A(?=.*(" + _OPENVINO + r"))(?=.*\bGPU\b)(?=.*(\bNaNs?\b|!{6,}))|"
+       # a plugin config that picked f16, with f32 as the remedy: "when the plugin_config ... picks f16"
+       r"\A(?=.*(" + _OPENVINO + r"))(?=.*\b(picks?|picked|chooses?|chose|selects?|selected) (f16|fp16)\b)"
+       r"(?=.*\b(f32|fp32)\b)",
        cause="OpenVINO runs inference in f16 on GPUs (and bf16 on CPUs with AMX or AVX512-BF16) by default, whatever "
        "the model's fp32 weights, so results differ from fp32 and can overflow.",
        fix="Ask for full precision: `core.set_property('GPU', {'INFERENCE_PRECISION_HINT': 'f32'})` (or "
@@ -120,6 +130,14 @@ RUNTIMES = (
        "cores arrived with Turing (sm75), so Volta (V100) and older GPUs have no SmoothQuant GEMM.",
        "On Volta build an fp16 engine or a weight-only quantized one (`--use_weight_only`, int8 / int4 weights "
        "with fp16 activations); use SmoothQuant on Turing, Ampere or newer GPUs."),
+    _e("tensorrt-no-native-fp16", "device-capability", "TensorRT FP16 asked of a GPU without fast fp16",
+       r"\b(Half2|FP16) support requested on hardware without native FP16 support",
+       "The engine was built with FP16 allowed, but this GPU has no native fast FP16 arithmetic (compute capability "
+       "6.1 Pascal cards such as the GTX 10xx and P40, and older ones), so TensorRT does not support fast FP16 "
+       "there: the FP16 kernels run slowly or TensorRT picks FP32 ones.",
+       "Build the engine without `--fp16` (FP32), or INT8 where the GPU has DP4A (compute capability 6.1); check "
+       "the GPU's compute capability against TensorRT's precision support matrix, and use FP16 on Volta, Turing "
+       "and newer (or P100, compute capability 6.0)."),
     _e("tensorrt-fp16-flag", "backend", "a TensorRT engine built without the FP16 flag stays fp32",
        r"\bnot (a |an )?(fp16|float16|half)\b[^\n]{0,80}\b(but|instead)\b[^\n]{0,40}\b(fp32|float32)|"
        r"\b(fp32|float32) (model|engine|file|plan)\b[^\n]{0,40}\binstead of (a |an )?(fp16|float16)|"

@@ -8,6 +8,18 @@ from amplora.doctor.kb.entry import make as _e
 _PREC = r"(FP|fp|float|Float|complex)(16|32|64|128)\b|single[- ]precision|double[- ]precision"
 
 SCIENTIFIC = (
+    _e("gp-gpu-tf32", "backend", "Gaussian-process solves on a GPU whose float32 matmuls run in TF32",
+       r"\A(?=.*\b(GPs?|Gaussian process(es)?|gpytorch|botorch|kernel matri(x|ces))\b)(?=.*\b(GPUs?|cuda)\b)"
+       r"(?=.*\b(noisy|wrong|inaccurate|incorrect|unstable|garbage)\b)",
+       unless=r"\w+(Error|Exception):|out of memory|same device",
+       cause="A Gaussian process solves with its kernel matrix, which a small likelihood noise makes nearly singular, "
+       "so it needs every digit of float32 or more; on Ampere and newer GPUs float32 matmuls may run in TF32 (a "
+       "10-bit mantissa: `torch.backends.cuda.matmul.allow_tf32`, the default in torch 1.7-1.11, or "
+       "`set_float32_matmul_precision('high')` set by a framework), and the GPU's predictions come out noisy or "
+       "wrong where the CPU's are right.",
+       fix="Turn TF32 off for the solves (`torch.backends.cuda.matmul.allow_tf32 = False`, "
+       "`torch.set_float32_matmul_precision('highest')`), and fit in float64 (`model.double()`, "
+       "`train_x.double()`), as GPyTorch and BoTorch recommend for small noise."),
     _e("component-precision-mismatch", "mismatch", "data in another precision than the component was built for",
        r"\b(is|are) (" + _PREC + r")\b[^\n]{0,40}\bbut\b[^\n]{0,40}\b(is|are) (" + _PREC + r")",
        "Two parts that must share a precision do not: a simulator, target or runtime built for one precision "

@@ -12,6 +12,8 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"los(es?|ing|t) (a lot of |much |some )?precision|"
                  r"loss (does ?n[o']t|doesn't|won't|not) (decrease|go down|converge)|loss (is )?(stuck|flat|"
                  r"plateau\w*)|loss stays (effectively |roughly |nearly )?(constant|flat|the same)|performs? worse|"
+                 # "lower accuracy in bf16", a Pearson correlation against the reference: "a PCC of 0.957"
+                 r"(lower|worse|degraded|reduced) (accuracy|quality|PCC)|\bPCC (of|is|=|:|drops? to|only)\W{0,3}0\.\d+|"
                  r"fail(s|ed)? to (train|learn|converge)|(results?|outputs?|answers?) (got|get|gets|becomes?|became) "
                  r"(totally |completely |all )?wrong|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
@@ -32,7 +34,8 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  # Chinese / Japanese / Korean: garbled, loss not falling, accuracy drop, worse, empty, abnormal
                  r"乱码|不下降|精度下降|效果变差|结果变差|输出为空|结果异常|输出异常|输出都成 ?0|输出全为 ?0|全是 ?0|文字化け|おかしい|精度が(落ち|下が)|"
                  + SAME_OUTPUT_ZH + "|"
-                 r"不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(acc|准确率|精度)\s*\S{0,4}下降|"
+                 r"不符合预期|(结果|输出)\S{0,6}(差距|差异|不一致)|差距较大|差异较大|(较大|很大)的?误差|误差(较大|很大)|"
+                 r"(acc|准确率|精度)\s*\S{0,4}下降|"
                  r"loss\s*值?\s*(几乎)?(没有变化|不变)|"
                  r"(different|wrong) values than expected|(outputs?|predictions?|results?) (are |is )?(all )?(the same|"
                  r"an? (fixed|constant)) (small )?(value|class|label)s?\b|"

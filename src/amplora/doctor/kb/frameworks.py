@@ -1,0 +1,58 @@
+"""Frameworks other than torch (PaddlePaddle, Jittor, MLX, Julia's Lux, ggml readers, CTranslate2): the dtype checks
+they raise in their own words."""
+from __future__ import annotations
+
+from amplora.doctor.kb.entry import make as _e
+
+FRAMEWORKS = (
+    _e("paddle-tensor-dtype", "mismatch", "a PaddlePaddle op read a tensor in another dtype than it holds",
+       r"The type of data we are trying to retrieve does not match the type of data currently contained in the "
+       r"container|Tensor holds the wrong type, it holds \w+,? but desires to be \w+",
+       "A PaddlePaddle kernel reads its input as the dtype it was built for, and the tensor holds another: most "
+       "often NumPy data, which is float64 by default (`np.arange(1, 60, 3.0)`, `np.random.rand`), fed to layers "
+       "whose weights are float32, or float ids fed to an embedding, which needs int64.",
+       "Cast the data where it enters: `x.astype('float32')` for features (`paddle.to_tensor(x, dtype='float32')`), "
+       "`ids.astype('int64')` for embedding ids and class labels; or set `paddle.set_default_dtype('float64')` "
+       "before building the model if it should compute in float64."),
+    _e("jittor-amp-dsize", "mismatch", "a Jittor op that mixed precision handed operands of two sizes",
+       r"\b\w+->dtype\(\)\.dsize\(\) ?== ?\w+->dtype\(\)\.dsize\(\)",
+       context=r"(?<![A-Za-z0-9_])(fp16|float16|half|auto_mixed_precision\w*|amp)(?![A-Za-z0-9_])",
+       cause="Jittor's automatic mixed precision (`jt.flags.auto_mixed_precision_level` above 3 brings float16 in) "
+       "does not convert every operator to fp16 yet, so one operand of an op arrives in float16 and the other in "
+       "float32, and the op's check that both have the same element size fails.",
+       fix="Keep `auto_mixed_precision_level` at 3 or below (no float16) for this model, or cast the op's inputs "
+       "to one dtype (`x.float32()`, `x.float16()`) around it; upgrade Jittor for more fp16 operators."),
+    _e("mlx-op-dtype", "backend", "an MLX op without a kernel for this dtype",
+       r"\[metal::Device\] Unable to load kernel \w*_(bfloat16|float16|float64|complex64|u?int(8|16|64)|bool_?)\w*|"
+       r"\[\w+::eval_(gpu|cpu)\] (Does not support|does not support|not supported( for)?) \w+",
+       "This MLX operation has no kernel for the array's dtype on that device: MLX instantiates each Metal kernel "
+       "per dtype, and some (scans such as `cumsum`, `arange`, several reductions in older releases) were not "
+       "built or implemented for bfloat16 or other types, so the kernel cannot be loaded and the op is not "
+       "supported.",
+       "Run that op in a dtype it has (`x.astype(mx.float32)` or `mx.float16` before it, and back after), create "
+       "the array in float32 and `astype` it, or upgrade MLX, whose later releases add the kernel."),
+    _e("julia-mixed-eltype", "mismatch", "Float32 and Float64 arrays mixed in one Julia matmul",
+       r"Mixed-Precision `?\w+!?`? detected",
+       "The arrays of this matmul have different element types (Float32 parameters, as Lux and Flux create them, "
+       "with a Float64 input or state from `zeros`, `rand` or literals), so LuxLib cannot use its fast kernel and "
+       "falls back to a slow generic one, and the result is promoted to Float64.",
+       "Give them one element type: `Float32.(x)` / `f32(x)` for the data and state (`zeros(Float32, 2, 3)`), or "
+       "`f64(ps)` for the parameters if the model should run in Float64."),
+    _e("ggml-type-unsupported", "backend", "a GGUF / ggml reader without this tensor type",
+       r"\bUnsupported (quantization|ggml|tensor) type:? ?\d+\b|"
+       r"\bon tensors with type '?(f16|bf16|f32|q\d\w*)'? is not (yet )?supported\b",
+       "The tool reading this model has no case for the tensor type: ggml numbers its types (0 F32, 1 F16, 30 "
+       "BF16, the others quantized formats), and a loader or tool written for some of them (a GGUF reader without "
+       "F16, llama.cpp's finetune, which does not support f16 weights) refuses the rest as unsupported.",
+       "Convert the model to a type the tool takes (`convert_hf_to_gguf.py --outtype f32` or `q8_0`, "
+       "`llama-quantize`), or upgrade the reader to a release that supports that type."),
+    _e("ctranslate2-storage-type", "backend", "a CTranslate2 code path that expects another storage type",
+       r"expected storage to be of type \w+, but is of type \w+",
+       "CTranslate2 converts the model to its `compute_type` when loading, and one of its code paths (a search "
+       "option such as returned scores, a model type new to that compute type) expects another storage type than "
+       "that compute type gives it (float32 scores under `int8_float16`, float16 storage under bfloat16): a "
+       "combination this release does not support, not a dtype of the user's data.",
+       "Load with another compute type (`compute_type='float16'`, `'int8_float32'` or `'float32'`, `'int8'` on the "
+       "CPU), or upgrade CTranslate2 (and faster-whisper), which fixed such paths (or go back to the previous "
+       "release)."),
+)
