@@ -1012,6 +1012,58 @@ SAMPLES = [
      "FP32.", ["fp64", "fp32"], None),
     ("buffer-read-wrong-dtype", "cp.frombuffer(buf, dtype=cp.float32) gives [1.4e+31, 0.0, 2.2e+18]", ["fp32"], None),
     ("promoted-to-float64", "Outputs are promoted to float64 even with float32 inputs", ["fp64", "fp32"], None),
+    # gradient-boosted trees beside torch: the booster's device, float16 arrays, float32 thresholds, GPU histograms
+    ("xgboost-data-device", "UserWarning: Falling back to prediction using DMatrix due to mismatched devices. XGBoost "
+     "is running on: cuda:0, while the input data is on: cpu.", [], None),
+    ("xgboost-float16-input", "xgboost.core.XGBoostError: [10:01:12] array_interface.h:462: Floating point-2 is not "
+     "supported.", [], None),
+    ("treelite-float32-thresholds", "The model compiled with treelite gives different predictions than lightgbm's "
+     "predict on the same rows", [], None),
+    ("lightgbm-gpu-single-precision", "lightgbm with device_type='gpu' is not reproducible: two runs with seed=1 give "
+     "different AUC", [], None),
+    # a tensor rebuilt by the float32 type constructor; Gaussian processes under TF32
+    ("tensor-constructor-float32", "the runner rebuilds outputs with torch.Tensor(arr), so our int64 ids are "
+     "converted to float32", ["int64", "fp32"], None),
+    ("gp-gpu-tf32", "gpytorch ExactGP: the posterior on cuda is noisy and wrong, on the CPU it is smooth", [], None),
+    # serving: TensorFlow Serving's JSON API; an fp16 overflow that saturates instead of giving inf
+    ("tf-serving-json-half", "{ \"error\": \"Conversion of JSON Value: 0.5 to type: half\" }", ["fp16"], None),
+    ("fp16-saturation", "x = torch.tensor([70000.0]).half() on the npu gives tensor(65504., dtype=torch.float16), "
+     "not inf", ["fp16"], None),
+    ("iter-operand-device", "RuntimeError: iter.device(arg).is_xpu() INTERNAL ASSERT FAILED at Loops.h:91", [], None),
+    # compilers and fusers: NNC, nvFuser, torch_xla's environment variables, TVM, MLIR / IREE, Triton, dynamo
+    ("nnc-fuser-dtype", "RuntimeError: MALFORMED INPUT: bad dtype in CompareSelect", [], None),
+    ("nvfuser-half-scalar", "RuntimeError: false INTERNAL ASSERT FAILED at ir_interface_nodes.h:111. Invalid data "
+     "type: __half", [], None),
+    ("nvfuser-bf16-fallback", "scripted gelu with bfloat16 inputs: UserWarning: FALLBACK path has been taken. This is "
+     "an indication that codegenFailed for some reason.", ["bf16"], None),
+    ("xla-env-reported-float32", "with XLA_USE_BF16=1 the output dtype prints torch.float32, not bfloat16",
+     ["fp32", "bf16"], None),
+    ("tvm-input-size-dtype", "m.set_input('x', tvm.nd.array(x.astype('float64')))\nCheck failed: from_size == "
+     "to_size (800 vs. 400) : TVMArrayCopyFromTo: The size must exactly match", ["fp64"], None),
+    ("mlir-element-type", "error: 'gpu.subgroup_mma_load_matrix' op MMAMatrixType elements must be SI8, UI8, I32, "
+     "F16, or F32", [], None),
+    ("triton-bf16-lowering", "triton_mm with bfloat16 inputs: error: LLVM Translation failed for operation: "
+     "builtin.unrealized_conversion_cast", ["bf16"], None),
+    ("dynamo-accuracy-tolerance", "RMSE (res-fp64): 0.00912, (ref-fp64): 0.00051 and shape=torch.Size([]). res.dtype: "
+     "torch.bfloat16, multiplier: 3.000000, tol: 0.001000", ["fp64", "bf16"], None),
+    # other frameworks in their own words: Paddle, Jittor, MLX, Lux, ggml readers, CTranslate2
+    ("paddle-tensor-dtype", "Tensor holds the wrong type, it holds float, but desires to be int64_t at "
+     "(paddle/fluid/framework/tensor_impl.h:33)", ["int64"], None),
+    ("jittor-amp-dsize", "with jt.flags.auto_mixed_precision_level = 5: Check failed: a->dtype().dsize() == "
+     "b->dtype().dsize()", [], None),
+    ("mlx-op-dtype", "[metal::Device] Unable to load kernel contiguous_scan_inclusive_prod_bfloat16_bfloat16", [],
+     None),
+    ("julia-mixed-eltype", "Warning: Mixed-Precision `matmul!` detected and Octavian.jl cannot be used for this set of "
+     "inputs", [], None),
+    ("ggml-type-unsupported", "error: Unsupported ggml type 30 in tensor blk.0.attn_q.weight", [], None),
+    ("ctranslate2-storage-type", "ValueError: expected storage to be of type float16, but is of type bfloat16",
+     ["fp16", "bf16"], None),
+    ("thinc-grad-scaling-cpu", "spacy.load('en_core_web_trf') on a laptop: ValueError: Gradient scaling is not "
+     "supported", [], None),
+    ("tensorrt-no-native-fp16", "[W] [TRT] Half2 support requested on hardware without native FP16 support, "
+     "performance will be negatively affected.", ["fp16"], None),
+    ("flash-attn-ln-types", "RuntimeError: FWD: Unsupported hidden_size or types: 4096HalfFloatFloatFloatFloat", [],
+     None),
 ]
 
 
@@ -1596,6 +1648,25 @@ CLASS_WORDINGS = [
     ("dtype-unsupported", "InvalidArgumentError: Unsupported dtype: complex128 [Op:TensorScatterUpdate]"),
     ("jax-x64-disabled", "jnp.asarray(x) keeps converting float64 to float32 in my jax backend"),
     ("mps-wrong-results", "On mps the model gives silently incorrect logits with torch 2.8"),
+    # widened wordings: a declared narrow integer type, a node with its name, managed memory over DLPack, a library's
+    # own list of dtypes, float32 as JAX's default, XLA's JIT device, an engine's discrepancy, a plugin's pick
+    ("int-arithmetic-wraps", "the server declares the output TYPE_UINT16 and the counts above 65535 come back modulo "
+     "65536"),
+    ("onnx-no-kernel", "NOT_IMPLEMENTED : Could not find an implementation for the node Scaler:Scaler(1)"),
+    ("dlpack-device-type", "t = torch.from_dlpack(arr)\nRuntimeError: Unsupported device_type: 13"),
+    ("dtype-unsupported", "ValueError: only float32 and float64 dtypes are supported by this solver"),
+    ("fp32-needs-fp64", "the sampler reports many divergences with float32 (the JAX default)"),
+    ("tf-opkernel-dtype", "Cannot run the sampler in float64: No registered 'RandomUniform' OpKernel for XLA_CPU_JIT"),
+    ("tensorrt-fp16-range", "Discrepancy between the FP16 and FP32 TensorRT engines:\nFP16 mAP 0.0\nFP32 mAP 0.71"),
+    ("openvino-precision-hint", "OpenVINO on the Arc GPU picks f16 and the masks are empty; pinning the encoder to f32 "
+     "fixes it"),
+    ("gpu-api-no-fp16", "input.cl:1:26: warning: unsupported OpenCL extension 'cl_khr_fp16' - ignoring"),
+    ("triton-math-half", "torch._inductor.exc.InductorError: KeyError: triton.language.bfloat16"),
+    ("tf32-matmul", "torch.set_float32_matmul_precision('high')\nAssertionError: Tensor-likes are not close!"),
+    ("compile-dtype", "nvFuser fused output is wrong for float16 inputs: Mismatched elements: 3 / 8"),
+    ("bf16-rounding-report", "Run in bfloat16 the vision tower gives a PCC of 0.93 against the reference"),
+    ("fp16-drift-report", "float16下模型输出与float32有很大的误差"),
+    ("cupy-numpy-mix", "TypeError: Only cupy arrays can be concatenated"),
 ]
 
 
@@ -1799,6 +1870,15 @@ LOOKALIKE_REJECTS = [
     # a C++ overload error with no float64 in sight; a mmap past the end with no dtype named
     "error: no instance of overloaded function \"std::max\" matches the argument list",
     "ValueError: mmap length is greater than file size",
+    # the new classes' neighbours: a GPU GP that ran out of memory, LightGBM without an OpenCL device, XGBoost built
+    # without CUDA, a treelite build error, a TVM shape check, an MLX shape error, NaN from a numerical bug
+    "gpytorch on cuda: the ExactGP is wrong size: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "[LightGBM] [Fatal] No OpenCL device found; the GPU version gives different results? it does not start at all",
+    "xgboost.core.XGBoostError: XGBoost version not compiled with GPU support.",
+    "treelite.core.TreeliteError: Failed to compile the model: predictions differ? gcc: error: unrecognized option",
+    "Check failed: (reporter->AssertEQ(data->shape[0], weight->shape[1])) is false: Dense: shape of weight is invalid",
+    "ValueError: [matmul] Last dimension of first input with shape (2,3) must match second to last dimension",
+    "TypeError: Unsupported type <class 'list'> for the argument `ops`",
 ]
 
 
@@ -1975,6 +2055,19 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     # a refusal is said in the words users search for
     ("ValueError: [linalg::inv] Arrays must type float32. Received array with type float64.",
      ["is not supported", "float64"]),
+    # causes reworded so that what the user can check is said: hidden GPUs, a refused dtype, a missing extension,
+    # fp16 beside bf16 in compiled code, float64 on XLA
+    ("RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 2.",
+     ["cuda_visible_devices", "sees 2 gpu"]),
+    ("RuntimeError: Required aspect fp64 is not supported on the device", ["does not support"]),
+    ("AclNN_Parameter_Error(EZ1001): Tensor self not implemented for DT_DOUBLE, should be in dtype support list "
+     "[DT_FLOAT,DT_FLOAT16,]", ["not supported"]),
+    ("Bool type is not supported by dlpack", ["not supported"]),
+    ("error: extension 'f16' is not allowed", ["does not support"]),
+    ("torch.compile: max_abs_diff 0.004 between eager and compiled outputs with float16 inputs",
+     ["nvfuser", "fp16 rounding"]),
+    ("No registered 'Multinomial' OpKernel for 'GPU' devices compatible with node {{node m}} (T=DT_DOUBLE)",
+     ["float64"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)
@@ -2910,7 +3003,7 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
      "deserialize-cuda", ["a device that exists", "'cuda:2': 'cuda:0'"]),
     # CTranslate2's compute type picks the dtypes its kernels mix
     ("translator.translate_batch(batch, compute_type='int8_float16')\nRuntimeError: expected storage to be of type "
-     "float, but is of type float16", "generic-dtype", ["int8_float32", "upgrade CTranslate2"]),
+     "float, but is of type float16", "ctranslate2-storage-type", ["int8_float32", "upgrade CTranslate2"]),
     # an fp8 KV cache in vLLM meeting a draft head's bf16 query
     ("vllm serve --speculative-config '{\"method\": \"eagle3\"}' --kv-cache-dtype fp8\nRuntimeError: query and key "
      "must have the same dtype", "fp8-kv-cache-vs-query", ["draft", "--kv-cache-dtype fp8"]),
