@@ -137,7 +137,15 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout168", 14),
                                          ("heldout169", 24),
                                          ("heldout170", 7),
-                                         ("heldout171", 24)])
+                                         ("heldout171", 24),
+                                         ("heldout172", 32),
+                                         ("heldout173", 30),
+                                         ("heldout174", 20),
+                                         ("heldout175", 23),
+                                         ("heldout176", 36),
+                                         ("heldout177", 25),
+                                         ("heldout178", 28),
+                                         ("heldout179", 33)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -186,7 +194,15 @@ def test_split_sizes(records, split, size):
                               "heldout168": 9,
                               "heldout169": 13,
                               "heldout170": 3,
-                              "heldout171": 11}.get(split, 20)
+                              "heldout171": 11,
+                              "heldout172": 18,
+                              "heldout173": 16,
+                              "heldout174": 9,
+                              "heldout175": 14,
+                              "heldout176": 24,
+                              "heldout177": 14,
+                              "heldout178": 16,
+                              "heldout179": 17}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -395,7 +411,15 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (169, "heldout168", "w33100", 9, 5, 12),
     (170, "heldout169", "w33300", 13, 11, 15),
     (171, "heldout170", "w33500", 3, 4, 5),
-    (172, "heldout171", "w33700", 11, 13, 15)])
+    (172, "heldout171", "w33700", 11, 13, 15),
+    (173, "heldout172", "w33900", 18, 14, 19),
+    (174, "heldout173", "w34100", 16, 14, 18),
+    (175, "heldout174", "w34300", 9, 11, 19),
+    (176, "heldout175", "w34500", 14, 9, 14),
+    (177, "heldout176", "w34700", 24, 12, 17),
+    (178, "heldout177", "w34900", 14, 11, 21),
+    (179, "heldout178", "w35100", 16, 12, 22),
+    (180, "heldout179", "w35300", 17, 16, 23)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -415,10 +439,11 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # do the sixtieth's custom CUDA extensions, most of the sixty-first's optimizers and the sixty-second's and
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
-    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157), 5),
+    fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
+                              177), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168), 4),
+                              166, 168, 173, 174, 178, 179, 180), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
@@ -524,7 +549,15 @@ def test_load_filters_by_split(records):
               + wc.load("heldout168")
               + wc.load("heldout169")
               + wc.load("heldout170")
-              + wc.load("heldout171"))
+              + wc.load("heldout171")
+              + wc.load("heldout172")
+              + wc.load("heldout173")
+              + wc.load("heldout174")
+              + wc.load("heldout175")
+              + wc.load("heldout176")
+              + wc.load("heldout177")
+              + wc.load("heldout178")
+              + wc.load("heldout179"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
