@@ -1064,6 +1064,26 @@ SAMPLES = [
      "performance will be negatively affected.", ["fp16"], None),
     ("flash-attn-ln-types", "RuntimeError: FWD: Unsupported hidden_size or types: 4096HalfFloatFloatFloatFloat", [],
      None),
+    # Triton branches of two dtypes, tl.dot's TF32; an empty tensor's default dtype; DataLoader workers and pinning
+    ("triton-branch-dtype", "AssertionError('Mismatched type for acc between then block (<['128'], fp32>) and else "
+     "block (<['128'], fp16>)')", ["fp32", "fp16"], None),
+    ("triton-dot-tf32", "my Triton kernel with tl.dot on float32 inputs has a constant error of 3e-3 against "
+     "torch.matmul", ["fp32"], None),
+    ("empty-tensor-default-float32", "batch = collate([]) gives tensor([], size=(0, 128)) and then input_ids become "
+     "floats after torch.cat", [], None),
+    ("dataloader-cuda-storage", "in collate: RuntimeError: Attempted to set the storage of a tensor on device "
+     "\"cuda:1\" to a storage on different device \"cpu\". This is no longer allowed; the devices must match.",
+     [], None),
+    ("pin-memory-no-cuda", "NotImplementedError: Could not run 'aten::_pin_memory' with arguments from the 'CUDA' "
+     "backend.", [], None),
+    # Caffe2's element types; a SavedModel's float32 signature under mixed_float16; a 0-dim fp32 scale
+    ("caffe2-tensor-type", "Tensor type mismatch, caller expects elements to be float while tensor contains "
+     "caffe2::__f16", ["fp32", "fp16"], None),
+    ("savedmodel-signature-float16", "ValueError: Could not find matching function to call loaded from the "
+     "SavedModel. Got: * Tensor(\"inputs:0\", shape=(None, 128), dtype=float16) Expected: * "
+     "TensorSpec(shape=(None, 128), dtype=tf.float32, name='inputs')", ["fp16", "fp32"], None),
+    ("zero-dim-promotion", "x = torch.ones(4, dtype=torch.float16) * torch.tensor(1e5, dtype=torch.float32)\n"
+     "tensor([inf, inf, inf, inf], dtype=torch.float16)", ["fp16", "fp32"], None),
 ]
 
 
@@ -1667,6 +1687,20 @@ CLASS_WORDINGS = [
     ("bf16-rounding-report", "Run in bfloat16 the vision tower gives a PCC of 0.93 against the reference"),
     ("fp16-drift-report", "float16下模型输出与float32有很大的误差"),
     ("cupy-numpy-mix", "TypeError: Only cupy arrays can be concatenated"),
+    # a loader's FloatTensor in, DoubleTensor out; float32's rounding in float64 results; a compiler's bf16 cast;
+    # bf16 through Arrow; a truncated MKL message; DirectML's complex; Keras' policy on a CPU; TFLite's INT16 kernel
+    ("collate-float64", "DataLoader(TensorDataset(x, y)): x comes out torch.FloatTensor and y torch.DoubleTensor"),
+    ("float64-truncated", "x = np.float64 value, torch.float64 result\nRelative difference: 2.4e-08 (up to 0 "
+     "allowed)"),
+    ("float64-truncated", "tf.cast(0.1, tf.float64) prints 0.10000000149011612 instead of 0.1"),
+    ("dtype-unsupported", "LLVM ERROR: not support fp16 type cast"),
+    ("numpy-bf16", "datasets map with bfloat16 tensors fails (unsupported):\n  File \"pyarrow/array.pxi\", line 248, "
+     "in pyarrow.lib.array"),
+    ("fft-half", "test_stft_bfloat16 RuntimeError: MKL FFT doesn't support tensor of type"),
+    ("directml-dtype", "torch_directml: Invalid or unsupported data type ComplexFloat"),
+    ("half-slow-report", "with keras mixed_precision the epoch takes 60x longer, training is very slow on the CPU"),
+    ("tflm-type-check", "tensorflow/lite/kernels/elementwise.cc:88 Type INT16 is unsupported by op Log."),
+    ("jax-x64-disabled", "ids = jnp.array(ids, dtype='int64') is truncated to dtype int32"),
 ]
 
 
@@ -1879,6 +1913,18 @@ LOOKALIKE_REJECTS = [
     "Check failed: (reporter->AssertEQ(data->shape[0], weight->shape[1])) is false: Dense: shape of weight is invalid",
     "ValueError: [matmul] Last dimension of first input with shape (2,3) must match second to last dimension",
     "TypeError: Unsupported type <class 'list'> for the argument `ops`",
+    # a stale library reading a garbage type id, an argparse choice, a TensorRT too old for the GPU, a Triton pointer
+    # where a float was meant, TF 1 arguments in TF 2, an OOM in a float16 run
+    "Unsupported quantization type 84426624\nrwkv.cpp:583: q_type == 2 || q_type == 3",
+    "the converter only supports float16 / float32?\nconvert.py: error: argument data_type: invalid choice: 'Q8_0' "
+    "(choose from 'float16', 'float32')",
+    "Half2 support requested on hardware without native FP16 support, performance will be negatively affected.\n"
+    "Assertion failed: Unsupported SM.",
+    "triton.language.semantic.IncompatibleTypeErrorImpl: invalid operands of type pointer<fp32> and "
+    "triton.language.float32",
+    "TypeError: Input 'predictions' of 'InTopKV2' Op has type int32 that does not match expected type of float32.",
+    "Keras float16 model failed to train: ResourceExhaustedError: OOM when allocating tensor of shape [] and type "
+    "int64",
 ]
 
 
@@ -2068,6 +2114,15 @@ def test_a_kernel_story_follows_the_device_in_the_text():
      ["nvfuser", "fp16 rounding"]),
     ("No registered 'Multinomial' OpKernel for 'GPU' devices compatible with node {{node m}} (T=DT_DOUBLE)",
      ["float64"]),
+    ("UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+     ["enabled=false"]),
+    ("RuntimeError: MKL FFT doesn't support tensors of type: Half", ["does not support"]),
+    ("torch_directml: Invalid or unsupported data type ComplexFloat", ["complex", "on the cpu"]),
+    ("../src/tensorflow/lite/micro/kernels/fully_connected.cc Hybrid models are not supported on TFLite Micro.",
+     ["int16 activations"]),
+    ("RuntimeError: tensorflow/lite/kernels/elementwise.cc:88 Type INT16 is unsupported by op Rsqrt.",
+     ["keep them in float"]),
+    ("RuntimeError: Could not convert the bfloat16 tensor: got unsupported ScalarType BFloat16", ["datasets.map"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

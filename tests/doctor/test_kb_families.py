@@ -346,7 +346,6 @@ def test_the_last_resort_leaves_other_faults_and_prose_alone(text):
      "`enable_sequential_cpu_offload`, but are now attempting to move the pipeline to GPU."),
     ("dtype-required", "RuntimeError: targets must be int32 type"),
     ("dtype-check", "UserWarning: The input Tensor must be of floating type."),
-    ("dtype-check", "CompilationError: IncompatibleTypeErrorImpl('invalid operands of type pointer<fp32> and fp32')"),
     # NVIDIA/apex, DeepSpeed, CTranslate2, ExecuTorch, GPTQModel, optimum, coremltools, TensorRT's Polygraphy
     ("dtype-check", "RuntimeError: Dtype of the freqs tensor must be float"),
     ("dtype-check", "ValueError: MIL quantization dtype must be int8 or uint8"),

@@ -182,13 +182,16 @@ ACCELERATORS = (
        "out the same for every frame.",
        "Convert the frame to a Float32Array normalised as in training (`x / 255`, mean and std), or use a uint8 "
        "(quantized) model whose input tensor is uint8."),
-    _e("directml-dtype", "device-capability", "DirectML: no bf16 or float64, and no autocast",
+    _e("directml-dtype", "device-capability", "DirectML: no bf16, float64 or complex, and no autocast",
        r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
-       context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type)\b",
+       context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type|"
+       r"Complex\w*|complex(64|128))\b",
        cause="torch-directml (the `dml` / `privateuseone` device on Windows GPUs) computes in float32 and float16 "
-       "but has no bfloat16 or float64 tensors, and `torch.autocast` does not run on it, so a bf16 model, float64 "
-       "data, or fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there.",
+       "but does not support bfloat16, float64 or complex (ComplexFloat, from STFT / FFT) tensors, and "
+       "`torch.autocast` does not run on it, so a bf16 model, float64 data, a spectrogram model's complex STFT, or "
+       "fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there.",
        fix="Load the model in float16 or float32 (`torch_dtype=torch.float16`), cast float64 data with `.float()`, "
+       "run complex STFT / FFT steps on the CPU (`x.cpu()`, then move the real result back), "
        "and without autocast keep the whole model and its inputs in one dtype: full fp32 (`--no-half` / "
        "`--precision full` in the SD UIs) or everything cast to fp16 by hand."),
     _e("ascend-910a-bf16", "device-capability", "bf16 on an Ascend 910A",

@@ -85,6 +85,8 @@ BACKENDS = (
        r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision|"
        r"(cu|hip)FFT doesn'?t support .{0,60}(half|bfloat16)|Unsupported dtype (Half|BFloat16)|"
        r"MKL FFT doesn'?t support tensors of type:? (Half|BFloat16)|"
+       r"\A(?=.*MKL FFT doesn'?t support tensors? of type)(?=.*(?<![A-Za-z0-9])(bfloat16|bf16|float16|fp16|half)"
+       r"(?![A-Za-z0-9]))|"
        r"\"\w*(fft|stft)\w*\" not implemented for '(Half|BFloat16|ComplexHalf)\b'?|"
        # told in words: "requires powers of 2 to work on half-precision tensors", "fft with float16 is not supported"
        r"powers? of (2|two)\b[^\n]{0,100}\b(half|fp16|float16)\b|"
@@ -92,8 +94,8 @@ BACKENDS = (
        r"\b(fft|stft)\w*\b[^\n]{0,60}\b(half|fp16|float16)\b[^\n]{0,80}\b(not supported|unsupported)\b|"
        r"\b(bfloat16|bf16|half|fp16|float16)\b[^\n]{0,20}\bnot (being )?supported by (the )?(torch\.)?(cu)?fft\b",
        "An FFT / STFT ran in fp16 (autocast or a half model): cuFFT computes half precision only for "
-       "power-of-two signal sizes (and on compute capability >= 5.3), the CPU (MKL, pocketfft) and MPS have no "
-       "half-precision or complex-half FFT at all, and bf16 FFTs do not exist.",
+       "power-of-two signal sizes (and on compute capability >= 5.3), the CPU's FFT (MKL, pocketfft) does not "
+       "support half-precision or complex-half FFTs at all, nor does MPS, and bf16 FFTs do not exist.",
        "Compute the FFT in fp32: `torch.fft.rfft(x.float(), ...)` inside `torch.autocast('cuda', enabled=False)`, "
        "then cast the result back; or pad the signal to a power-of-two size.",
        context=r"fft|stft|spectral|\bComplex(64|128)?\b|\bcomplex(64|128)\b",

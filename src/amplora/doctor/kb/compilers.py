@@ -63,6 +63,23 @@ COMPILERS = (
        fix="Upgrade Triton together with torch (or the ROCm Triton pin), or keep that op out of bf16: compute it in "
        "fp16 / fp32, or turn off the Triton matmul templates (`torch._inductor.config.max_autotune_gemm_backends = "
        "'ATEN'`)."),
+    _e("triton-branch-dtype", "mismatch", "a Triton kernel whose two branches give one value two dtypes",
+       r"Mismatched type for \w+ between then block \(<[^>]*>\) and else block \(<[^>]*>\)",
+       "Triton needs a variable to have one type on both sides of an `if`: here one branch loads it from one tensor "
+       "(a cache or state kept in bf16 / fp32) and the other from the input in another dtype (fp16 activations), "
+       "so the kernel was called with tensors of two dtypes.",
+       "Cast inside the kernel so both branches agree (`tl.load(state_ptr).to(x.dtype)`), or give the state the "
+       "input's dtype before the call (`cache.to(x.dtype)`, a cache dtype option equal to the model's)."),
+    _e("triton-dot-tf32", "backend", "Triton's `tl.dot` computing float32 in TF32",
+       r"\A(?=.*\b(tl\.dot|triton)\b)(?=.*\b(tl\.float32|float32|fp32)\b)(?=.*\b(steady |small |constant )?"
+       r"(errors?|differ\w*|mismatch\w*|discrepanc\w*)\b)(?=.*\b(einsum|torch\.matmul|torch\.bmm|matmul|cuBLAS)\b)",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="`tl.dot` on float32 inputs computes in TF32 on the tensor cores by default (`allow_tf32=True`, "
+       "`input_precision='tf32'`), a 10-bit mantissa, so a Triton matmul differs from torch's full-precision "
+       "float32 result by about 1e-3 relative, however carefully the variables are kept tl.float32.",
+       fix="Ask for full float32 in the kernel: `tl.dot(a, b, input_precision='ieee')` (older Triton: "
+       "`allow_tf32=False`), or `'tf32x3'` for near-fp32 accuracy at tensor-core speed; or compare with a "
+       "TF32-sized tolerance."),
     _e("dynamo-accuracy-tolerance", "overflow", "a low-precision run outside the accuracy checker's tolerance",
        r"\bRMSE \(res-fp64\):[^\n]{0,200}\bres\.dtype: torch\.(bfloat16|float16)\b",
        "The accuracy checker of torch's benchmarks compares the compiled run with an fp64 reference by RMSE, and a "

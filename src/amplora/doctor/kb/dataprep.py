@@ -69,7 +69,9 @@ DATAPREP = (
        "its signature or README says, or `.to(torch.int32)` before the call."),
     _e("collate-float64", "mismatch", "a DataLoader that hands out float64 batches",
        r"\b(DataLoader|data ?loader|collate\w*|batch(es)?)\b[^\n]{0,60}\b(auto-?)?(convert|turn|cast|change|become|"
-       r"return|give|yield|produce|output)\w*\b[^\n]{0,30}\b(Double|DoubleTensor|float64)\b",
+       r"return|give|yield|produce|output)\w*\b[^\n]{0,30}\b(Double|DoubleTensor|float64)\b|"
+       # a batch printed beside its source: FloatTensor in, DoubleTensor out of the loader
+       r"\A(?=.*\b(DataLoader|TensorDataset|collate\w*)\b)(?=.*\bFloatTensor\b)(?=.*\bDoubleTensor\b)",
        "PyTorch's default collate builds a batch from what `__getitem__` returns: Python floats and NumPy float64 "
        "scalars or arrays become float64 (double) tensors, so a dataset that indexes a 1-D target (getting a "
        "Python number) or keeps NumPy float64 data yields double batches even when the source was cast with "
@@ -127,6 +129,15 @@ DATAPREP = (
        "Build tensors with the functions that keep the data's dtype: `torch.from_numpy(a)` (shares memory) or "
        "`torch.as_tensor(a)` / `torch.tensor(a)` (copies), then `.to(device)`; give `dtype=` only where a cast is "
        "meant."),
+    _e("empty-tensor-default-float32", "mismatch", "an empty list turned into a float32 tensor",
+       r"\A(?=.*\btensor\(\[\], size=\([\d, ]+\)\)(?!,))(?=.*\b(input_ids|token\w*|ids|indices|labels|int64|long)\b)",
+       "`torch.tensor([])` (and a tokenizer or collate that builds its tensor from an empty list) has no values to "
+       "infer a dtype from, so it gets the default dtype, float32 (an empty tensor printed without `dtype=` is "
+       "float32): token ids of an empty input come back float32, and `torch.cat` with int64 ids then promotes "
+       "them all to float.",
+       "Give the dtype where the tensor is made (`torch.tensor(ids, dtype=torch.long)`, "
+       "`torch.empty(1, 0, dtype=torch.long)`), skip empty inputs, or cast (`ids.long()`) before concatenating; "
+       "upgrade the tokenizer library if it builds the tensor."),
     _e("swig-overload-dtype", "numpy", "a C++ library's Python binding without an overload for this array dtype",
        r"Wrong number or type of arguments for overloaded function",
        "A SWIG-wrapped C++ library (SimpleITK, ITK, GDAL and others) has one overload per pixel or sample type, "
@@ -174,7 +185,11 @@ DATAPREP = (
     _e("float64-truncated", "overflow", "a float64 value that passed through float32",
        r"\b(double[- ]precision|float64|f64)\b[^\n]{0,60}\b(truncat\w*|rounded|cast|cut|downcast\w*) to "
        r"(single[- ]precision|float32|f32)\b|\b(truncat\w*|round\w*) (\w+ ){0,2}(double|float64) (\w+ ){0,2}to "
-       r"(single|float32)\b",
+       r"(single|float32)\b|"
+       # a float64 result off by float32's rounding: relative difference about 1e-8 (float32 keeps ~7 digits)
+       r"\A(?=.*\b(float64|double)\b)(?=.*\bRelative difference: [1-9](\.\d+)?e-0[78]\b)|"
+       # ... or a short decimal printed in float64 with float32's rounding tail: 0.2 as 0.20000000298023224
+       r"\A(?=.*\b(float64|double|complex128)\b)(?=.*\b\d+\.\d{1,4}(0{5,8}|9{5,8})\d{6,}\b)",
        "A float64 value passed through float32 on its way: a constant emitted as a float32 literal in generated "
        "kernel code, a tensor made in the default dtype, or JAX without x64, so digits past the seventh "
        "(3.141592653589793 becomes 3.141592741012573) are truncated to single precision.",

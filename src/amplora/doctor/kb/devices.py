@@ -158,6 +158,21 @@ DEVICES = (
        "Pick one: launch a single process (`python train.py`, no distributed accelerate config) and keep "
        "`device_map='auto'` to split the model, or run DDP with one full copy per GPU "
        "(`device_map={'': int(os.environ['LOCAL_RANK'])}`) when it fits one GPU."),
+    _e("dataloader-cuda-storage", "device", "CUDA tensors from a Dataset collated in DataLoader workers",
+       r"Attempted to set the storage of a tensor on device \W?cuda(:\d+)?\W? to a storage on different device "
+       r"\W?cpu\b",
+       context=r"\b(collate\w*|DataLoader|num_workers|workers?)\b",
+       cause="The Dataset returns tensors already on the GPU while the DataLoader runs worker processes "
+       "(`num_workers > 0`): the collate function builds each batch in CPU shared memory for the worker, and a "
+       "cuda:0 tensor cannot take that CPU storage; CUDA tensors are not supported in worker processes.",
+       fix="Keep the dataset's tensors on the CPU and move each batch in the training loop (`batch.to(device, "
+       "non_blocking=True)` with `pin_memory=True`), or use `num_workers=0` if the data must live on the GPU."),
+    _e("pin-memory-no-cuda", "device", "pinned memory asked for where there is no CUDA",
+       r"Could not run 'aten::_pin_memory' with arguments from the '\w+' backend",
+       "`pin_memory()` (the DataLoader's `pin_memory=True`) asks the CUDA backend for page-locked host memory, and "
+       "this torch has no CUDA (a Mac with MPS, a CPU-only build): pinning only speeds host-to-CUDA copies.",
+       "Pin only when the batches go to a CUDA GPU (`pin_memory=(device.type == 'cuda')`, and `non_blocking=True` "
+       "only then); on MPS or the CPU just call `.to(device)`."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
        r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
        r"cannot pin '\w+' only dense CPU tensors|Only dense CPU tensors can be pinned",
@@ -304,10 +319,12 @@ DEVICES = (
        r"CUDA is not available or torch_xla is imported\. Disabling autocast|"
        r"GradScaler is enabled, but CUDA is not available",
        "`torch.autocast('cuda')` or a CUDA `GradScaler` (or their `torch.cuda.amp` forms) ran where torch sees no "
-       "GPU (a CPU-only torch build, `CUDA_VISIBLE_DEVICES` empty, or a driver problem), so they are switched off "
-       "and the code runs in fp32 on the CPU.",
+       "GPU (a CPU-only torch build, `CUDA_VISIBLE_DEVICES` empty, a Mac, or a driver problem), so they are "
+       "disabled and the code runs in fp32 on the CPU.",
        "Check `torch.cuda.is_available()` (install a CUDA build of torch if it is False on a GPU machine), or use "
-       "the device the tensors are on: `torch.autocast(x.device.type, dtype=torch.bfloat16)` (bf16 on the CPU)."),
+       "the device the tensors are on: `torch.autocast(x.device.type, dtype=torch.bfloat16)` (bf16 on the CPU), "
+       "and build the scaler only for CUDA (`GradScaler(enabled=torch.cuda.is_available())`, enabled=False "
+       "elsewhere)."),
     _e("thinc-grad-scaling-cpu", "device", "thinc's gradient scaling (mixed precision) on a machine without CUDA",
        r"\bGradient scaling is not supported\b",
        "The pipeline or its training config turns on mixed precision, and thinc's `PyTorchGradScaler` (fp16 "
@@ -479,12 +496,15 @@ DEVICES = (
        r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"
        r"data type .?bfloat16.? not understood|"
        r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype|"
-       r"\A(?=.*\bml_dtypes\b)(?=.*\bbfloat16\b)(?=.*\bcomplex(64|128)?\b)",
+       r"\A(?=.*\bml_dtypes\b)(?=.*\bbfloat16\b)(?=.*\bcomplex(64|128)?\b)|"
+       # a bf16 tensor written by `datasets.map` through Arrow, the traceback ending in pyarrow
+       r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(pyarrow|pa\.array|arrow_writer)\b)",
        "`.numpy()` (or `np.asarray`) of a bf16 tensor: NumPy has no bfloat16 dtype, and bf16 data held in NumPy "
        "(read from a checkpoint as raw bytes) shows up as `numpy.void`, which torch cannot convert back; "
        "`ml_dtypes`' bfloat16 is an extension dtype that a library which does not know it refuses or reads as "
        "another type (void, complex).",
-       "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`).",
+       "Convert first: `t.float().numpy()` (or `t.to(torch.float32).cpu().numpy()`); a `datasets.map` function "
+       "returns float32 (`.float()`) tensors, since Arrow stores through NumPy and has no bfloat16 either.",
        unless=r"\A(?!.*(Error\b|Exception|unsupported|can'?t|cannot|not (supported|understood)|void|fail|"
        r"interpreted as|"
        r"do(es)?n'?t support|do(es)? not support))"),

@@ -257,7 +257,7 @@ KERNELS = (
     _e("jax-x64-disabled", "mismatch", "JAX makes 32-bit arrays unless 64-bit types are enabled",
        # the user asked for float64 in JAX code and got float32 (a library asking for it itself is another matter)
        r"\A(?=.*\b(jax|jnp|lax|flax|random\.PRNGKey)\b)"
-       r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?float64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64|"
+       r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?(float|int)64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64|"
        r"\b(convert\w*|truncat\w*|cast\w*) (\w+ )?float64 (\w+ )?to float32\b))"
        r"(?=.*(\bfloat32\b|32-bit|truncated to dtype))",
        "JAX keeps every array 32-bit by default: a float64 (or int64) dtype asked for in `jnp.array`, "
@@ -807,6 +807,15 @@ STORIES = (
        "without fast float64, only the sensitive part); or condition it better (an eps, a clamp, rescaled inputs), "
        "and keep half precision out of it.",
        unless=r"out of memory|half|fp16|bf16|float16|bfloat16|autocast|mixed precision"),
+    _e("zero-dim-promotion", "overflow", "a 0-dim fp32 tensor cast down to an fp16 tensor's dtype and overflowing",
+       r"\A(?=.*dtype=torch\.(float16|half|bfloat16)\))(?=.*torch\.tensor\(\s*-?[\d.]+(e[+-]?\d+)?\s*,\s*"
+       r"dtype=torch\.float(32|64)\))(?=.*(?<![A-Za-z0-9_])(inf|INF|Inf|nan|NaN)(?![A-Za-z0-9_]))",
+       "Type promotion ranks a 0-dim tensor like a Python scalar: an op between an fp16 tensor with dimensions and a "
+       "0-dim float32 tensor of the same category runs in fp16, so the scalar's value is cast to fp16 first, and "
+       "one above 65504 (65536) becomes inf; a 1-element float32 tensor with a dimension would have promoted the "
+       "result to float32.",
+       "Cast the fp16 operand up before the op (`x.float() * s`), or make the scale a 1-d tensor or keep it within "
+       "fp16's range (scale after the op); `torch.result_type(a, b)` shows the dtype an op will use."),
     _e("int-arithmetic-wraps", "overflow", "integer arithmetic that wrapped around past its dtype's range",
        r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t|TYPE_U?INT(8|16))\b)"
        r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps|modulo (256|65536))\b)",

@@ -74,6 +74,15 @@ EXPORTED = (
        "Leave shape and index tensors int64 (and such ops in their types: the converter's `op_block_list` or its "
        "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
        "precision from torch instead of rewriting the graph."),
+    _e("savedmodel-signature-float16", "mismatch", "a SavedModel's float32 signature met fp16 inputs of mixed precision",
+       r"\A(?=.*(Could not find matching function to call loaded from the SavedModel|inputs incompatible with "
+       r"input_signature))(?=.*dtype=(tf\.)?float16\b)(?=.*dtype=(tf\.)?float32\b)",
+       "Under Keras' `mixed_float16` policy layers cast their inputs to float16, and a SavedModel (a TF-Hub model in "
+       "`hub.KerasLayer`, or the model being exported) has only float32 signatures, traced when it was saved: the "
+       "float16 call matches no saved function, or the traced float16 input fails the float32 input signature.",
+       "Keep that layer in float32 (`hub.KerasLayer(url, dtype=tf.float32)`, or `dtype='float32'` on the wrapping "
+       "layer) and let the rest run mixed; when saving, pass explicit float32 `signatures` or save with the "
+       "policy set back to float32."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|"
        r"Could not find an implementation for (the )?(node )?([\w./-]+:)?\w+\(\d+\)|"
@@ -248,7 +257,9 @@ EXPORTED = (
        "TensorRT (or this GPU under TensorRT) cannot build that precision: bf16 needs TensorRT >= 9 on Ampere "
        "or newer, fast fp16/int8 need GPUs with those tensor cores, fp8 needs Ada/Hopper.",
        "Build the engine in a precision the GPU has (drop `--bf16`/`--fp8`; fp16 on Volta/Turing, fp32 "
-       "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec"),
+       "otherwise), and export the ONNX model in fp16/fp32.", context=r"TensorRT|\bTRT\b|trtexec",
+       # a TensorRT older than the GPU fails in every precision
+       unless=r"Unsupported SM\b"),
     # Torch-TensorRT (TRTorch) met a TorchScript value of a type that TensorRT has no counterpart for
     _e("tensorrt-aten-datatype", "backend", "Torch-TensorRT met a tensor type TensorRT does not have",
        r"Unsupported Aten datatype|aten_trt_type_map",

@@ -14,6 +14,13 @@ FRAMEWORKS = (
        "Cast the data where it enters: `x.astype('float32')` for features (`paddle.to_tensor(x, dtype='float32')`), "
        "`ids.astype('int64')` for embedding ids and class labels; or set `paddle.set_default_dtype('float64')` "
        "before building the model if it should compute in float64."),
+    _e("caffe2-tensor-type", "mismatch", "a Caffe2 operator read a tensor of another element type",
+       r"Tensor type mismatch, caller expects elements to be \w+ while tensor contains [\w:]+",
+       "A Caffe2 operator reads its input as the element type it was written for, and the tensor holds another: "
+       "in an fp16 net (`dtype='float16'` in the trainer) the data blob is fp16 while a weight such as `conv1_w` "
+       "stayed float32 (or the reverse), so the Conv reads float elements from an fp16 (`__f16`) blob.",
+       "Keep a net's inputs and weights in one type: create the weights in fp16 with the data (the trainer's fp16 "
+       "initializers), or convert at the boundary with `HalfToFloat` / `FloatToHalf` operators."),
     _e("jittor-amp-dsize", "mismatch", "a Jittor op that mixed precision handed operands of two sizes",
        r"\b\w+->dtype\(\)\.dsize\(\) ?== ?\w+->dtype\(\)\.dsize\(\)",
        context=r"(?<![A-Za-z0-9_])(fp16|float16|half|auto_mixed_precision\w*|amp)(?![A-Za-z0-9_])",
@@ -39,7 +46,7 @@ FRAMEWORKS = (
        "Give them one element type: `Float32.(x)` / `f32(x)` for the data and state (`zeros(Float32, 2, 3)`), or "
        "`f64(ps)` for the parameters if the model should run in Float64."),
     _e("ggml-type-unsupported", "backend", "a GGUF / ggml reader without this tensor type",
-       r"\bUnsupported (quantization|ggml|tensor) type:? ?\d+\b|"
+       r"\bUnsupported (quantization|ggml|tensor) type:? ?\d{1,2}\b|"
        r"\bon tensors with type '?(f16|bf16|f32|q\d\w*)'? is not (yet )?supported\b",
        "The tool reading this model has no case for the tensor type: ggml numbers its types (0 F32, 1 F16, 30 "
        "BF16, the others quantized formats), and a loader or tool written for some of them (a GGUF reader without "

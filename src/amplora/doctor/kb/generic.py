@@ -310,6 +310,8 @@ FALLBACKS = (
        r"(does ?n[o'’]t|do ?n[o'’]t|is ?n[o'’]t) (seem|appear) to be supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
+       # a compiler backend's "not support bf16 type cast"
+       r"\bnot support\s+" + _DTYPE_WORD + r"\s+(type )?(cast|conversion|ops?|operations?)\b|"
        # KeOps: "only float and double dtypes are implemented in new python engine"
        r"\bonly " + _LISTED + r"(\s*(,|and|or)\s*" + _LISTED + r")*\s+(d(ata ?)?types?|tensors?)\s+(is|are) "
        r"(implemented|supported|allowed)\b|"
@@ -341,7 +343,7 @@ FALLBACKS = (
        "dtype.",
        # a NaN that stayed after the switch to fp32 is what the text reports, not the dtype it left
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named|"
-       + PRECISION_RULED_OUT),
+       r"\binvalid choice: |" + PRECISION_RULED_OUT),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(?<![A-Za-z0-9])(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
@@ -388,6 +390,10 @@ ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(
 _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
                r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
 # what a last-resort answer must not take: faults of another kind that name a dtype in passing
+# a TensorFlow op given an integer where it takes a float, or the reverse: arguments swapped or renamed between TF 1
+# and TF 2 (`in_top_k`'s predictions and targets), not two precisions
+_TF_INT_FLOAT_SWAP = (r"Op has type u?int\d+ that does not match expected type of (b?float|half)\w*|"
+                      r"Op has type (b?float|half)\w* that does not match expected type of u?int\d+")
 _NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
                       r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
                       r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")
@@ -503,7 +509,8 @@ LAST_RESORT = (
        "(a Python scalar or an fp32 buffer often promotes one side), load the model in one `torch_dtype` "
        "(`model.half()`, `model.to(torch.bfloat16)`) or run it under `torch.autocast`; if the check sits inside a "
        "library, upgrade it or report it there; `amplora doctor run` names the tensor.",
-       unless=_NOT_A_DTYPE_FAULT),
+       # a Triton pointer against a scalar: a tensor passed where the kernel takes a number, not two dtypes
+       unless=_NOT_A_DTYPE_FAULT + r"|invalid operands of type pointer<|" + _TF_INT_FLOAT_SWAP),
     _e("dtype-required", "cpu-kernel", "a component that runs only in one dtype",
        _ERROR_LINE + r"(?:" + ANY_FLOAT + r"[`'\")\]]*\s+(?:\w+\s+)?(?:is|are) (?:required|needed|expected|mandatory)|"
        r"\b(?:requires?|needs?|expects?|only (?:accepts?|supports?|works with|handles?|takes?|allows?))\s+(?:[\w-]+\s+){0,3}?"
@@ -524,7 +531,8 @@ LAST_RESORT = (
        "cast the inputs it gets (`.to(dtype)`), or turn that component off / pick one that supports your dtype; "
        "upgrade it if a newer release adds your dtype.",
        # JAX supports bf16: refusing it as not a "number" dtype means two packages' bfloat16 types disagree
-       unless=_NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16"),
+       unless=_NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16|"
+       + _TF_INT_FLOAT_SWAP),
     # a report in words about dtypes under torch.compile, when no message above answered
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
        r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b|\bnvFuser\b))"

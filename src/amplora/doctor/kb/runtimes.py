@@ -132,10 +132,12 @@ RUNTIMES = (
        "with fp16 activations); use SmoothQuant on Turing, Ampere or newer GPUs."),
     _e("tensorrt-no-native-fp16", "device-capability", "TensorRT FP16 asked of a GPU without fast fp16",
        r"\b(Half2|FP16) support requested on hardware without native FP16 support",
-       "The engine was built with FP16 allowed, but this GPU has no native fast FP16 arithmetic (compute capability "
-       "6.1 Pascal cards such as the GTX 10xx and P40, and older ones), so TensorRT does not support fast FP16 "
-       "there: the FP16 kernels run slowly or TensorRT picks FP32 ones.",
-       "Build the engine without `--fp16` (FP32), or INT8 where the GPU has DP4A (compute capability 6.1); check "
+       # beside a failure of its own (a TensorRT too old for the GPU), or one that FP32 shares, it is only a notice
+       unless=r"Unsupported SM|\b(FP32|fp32|float32)\b[^.\n]{0,20}\b(also|too)\b[^.\n]{0,10}\bfail",
+       cause="The engine was built with FP16 allowed, but this GPU has no native fast FP16 arithmetic (compute "
+       "capability 6.1 Pascal cards such as the GTX 10xx and P40, and older ones), so TensorRT does not support "
+       "fast FP16 there: the FP16 kernels run slowly or TensorRT picks FP32 ones.",
+       fix="Build the engine without `--fp16` (FP32), or INT8 where the GPU has DP4A (compute capability 6.1); check "
        "the GPU's compute capability against TensorRT's precision support matrix, and use FP16 on Volta, Turing "
        "and newer (or P100, compute capability 6.0)."),
     _e("tensorrt-fp16-flag", "backend", "a TensorRT engine built without the FP16 flag stays fp32",
@@ -225,22 +227,26 @@ RUNTIMES = (
        "(scale, zero_point) and cast to uint8 / int8."),
     _e("tflm-hybrid-model", "onnx", "a dynamic-range (hybrid) quantized model on TFLite Micro",
        r"Hybrid models are not supported on TFLite Micro",
-       cause="The model is dynamic-range (hybrid) quantized: int8 weights with float32 activations, the default of "
-       "`converter.optimizations = [tf.lite.Optimize.DEFAULT]` alone, and TFLite Micro's kernels take either a "
-       "float model or a fully integer one.",
+       cause="The model mixes types TFLite Micro's kernel does not support together: dynamic-range (hybrid) "
+       "quantization gives int8 weights with float32 activations (the default of `converter.optimizations = "
+       "[tf.lite.Optimize.DEFAULT]` alone), the experimental 16x8 mode int8 weights with int16 activations, and "
+       "TFLite Micro's kernels take a float model or a fully int8 one.",
        fix="Convert with full integer quantization (a `representative_dataset`, `supported_ops = "
        "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]`, int8 input and output types), or keep a plain float model."),
     _e("tflm-type-check", "onnx", "a TFLite (Micro) kernel refused its tensor's type",
        r"->type == kTfLite\w+[^\n]{0,200}?\bwas not true|"
        r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) \(\d+\) (is )?not supported|"
-       r"\bInput type:? (U?INT8|INT16|FLOAT32) with filter type:? (U?INT8|INT16|FLOAT32) not supported",
-       cause="A TFLite (Micro) kernel checks its tensors' types and this one is not among those it lists: TFLite "
-       "Micro dropped the old asymmetric uint8 quantization (its kernels take int8, int16 or float32), so a model "
+       r"\bInput type:? (U?INT8|INT16|FLOAT32) with filter type:? (U?INT8|INT16|FLOAT32) not supported|"
+       r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) is unsupported by op \w+",
+       cause="A TFLite (Micro) kernel checks its tensors' types and this one is not supported there (not among "
+       "those it lists): a 16x8-quantized model (int16 activations) reaches builtin ops without an int16 kernel "
+       "(RSQRT and others), and TFLite Micro dropped the old asymmetric uint8 quantization (its kernels take int8, int16 or float32), so a model "
        "converted with uint8 input or output (`inference_input_type=tf.uint8`, a TF1 `QUANTIZED_UINT8` "
        "conversion) fails in `AllocateTensors`, and a float or hybrid model fails on an int8-only kernel.",
        fix="Re-convert with full integer int8 quantization (`inference_input_type = tf.int8`, "
        "`inference_output_type = tf.int8`, a `representative_dataset`) and shift uint8 data by -128 at the input; "
-       "for a float model use a build whose kernels have float32 (the reference kernels)."),
+       "for a float model use a build whose kernels have float32 (the reference kernels); for ops without an int16 "
+       "kernel, exclude them from quantization and keep them in float (a mixed model), or quantize to int8."),
     _e("myriad-fp16-only", "onnx", "an FP32 model on an Intel Myriad VPU (NCS2)",
        r"Unsupported network precision\s*:?\s*FP32",
        cause="Intel's Myriad VPU (Neural Compute Stick 2) runs FP16 networks only, and this IR was made in FP32.",

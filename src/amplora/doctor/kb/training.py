@@ -457,7 +457,8 @@ NONFINITE_REPORTS = (
        "token; a difference that remains in fp32 is a real bug."),
     _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
        DRIFT_SYMPTOM, context=HALF_WORDS,
-       unless=r"\b(nan|NaN|inf)\b|out of memory|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b|" + HALF_SAID_RIGHT,
+       unless=r"\b(nan|NaN|inf)\b|out of memory|\bOOM\b|ResourceExhausted|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b|"
+       + HALF_SAID_RIGHT,
        cause="fp16 keeps 10 bits of mantissa and tops out at 65504 (bf16 keeps only 7): a model cast wholly to "
        "16 bits with `.half()` loses precision in long reductions (softmax, norms, losses, attention sums, partial "
        "results combined across blocks or devices) and small values underflow, so its outputs or accuracy differ "
@@ -545,7 +546,7 @@ NONFINITE_REPORTS = (
        context=r"\b(merg\w*|sav\w*|convert\w*|export\w*|size|MB|GB)\b",
        unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
-       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
+       r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- _]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
        r"(seems to be |is |gets? )?stuck|never finish\w*)\b|"
        r"(fp16|bf16|bfloat16|float16)[^\n]{0,40}(速度[^\n]{0,6}(一样|相同|差不多)|没有(加速|提速|变快|提升)|更慢|变慢)|"
