@@ -145,7 +145,11 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout176", 36),
                                          ("heldout177", 25),
                                          ("heldout178", 28),
-                                         ("heldout179", 33)])
+                                         ("heldout179", 33),
+                                         ("heldout180", 35),
+                                         ("heldout181", 28),
+                                         ("heldout182", 33),
+                                         ("heldout183", 36)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -202,7 +206,11 @@ def test_split_sizes(records, split, size):
                               "heldout176": 24,
                               "heldout177": 14,
                               "heldout178": 16,
-                              "heldout179": 17}.get(split, 20)
+                              "heldout179": 17,
+                              "heldout180": 18,
+                              "heldout181": 14,
+                              "heldout182": 16,
+                              "heldout183": 17}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -419,7 +427,11 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (177, "heldout176", "w34700", 24, 12, 17),
     (178, "heldout177", "w34900", 14, 11, 21),
     (179, "heldout178", "w35100", 16, 12, 22),
-    (180, "heldout179", "w35300", 17, 16, 23)])
+    (180, "heldout179", "w35300", 17, 16, 23),
+    (181, "heldout180", "w35500", 18, 17, 21),
+    (182, "heldout181", "w35700", 14, 14, 17),
+    (183, "heldout182", "w35900", 16, 17, 22),
+    (184, "heldout183", "w36100", 17, 19, 25)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -443,9 +455,9 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
                               177), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170, 172), 3),
+                              155, 159, 160, 161, 167, 170, 172, 183), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -557,7 +569,11 @@ def test_load_filters_by_split(records):
               + wc.load("heldout176")
               + wc.load("heldout177")
               + wc.load("heldout178")
-              + wc.load("heldout179"))
+              + wc.load("heldout179")
+              + wc.load("heldout180")
+              + wc.load("heldout181")
+              + wc.load("heldout182")
+              + wc.load("heldout183"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
