@@ -17,8 +17,8 @@ _DTYPE_TOKENS = [
     (r"\bfloat8\b|\bfp8\b|\bFloat8\b", "fp8"),
     (r"c10::BFloat16|BFloat16|bfloat16|\bbf16\b|(?<=\dx)bf16\b", "bf16"),
     # OpenCV's depths (CV_64F, CV_8UC3) and DALI's type ids (DALI_FLOAT) name NumPy dtypes too
-    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|caffe2::__f16\b|(?<=\dx)f16\b|\bkHALF\b|\bCV_16F(C\d)?\b|"
-     r"\bDALI_FLOAT16\b", "fp16"),
+    (r"c10::Half|at::Half|HalfTensor|\bHalf\b|float16|\bfp16\b|\bf16\b|caffe2::__f16\b|(?<=\dx)f16\b|\bkHALF\b|"
+     r"\bCV_16F(C\d)?\b|\bDALI_FLOAT16\b", "fp16"),
     (r"DoubleTensor|\bDouble\b|float64|\bdouble\b|\bfp64\b|\bkDouble\b|\bCV_64F(C\d)?\b|\bDALI_FLOAT64\b", "fp64"),
     (r"FloatTensor|\bFloat\b|float32|\bfloat\b|\bfp32\b|\bf32\b|(?<=\dx)f32\b|\bkFLOAT\b|\bCV_32F(C\d)?\b|"
      r"\bDALI_FLOAT\b", "fp32"),

@@ -7,7 +7,7 @@ from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
     _e("iter-operand-device", "device", "an operand on the CPU given to a kernel that wants all on its device",
-       r"\biter\.device\(arg\)\.is_(?P<dev>xpu|cuda|mps|privateuseone)\(\)",
+       r"\biter\.device\(arg\)\.is_(xpu|cuda|mps|privateuseone)\(\)",
        "The op's kernel on this device asserts that every operand is on that device, and one is a CPU tensor: "
        "most often a 0-dim CPU scalar tensor (`torch.tensor(2.0)`), which CUDA kernels take as a plain number but "
        "the XPU (or another backend's) implementation of this op does not.",
@@ -328,7 +328,7 @@ DEVICES = (
     _e("thinc-grad-scaling-cpu", "device", "thinc's gradient scaling (mixed precision) on a machine without CUDA",
        r"\bGradient scaling is not supported\b",
        "The pipeline or its training config turns on mixed precision, and thinc's `PyTorchGradScaler` (fp16 "
-       "gradient scaling) supports only CUDA: thinc releases before 8.0.14 raised as soon as the scaler was built, "
+       "gradient scaling) supports only CUDA: older thinc releases raised as soon as the scaler was built, "
        "so a spaCy transformer pipeline trained with mixed precision could not even be loaded on a CPU-only "
        "machine.",
        "Upgrade thinc (and spacy-transformers), which checks only when it really scales on the GPU; or set "

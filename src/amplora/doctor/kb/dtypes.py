@@ -808,7 +808,7 @@ STORIES = (
        "and keep half precision out of it.",
        unless=r"out of memory|half|fp16|bf16|float16|bfloat16|autocast|mixed precision"),
     _e("zero-dim-promotion", "overflow", "a 0-dim fp32 tensor cast down to an fp16 tensor's dtype and overflowing",
-       r"\A(?=.*dtype=torch\.(float16|half|bfloat16)\))(?=.*torch\.tensor\(\s*-?[\d.]+(e[+-]?\d+)?\s*,\s*"
+       r"\A(?=.*dtype=torch\.(float16|half)\))(?=.*torch\.tensor\(\s*-?[\d.]+(e[+-]?\d+)?\s*,\s*"
        r"dtype=torch\.float(32|64)\))(?=.*(?<![A-Za-z0-9_])(inf|INF|Inf|nan|NaN)(?![A-Za-z0-9_]))",
        "Type promotion ranks a 0-dim tensor like a Python scalar: an op between an fp16 tensor with dimensions and a "
        "0-dim float32 tensor of the same category runs in fp16, so the scalar's value is cast to fp16 first, and "

@@ -74,7 +74,7 @@ EXPORTED = (
        "Leave shape and index tensors int64 (and such ops in their types: the converter's `op_block_list` or its "
        "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
        "precision from torch instead of rewriting the graph."),
-    _e("savedmodel-signature-float16", "mismatch", "a SavedModel's float32 signature met fp16 inputs of mixed precision",
+    _e("savedmodel-signature-float16", "mismatch", "a SavedModel's float32 signature met mixed precision's fp16",
        r"\A(?=.*(Could not find matching function to call loaded from the SavedModel|inputs incompatible with "
        r"input_signature))(?=.*dtype=(tf\.)?float16\b)(?=.*dtype=(tf\.)?float32\b)",
        "Under Keras' `mixed_float16` policy layers cast their inputs to float16, and a SavedModel (a TF-Hub model in "

@@ -389,11 +389,11 @@ ANY_DTYPE = ("(?:" + ANY_FLOAT + r"|(?<![A-Za-z0-9_])(?:(?:torch|tl|np|jnp)\.)?(
 # a line that reads as an error, assert or warning; not a user's paraphrase of one ("an error saying ...")
 _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
                r"(?![^\n]*\b(?:error|warning) (?:saying|that says|which says|telling)\b)[^\n]*?")
-# what a last-resort answer must not take: faults of another kind that name a dtype in passing
 # a TensorFlow op given an integer where it takes a float, or the reverse: arguments swapped or renamed between TF 1
 # and TF 2 (`in_top_k`'s predictions and targets), not two precisions
 _TF_INT_FLOAT_SWAP = (r"Op has type u?int\d+ that does not match expected type of (b?float|half)\w*|"
                       r"Op has type (b?float|half)\w* that does not match expected type of u?int\d+")
+# what a last-resort answer must not take: faults of another kind that name a dtype in passing
 _NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
                       r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
                       r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")

@@ -240,9 +240,10 @@ RUNTIMES = (
        r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) is unsupported by op \w+",
        cause="A TFLite (Micro) kernel checks its tensors' types and this one is not supported there (not among "
        "those it lists): a 16x8-quantized model (int16 activations) reaches builtin ops without an int16 kernel "
-       "(RSQRT and others), and TFLite Micro dropped the old asymmetric uint8 quantization (its kernels take int8, int16 or float32), so a model "
-       "converted with uint8 input or output (`inference_input_type=tf.uint8`, a TF1 `QUANTIZED_UINT8` "
-       "conversion) fails in `AllocateTensors`, and a float or hybrid model fails on an int8-only kernel.",
+       "(RSQRT and others), and TFLite Micro dropped the old asymmetric uint8 quantization (its kernels take "
+       "int8, int16 or float32), so a model converted with uint8 input or output (`inference_input_type=tf.uint8`, "
+       "a TF1 `QUANTIZED_UINT8` conversion) fails in `AllocateTensors`, and a float or hybrid model fails on an "
+       "int8-only kernel.",
        fix="Re-convert with full integer int8 quantization (`inference_input_type = tf.int8`, "
        "`inference_output_type = tf.int8`, a `representative_dataset`) and shift uint8 data by -128 at the input; "
        "for a float model use a build whose kernels have float32 (the reference kernels); for ops without an int16 "

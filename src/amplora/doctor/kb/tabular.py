@@ -9,8 +9,8 @@ TABULAR = (
        r"Falling back to prediction using DMatrix due to mismatched devices|"
        r"\bXGBoost is running on: ?\S+, while the input data is on: ?\S+",
        "The booster was trained or set on one device (`device='cuda'`: cuda:0) and `predict` / `inplace_predict` "
-       "got data on a different device (a NumPy array or pandas frame on the CPU host), so XGBoost copies it into a DMatrix "
-       "first: the prediction is right, but slower and with more memory, and each call warns.",
+       "got data on a different device (a NumPy array or pandas frame on the CPU host), so XGBoost copies it into "
+       "a DMatrix first: the prediction is right, but slower and with more memory, and each call warns.",
        "Give the booster data on its own device (a CuPy array or cuDF frame for a CUDA booster), or move the "
        "booster to the data's device before predicting (`model.set_params(device='cpu')` / "
        "`booster.set_param({'device': 'cpu'})`)."),
