@@ -1084,6 +1084,11 @@ SAMPLES = [
      "TensorSpec(shape=(None, 128), dtype=tf.float32, name='inputs')", ["fp16", "fp32"], None),
     ("zero-dim-promotion", "x = torch.ones(4, dtype=torch.float16) * torch.tensor(1e5, dtype=torch.float32)\n"
      "tensor([inf, inf, inf, inf], dtype=torch.float16)", ["fp16", "fp32"], None),
+    # reinforcement learning: a Box space's float64 bounds, a memory-mapped replay buffer given GPU data
+    ("gym-box-dtype", "gymnasium/spaces/box.py:130: UserWarning: WARN: Box bound precision lowered by casting to "
+     "float16", ["fp16"], None),
+    ("memmap-storage-cpu", "ValueError: Memory map device other than CPU isn't supported. To cast your data to the "
+     "desired device, use `buffer.append_transform(lambda x: x.to(device)`", [], None),
 ]
 
 
@@ -1925,6 +1930,9 @@ LOOKALIKE_REJECTS = [
     "TypeError: Input 'predictions' of 'InTopKV2' Op has type int32 that does not match expected type of float32.",
     "Keras float16 model failed to train: ResourceExhaustedError: OOM when allocating tensor of shape [] and type "
     "int64",
+    # a memory map that failed for lack of memory, a Box space given bounds of the wrong shape
+    "OSError: [Errno 12] Cannot allocate memory: the memory map of the replay buffer failed",
+    "AssertionError: Box low.shape doesn't match provided shape, low.shape: (3,), shape: (4,)",
 ]
 
 

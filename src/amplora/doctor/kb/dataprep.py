@@ -129,6 +129,15 @@ DATAPREP = (
        "Build tensors with the functions that keep the data's dtype: `torch.from_numpy(a)` (shares memory) or "
        "`torch.as_tensor(a)` / `torch.tensor(a)` (copies), then `.to(device)`; give `dtype=` only where a cast is "
        "meant."),
+    _e("gym-box-dtype", "mismatch", "a gym Box space whose bounds or observations are float64",
+       r"Box bound precision lowered by casting to \w+|\bBox autodetected dtype as\b",
+       "A gym / gymnasium `Box` space has one dtype (float32 unless given), and its bounds came as NumPy float64 "
+       "arrays (`np.array([...])`, `np.inf`, `np.ones(n)` default to float64): gym casts them down to the space's "
+       "dtype and warns, or, with no dtype given, picks float32 itself and asks for an explicit dtype; "
+       "observations built the same way then do not match the space either.",
+       "Build the bounds in the space's dtype and say it: `Box(low=np.float32(-1), high=np.float32(1), shape=(n,), "
+       "dtype=np.float32)` (or `.astype(np.float32)` on the arrays), and return float32 observations; declare "
+       "`dtype=np.float64` instead if the environment really produces float64 (dm_control)."),
     _e("empty-tensor-default-float32", "mismatch", "an empty list turned into a float32 tensor",
        r"\A(?=.*\btensor\(\[\], size=\([\d, ]+\)\)(?!,))(?=.*\b(input_ids|token\w*|ids|indices|labels|int64|long)\b)",
        "`torch.tensor([])` (and a tokenizer or collate that builds its tensor from an empty list) has no values to "

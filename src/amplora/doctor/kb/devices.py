@@ -167,6 +167,13 @@ DEVICES = (
        "cuda:0 tensor cannot take that CPU storage; CUDA tensors are not supported in worker processes.",
        fix="Keep the dataset's tensors on the CPU and move each batch in the training loop (`batch.to(device, "
        "non_blocking=True)` with `pin_memory=True`), or use `num_workers=0` if the data must live on the GPU."),
+    _e("memmap-storage-cpu", "device", "a memory-mapped replay buffer given GPU data",
+       r"Memory map device other than CPU is ?n[o']t supported",
+       "TorchRL's `LazyMemmapStorage` keeps its tensors memory-mapped to files, which live in CPU memory only, and "
+       "the collector (a GPU simulator such as VMAS, or a `device='cuda'` collector) hands it GPU data.",
+       "Keep the storage on the CPU and move sampled batches to the GPU with a transform "
+       "(`buffer.append_transform(lambda td: td.to(device))`), or use `LazyTensorStorage(size, device='cuda')` when "
+       "the buffer fits in GPU memory."),
     _e("pin-memory-no-cuda", "device", "pinned memory asked for where there is no CUDA",
        r"Could not run 'aten::_pin_memory' with arguments from the '\w+' backend",
        "`pin_memory()` (the DataLoader's `pin_memory=True`) asks the CUDA backend for page-locked host memory, and "
