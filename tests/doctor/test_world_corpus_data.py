@@ -149,7 +149,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout180", 35),
                                          ("heldout181", 28),
                                          ("heldout182", 33),
-                                         ("heldout183", 36)])
+                                         ("heldout183", 36),
+                                         ("heldout184", 19),
+                                         ("heldout185", 27)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -210,7 +212,9 @@ def test_split_sizes(records, split, size):
                               "heldout180": 18,
                               "heldout181": 14,
                               "heldout182": 16,
-                              "heldout183": 17}.get(split, 20)
+                              "heldout183": 17,
+                              "heldout184": 7,
+                              "heldout185": 13}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -431,7 +435,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (181, "heldout180", "w35500", 18, 17, 21),
     (182, "heldout181", "w35700", 14, 14, 17),
     (183, "heldout182", "w35900", 16, 17, 22),
-    (184, "heldout183", "w36100", 17, 19, 25)])
+    (184, "heldout183", "w36100", 17, 19, 25),
+    (185, "heldout184", "w36300", 7, 12, 19),
+    (186, "heldout185", "w36500", 13, 14, 18)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -452,10 +458,10 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177), 5),
+                              177, 185), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180, 181, 184), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
@@ -573,7 +579,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout180")
               + wc.load("heldout181")
               + wc.load("heldout182")
-              + wc.load("heldout183"))
+              + wc.load("heldout183")
+              + wc.load("heldout184")
+              + wc.load("heldout185"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
