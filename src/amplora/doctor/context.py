@@ -685,8 +685,7 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         cause.append(f"Here it was given {m['src']} items and holds {m['dst']}.")
     m = _SAVED_ON_GPU.search(text)
     if m and entry.key == "deserialize-cuda":
-        cause.append(f"It was saved from cuda:{m.group(1)} and this process sees {m.group(2)} GPU(s) (all the "
-                     "machine has, or those `CUDA_VISIBLE_DEVICES` leaves visible).")
+        cause.append(f"It was saved from cuda:{m.group(1)} and this process sees {m.group(2)} GPU(s).")
         fix.append(f"Map that GPU to a device that exists: `map_location={{'cuda:{m.group(1)}': 'cuda:0'}}`.")
     if entry.key == "meta-device" and re.search(r"we need a .?value", text) and "tie" not in said:
         cause.append("accelerate's `set_module_tensor_to_device` found no value for that weight in the checkpoint: "

@@ -3,8 +3,10 @@ their code generators handle, and the precision their fused kernels compute in."
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import LOW_DTYPE_WORD
 
-_LOW = r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half|__half)(?![A-Za-z0-9_])"
+# CUDA's own spelling too, which the word edges of LOW_DTYPE_WORD do not take
+_LOW = "(?:" + LOW_DTYPE_WORD + r"|(?<![A-Za-z0-9_])__half(?![A-Za-z0-9_]))"
 
 COMPILERS = (
     _e("nnc-fuser-dtype", "backend", "TorchScript's fuser (NNC) mishandled a half-precision fusion",

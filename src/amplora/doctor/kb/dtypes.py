@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import MATMUL, PACKED, QUANT_CONTEXT
+from amplora.doctor.kb.patterns import LOW_DTYPE_WORD, MATMUL, PACKED, QUANT_CONTEXT
 
 # norms, in-place, out=
 BUFFERS = (
@@ -651,7 +651,7 @@ KERNELS = (
        "compute the reference in the same dtype."),
     _e("rope-half-precision", "overflow", "rotary embeddings computed in fp16 / bf16",
        r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|imprecis\w*)\b",
-       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])",
+       context=LOW_DTYPE_WORD,
        unless=r"\w+(Error|Exception):",
        cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache were computed or stored in fp16 / "
        "bf16 (the model cast with `.half()` / `.to(torch.bfloat16)`, or FSDP mixed precision casting buffers): bf16 "
@@ -669,7 +669,7 @@ KERNELS = (
        r"\b(\w*_?ids?|labels?|indices|index|integers?|counts?|codes?)\b[^\n]{0,80}\b(lose|loses|lost|losing) "
        r"((their|its|some) )?precision\b|"
        r"dtype=torch\.(bfloat16|float16)\)\.(to\(torch\.(int(8|16|32|64)|long)\)|long\(\)|int\(\))))",
-       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])",
+       context=LOW_DTYPE_WORD,
        unless=r"\w+(Error|Exception):|out of memory",
        cause="bf16 keeps 8 significant bits and holds integers exactly only up to 256 (fp16: 11 bits, up to 2048): "
        "integer-valued tensors computed or stored in half precision (a quantizer's codes and levels, indices, token "

@@ -77,6 +77,8 @@ AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mix(ed)?[ _-]precis
              r"(?![A-Za-z0-9_])|混合?精度|"
              r"自動混合精度|혼합 ?정밀도")
 BF16_WORDS = r"(?<![A-Za-z0-9_])(bf16|bfloat16|--bf16|bf16=True|bf16-true|torch\.bfloat16)(?![A-Za-z0-9_])"
+# a 16-bit float named as a word of its own (a dtype, not a flag)
+LOW_DTYPE_WORD = r"(?<![A-Za-z0-9_])(bf16|bfloat16|fp16|float16|half)(?![A-Za-z0-9_])"
 # evidence of half precision, or of loss scaling and overflow, which exist only for it, anywhere in the text
 HALF_EVIDENCE = (f"{HALF_WORDS}|{AMP_WORDS}|{BF16_WORDS}|" r"(?<![A-Za-z0-9_])(half|Half|loss[ _]scal\w*|overflow(s|ed|ing)?)"
                  r"(?![A-Za-z0-9_])|\.half\(\)|\bprecision (is )?(set to |=\s*|of )?['\"]?(16|bf16)\b")
