@@ -1089,6 +1089,9 @@ SAMPLES = [
      "float16", ["fp16"], None),
     ("memmap-storage-cpu", "ValueError: Memory map device other than CPU isn't supported. To cast your data to the "
      "desired device, use `buffer.append_transform(lambda x: x.to(device)`", [], None),
+    # OneFlow's dtype names (kFloat, kDouble) read as dtypes
+    ("expected-scalar-type", "RuntimeError: InferDataType Failed. Expected kFloat, but got kDouble", ["fp32", "fp64"],
+     None),
 ]
 
 
