@@ -1092,6 +1092,57 @@ SAMPLES = [
     # OneFlow's dtype names (kFloat, kDouble) read as dtypes
     ("expected-scalar-type", "RuntimeError: InferDataType Failed. Expected kFloat, but got kDouble", ["fp32", "fp64"],
      None),
+    # complex tensors where a component has none; a cuFFT plan from another GPU
+    ("complex-unsupported", "torch.onnx.errors.SymbolicValueError: STFT does not currently support complex types "
+     "[Caused by the value 'spec']", [], None),
+    ("complex-into-real-layer", "RuntimeError: Input type (torch.cuda.ComplexFloatTensor) and weight type "
+     "(torch.cuda.FloatTensor) should be the same", [], None),
+    ("cufft-plan-other-gpu", "x = x.cuda(1)\ny = torch.fft.rfft(x)\nRuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR",
+     [], None),
+    ("mps-fallback-device-mix", "With PYTORCH_ENABLE_MPS_FALLBACK=1 on MPS the sampler then fails: indices should be "
+     "either on cpu or on the same device as the indexed tensor (cpu)", [], None),
+    # fixed point and float32 arithmetic shown with their numbers
+    ("fixed-point-precision-bits", "With encoder precision_bits = 24 the crypten reciprocal gives wrong values "
+     "(zeros)", [], None),
+    ("float32-integer-24-bits", "The int32 accumulator goes through float in the epilogue: counts above 2^24 come "
+     "out one off", [], None),
+    ("fp16-max-value", "Half.fromFloat(65505) returns 65504.0, Half.fromFloat(66000) returns Infinity", [], None),
+    ("float32-rounding", "Summing 0.1 ten times in a FloatTensor: a floating point rounding error, the total is "
+     "0.99999994", [], None),
+    # edge and NPU toolkits
+    ("armnn-float-only", "armnn::ParseException: Currently only FLOAT is supported for tensorflow nodes (apart from "
+     "Const)", [], None),
+    ("acl-conv-weights-type", "Layer of type Convolution2d is not supported on requested backend CpuAcc (reason: "
+     "Input data type not compatible with Weights)", [], None),
+    ("rknn-dtype", "E RKNN: [10:02:11.120] Unsupport type bits 64", [], None),
+    ("edgetpu-invalid-model", "edgetpu_compiler model_quant.tflite\nInvalid model: model_quant.tflite", [], None),
+    ("dla-gpu-differ", "The int8 engine on the DLA gives different detections than the same engine on the GPU", [],
+     None),
+    ("npu-int8-ptq-accuracy", "After int8 quantization with rknn-toolkit2 the accuracy drops from 0.71 to 0.42 on "
+     "the NPU", [], None),
+    # AMD's and NVIDIA's math libraries
+    ("hipblaslt-compute-type", "No algorithm was found for the case: a/b type=BF16, c type=BF16, "
+     "compute_type=BF16", [], None),
+    ("rocblas-fp8-removed", "RVS-ERROR [gst] The version of rocBLAS currently in use no longer supports FP8.", [],
+     None),
+    ("miopen-fp16-rounding", "test_conv fp16 fails on ROCm: MIOpen's result exceeds the tolerance while cuDNN "
+     "passes", [], None),
+    ("cusparselt-dtype", "RuntimeError: CUDA error: operation not supported when calling "
+     "`cusparseLtDenseDescriptorInit(...)`", [], None),
+    ("tvm-ffi-tensor-dtype", "Tensor match failed for Tensor<4, 128, dtype=float16, device=cuda>\nRoot cause: Dtype "
+     "value [float16] not in the allowed options: [bfloat16]", [], None),
+    ("comfy-manual-cast-fp32", "model weight dtype torch.float16, manual cast: torch.float32", [], None),
+    # images and arrays handed to libraries in another dtype
+    ("imshow-uint16-rgb", "plt.imshow(rgb) where rgb.dtype is np.uint16 shows random noise", [], None),
+    ("cv-bridge-encoding", "CvBridgeError: encoding specified as mono8, but image has incompatible type 16UC1", [],
+     None),
+    # custom autograd Functions and kernels under AMP; a loss's weights off the GPU
+    ("custom-bwd-unpaired", "AttributeError: 'FusedSoftmaxBackward' object has no attribute '_fwd_used_autocast'",
+     [], None),
+    ("custom-kernel-amp-assert", "With AMP on, the triton kernel raises AssertionError in forward_kernel()", [],
+     None),
+    ("loss-weight-device", "Passing class_weight to the loss: Expected all tensors to be on the same device, but "
+     "found at least two devices, cuda:0 and cpu!", [], None),
 ]
 
 
@@ -1709,6 +1760,45 @@ CLASS_WORDINGS = [
     ("half-slow-report", "with keras mixed_precision the epoch takes 60x longer, training is very slow on the CPU"),
     ("tflm-type-check", "tensorflow/lite/kernels/elementwise.cc:88 Type INT16 is unsupported by op Log."),
     ("jax-x64-disabled", "ids = jnp.array(ids, dtype='int64') is truncated to dtype int32"),
+    # wider wordings: old tensor types, words for a missing fp16 path, OpenCL's device report, a second GPU
+    ("int-input", "RuntimeError: _thnn_conv2d_forward is not implemented for type torch.cuda.ByteTensor"),
+    ("fp16-needs-gpu", "Running with --device cpu fails because of missing fp16 support on the cpu in pytorch"),
+    ("gpu-api-no-fp16", "OpenCL device: GeForce GTX 1080, half precision compute is not available"),
+    ("kernel-current-device", "points = points.to('cuda:2')\nknn(points) -> CUDA error: an illegal memory access was "
+     "encountered"),
+    ("half-fails-full-works", "With the force_fp32 option the generated images look correct; without it they are "
+     "smeared"),
+    ("tflm-type-check", "tensorflow/lite/kernels/pooling.cc:93 input->type == kTfLiteFloat32 || input_type == "
+     "kTfLiteInt8 was not true."),
+    ("tflm-type-check", "Type 'INT16' is not supported by gather.Node number 5 (GATHER) failed to invoke."),
+    ("tf-dtype-not-allowed", "InvalidArgumentError: Value for attr 'T' of float64 is not in the list of allowed "
+     "values: float, half"),
+    ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.int32. The only supported types "
+     "are: double, float, int64, int32, and uint8."),
+    ("image-io-sample-type", "ERROR 1: out.tif: PREDICTOR=2 is supported on 64 bit samples starting with libtiff > "
+     "4.3.0."),
+    ("dtype-unsupported", "RuntimeError: this build no longer supports fp8 matmuls"),
+    ("dtype-required", "Check failed: Assert fail: arg1.dtype is expected to be float16"),
+    ("device-in-words", "The transform returns the mask as CPU tensors although the image stays a CUDA tensor"),
+    ("directml-dtype", "dml = torch_directml.device()\nx = torch.arange(8).to(dml).int()\ntorch.cumsum(x, 0)\n"
+     "RuntimeError"),
+    ("buffer-read-wrong-dtype", "buf = torch.empty(8, dtype=torch.float, device='cuda')\nfeed_ndarray(out, buf)\n"
+     "print(buf) -> 3.1e+21 6.0e-39"),
+    ("promoted-to-float64", "The resampled volume is not float32 anymore: its dtype is torch.float64"),
+    ("jax-x64-disabled", "jax/_src/numpy/lax_numpy.py:3562: UserWarning: Explicitly requested dtype float64 "
+     "requested in zeros is not available, and will be truncated to dtype float32."),
+    ("float-double", "TypeError: add received an invalid combination of arguments - got (torch.FloatTensor), but "
+     "expected one of: (torch.DoubleTensor other)"),
+    ("fp16-large-values", "Model in fp16 caused an overflow in the last stage; fine in fp32"),
+    ("fp16-drift-report", "model.half() gives weird results on the test images"),
+    ("fp16-drift-report", "Comparing the fp32 and fp16 kernels I found a mismatch of 0.02 per element"),
+    ("fp16-drift-report", "dtype=fp16: grad max error 1.25 (dtype=fp32: max error 0.0)"),
+    ("complex-unsupported", "RuntimeError: UNSUPPORTED DTYPE: complex (in a scripted function on cuda)"),
+    ("complex-unsupported", "torch._inductor.exc.InductorError: KeyError: 'complex128' (torch.compile of an FFT "
+     "layer)"),
+    # "the fp32 run is not nan" says where the NaN is, it does not rule precision out
+    ("fp16-nonfinite-report", "About step_loss == nan\nWith the fp32 unet the loss is not nan but with fp16 weights "
+     "the loss is still nan."),
 ]
 
 
@@ -1936,6 +2026,13 @@ LOOKALIKE_REJECTS = [
     # a memory map that failed for lack of memory, a Box space given bounds of the wrong shape
     "OSError: [Errno 12] Cannot allocate memory: the memory map of the replay buffer failed",
     "AssertionError: Box low.shape doesn't match provided shape, low.shape: (3,), shape: (4,)",
+    # 16-bit image files (not half precision); an Apple machine's CPU architecture (no CPU run compared); a Function
+    # whose separate setup_context custom_fwd cannot mark (a torch limitation)
+    "Can it take 16-bit png images? I get all-black output images",
+    "Restorer gives bad output\n- GPU: [mps]\n- CPU arch: [arm]\nThe face restorer produces vastly different "
+    "results to running it natively.",
+    "AttributeError: 'FnBackward' object has no attribute '_fwd_used_autocast' (forward and setup_context are "
+    "separate methods)",
 ]
 
 
@@ -2134,6 +2231,21 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("RuntimeError: tensorflow/lite/kernels/elementwise.cc:88 Type INT16 is unsupported by op Rsqrt.",
      ["keep them in float"]),
     ("RuntimeError: Could not convert the bfloat16 tensor: got unsupported ScalarType BFloat16", ["datasets.map"]),
+    # causes reworded with what the message leaves out: CUDA's missing quantized kernels, the layer an integer reached,
+    # SciPy's float64, a library's own mask, NVIDIA's OpenCL, real-FFT code, GDAL's predictor, DirectML's integers,
+    # a uint8 buffer, Windows' int32
+    ("RuntimeError: Could not run 'quantized::linear_dynamic' with arguments from the 'CUDA' backend.",
+     ["does not support"]),
+    ("RuntimeError: _thnn_conv2d_forward is not implemented for type torch.LongTensor", ["convolution"]),
+    ("RuntimeError: Input type (torch.cuda.DoubleTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+     ["scipy"]),
+    ("RuntimeError: invalid dtype for bias - should match query's dtype", ["upgrade"]),
+    ("half precision compute is n/a", ["nvidia's opencl"]),
+    ('RuntimeError: "batch_norm_stats_cuda" not implemented for \'ComplexFloat\'', ["not implemented", "view_as_real"]),
+    ("PREDICTOR=2 is supported on 64 bit samples starting with libtiff > 4.3.0", ["float64", "float32"]),
+    ("torch-directml: RuntimeError on torch.cumsum with int input\nRuntimeError", ["int32", "upgrade"]),
+    ("feed_ndarray(dali_out, torch.empty(4, dtype=torch.float, device='cuda'))\n[2.4e+13 7.8e-13]", ["uint8"]),
+    ("TypeError: can't convert np.ndarray of type numpy.int32", ["int64"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

@@ -137,6 +137,15 @@ ACCELERATORS = (
        "Cast integer operands to float before the matmul (`a.float() @ b.float()`, or the model's dtype) and back "
        "with `.long()` if integers are needed; for complex tensors upgrade torch and macOS (14 or newer), or run "
        "that step on the CPU."),
+    # ops missing on MPS run on the CPU under the fallback, and their CPU tensors then meet MPS ones
+    _e("mps-fallback-device-mix", "device", "ops missing on MPS fell back to the CPU and mixed devices",
+       r"\A(?=.*(PYTORCH_ENABLE_MPS_FALLBACK|\bfall ?back to (run on )?(the )?CPU\b))(?=.*\bMPS\b)"
+       r"(?=.*(\bon cpu or on the same device\b|\b(on )?the same device\b|\b(two|different) devices\b))",
+       "Ops this torch has not implemented for Apple's MPS backend (missing kernels such as `bitwise_and`, "
+       "`_index_put_impl_`) run on the CPU under `PYTORCH_ENABLE_MPS_FALLBACK=1`, and the fallback does not cover "
+       "every path: an index or result left on the CPU then meets MPS tensors in the next op.",
+       "Upgrade torch (each release adds MPS kernels, and the fallback covers more); until then move the tensors "
+       "around the unsupported op by hand (`op(x.cpu()).to('mps')`), or run the model on the CPU (or CUDA)."),
     _e("gpu-api-no-fp16", "device-capability", "a Vulkan / OpenCL / WebGPU target without fp16",
        r"\b(vulkan|opencl|webgpu|wgpu)\b[^\n]{0,120}\b(not|no|doesn'?t|does not|without|lacks?)\s+(support(ing|s)?\s+"
        r"(for\s+)?)?(fp16|float16|f16|shader-?f16|shaderFloat16|half)\b|"
@@ -145,9 +154,12 @@ ACCELERATORS = (
        # wgpu / naga and the browsers' WGSL compilers refusing f16 without the feature
        r"UnsupportedCapability\(Float16\)|unknown type:? '?f16\b|extension '?f16'? is not allowed|"
        # clvk compiling an fp16 kernel for a device without cl_khr_fp16: clspv is run with -fp16=0
-       r"\A(?=.*\b(fp16 extension|cl_khr_fp16)\b)(?=.*\s-fp16=0\b)|unsupported OpenCL extension '?cl_khr_fp16\b",
+       r"\A(?=.*\b(fp16 extension|cl_khr_fp16)\b)(?=.*\s-fp16=0\b)|unsupported OpenCL extension '?cl_khr_fp16\b|"
+       # an OpenCL program's device report: "half precision compute is n/a"
+       r"\bhalf[- ]precision compute (is )?(n/a|not available|unavailable|not supported)\b",
        "The GPU or its driver does not support 16-bit float arithmetic in this API (Vulkan `shaderFloat16`, "
-       "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs), so "
+       "WebGPU `shader-f16`, OpenCL `cl_khr_fp16`; older AMD Polaris cards, many integrated and mobile GPUs, and "
+       "NVIDIA's OpenCL driver, which stores fp16 but does not compute in it), so "
        "a model whose kernels compute in float16 (MLC's `q4f16_*`, f16 GGUF compute) cannot be built for it.",
        "Use a variant that computes in float32 (MLC `q4f32_1` / `--quantization q4f32_1`, an f32 compute type), "
        "or a GPU and driver with fp16 support for that API; in the browser check `adapter.features.has('shader-f16')` "
@@ -185,15 +197,18 @@ ACCELERATORS = (
     _e("directml-dtype", "device-capability", "DirectML: no bf16, float64 or complex, and no autocast",
        r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
        context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type|"
-       r"Complex\w*|complex(64|128))\b",
+       r"Complex\w*|complex(64|128)|int(32|64)?|integer)\b",
        cause="torch-directml (the `dml` / `privateuseone` device on Windows GPUs) computes in float32 and float16 "
        "but does not support bfloat16, float64 or complex (ComplexFloat, from STFT / FFT) tensors, and "
        "`torch.autocast` does not run on it, so a bf16 model, float64 data, a spectrogram model's complex STFT, or "
-       "fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there.",
+       "fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there; older "
+       "releases also lack integer (int32 / int64) kernels for some ops (`cumsum`, the min / max behind printing a "
+       "tensor), which fail with a bare RuntimeError.",
        fix="Load the model in float16 or float32 (`torch_dtype=torch.float16`), cast float64 data with `.float()`, "
        "run complex STFT / FFT steps on the CPU (`x.cpu()`, then move the real result back), "
        "and without autocast keep the whole model and its inputs in one dtype: full fp32 (`--no-half` / "
-       "`--precision full` in the SD UIs) or everything cast to fp16 by hand."),
+       "`--precision full` in the SD UIs) or everything cast to fp16 by hand; for integer ops upgrade torch-directml "
+       "(later releases support more datatypes) or use the dtype that works (int64 for `cumsum`)."),
     _e("ascend-910a-bf16", "device-capability", "bf16 on an Ascend 910A",
        r"\A(?=.*\b(910A|910 ?ProA|910 ?PremiumA)\b)(?=.*(?<![A-Za-z0-9_])(bf16|bfloat16|BF16)(?![A-Za-z0-9_]))",
        cause="The first-generation Ascend 910 (910A) has no bf16 support (the 910B and later have it), so a bf16 "
@@ -287,7 +302,7 @@ ACCELERATORS = (
        "`--no-half`), or upgrade torch and macOS before trying fp16 again; bf16 needs macOS 14 and a recent torch."),
     _e("mps-wrong-results", "device-capability", "MPS computes other results than the CPU",
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(different|wrong|incorrect|differ\w*)\b[^.\n]{0,30}"
-       r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_]))|"
+       r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_])(?!\W{0,3}arch))|"
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(garbled|scrambled|distorted|corrupted|gibberish)\b"
        r"[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text)\b)|"
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\bsilently (incorrect|wrong)\b)",

@@ -100,6 +100,16 @@ BACKENDS = (
        "then cast the result back; or pad the signal to a power-of-two size.",
        context=r"fft|stft|spectral|\bComplex(64|128)?\b|\bcomplex(64|128)\b",
        unless=r"CUFFT_INTERNAL_ERROR|plan cache"),
+    # torch's cuFFT plan cache keyed by shape only (before 1.1): a plan made on one GPU run on another
+    _e("cufft-plan-other-gpu", "device", "a cuFFT plan made on one GPU used on another",
+       r"\A(?=.*\bcuFFT error: CUFFT_\w+)(?=.*(\bplan cache\b|\bcontext[- ]aware\b|\b(second|another|other) GPU\b|"
+       r"\bcuda:[1-9]\b|\.cuda\([1-9]\)))",
+       "cuFFT plans belong to the GPU (CUDA context) they were made on; torch's plan cache in older releases was "
+       "keyed by the transform's shape only, so a same-shaped FFT on another GPU reused a plan made for the first "
+       "and cuFFT failed to execute it.",
+       "Upgrade torch (the plan cache is per device since 1.1); on an old torch clear the cache before switching "
+       "GPUs (`torch.backends.cuda.cufft_plan_cache.clear()`), or make the tensors' GPU current "
+       "(`torch.cuda.set_device(x.device)`) and run each GPU's FFTs in their own process."),
     _e("tf32-hint", "device-capability", "fp32 matmuls are not using TF32 tensor cores",
        r"has Tensor Cores\. To properly utilize them, you should set .?torch\.set_float32_matmul_precision|"
        r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled",
@@ -115,6 +125,37 @@ BACKENDS = (
        "flags have no effect, and HF `--tf32` refuses to start.",
        "Drop `--tf32` / `tf32=True` (or set it False) on this GPU; fp32 math is unaffected; for speed use fp16 "
        "mixed precision (`fp16=True`) there.", unless=CUDA_INIT_FAILED),
+    # AMD's libraries: what each datatype runs through
+    _e("hipblaslt-compute-type", "backend", "hipBLASLt has no algorithm for this compute type",
+       r"No algorithm was found for the case:[^\n]{0,120}compute_type=\w+",
+       cause="hipBLASLt implements GEMMs only for the datatype and compute-type combinations in its support table; "
+       "FP16 (or BF16) as the compute type (accumulating in half precision) is not supported, so no algorithm "
+       "matches.",
+       fix="Accumulate in FP32: compute type FP32 (`HIPBLAS_COMPUTE_32F`) with FP16 / BF16 inputs and outputs, or "
+       "upgrade to a hipBLASLt that falls back from FP16 to FP32 compute."),
+    _e("rocblas-fp8-removed", "backend", "rocBLAS no longer does fp8 GEMMs",
+       r"rocBLAS[^\n]{0,60}\bno longer supports FP8\b",
+       cause="ROCm 7 removed rocBLAS's FP8 GEMMs; fp8 (float8) matrix multiplies go through hipBLASLt now, so a "
+       "tool or test still calling rocBLAS for fp8 fails.",
+       fix="Run fp8 GEMMs through hipBLASLt (the tool's hipBLASLt option or config), or stay on a ROCm release "
+       "before 7 for rocBLAS fp8."),
+    _e("miopen-fp16-rounding", "backend", "MIOpen's fp16 convolution rounds more than a reference",
+       r"\A(?=.*\bMIOpen\b)(?=.*\b(fp16|float16|half)\b)(?=.*\b(toleran\w*|rounding|mismatch\w*|accuracy)\b)",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="MIOpen picks a convolution solver per shape, and for some fp16 convolutions (3x3 depthwise) a "
+       "Winograd solver whose fp16 rounding error is several times that of a correctly rounded result, so outputs "
+       "differ from cuDNN's or a native kernel's by more than an fp16-sized tolerance.",
+       fix="Disable the Winograd solvers for that run (`MIOPEN_DEBUG_CONV_WINOGRAD=0`) or let MIOpen choose by "
+       "accuracy (`MIOPEN_FIND_MODE=NORMAL`); compare fp16 results with a tolerance of a few fp16 steps; or compute "
+       "that convolution in fp32."),
+    _e("cusparselt-dtype", "backend", "cuSPARSELt's 2:4 sparse matmul refused these dtypes",
+       r"operation not supported when calling `?cusparseLt\w*",
+       cause="cuSPARSELt runs 2:4 semi-structured sparse matmuls only for some dtypes on each GPU and release: "
+       "fp16, bf16 and int8 (and fp8 on Hopper), while fp32 inputs are not supported on every GPU and version "
+       "(H100 with cuSPARSELt 0.6), so the descriptor init fails.",
+       fix="Run the sparse matmul in fp16 or bf16 (`to_sparse_semi_structured(w.half())`, inputs cast to the same "
+       "dtype), or int8; keep fp32 on the dense path (or the CUTLASS backend: "
+       "`SparseSemiStructuredTensor._FORCE_CUTLASS = True`)."),
 )
 
 # attention and compiled kernels (xFormers, Triton) without a dtype
@@ -353,7 +394,9 @@ CAPABILITY = (
        r"Cannot use fp16 without (an )?accelerator|Accelerator is not detected, cannot perform low precision|"
        r"\b(FP16|half|float16)\b[\w =-]{0,40}\b(only (supported|compatible|available) (on|with)|"
        r"(supported|available) only (on|when \w+ on)) (a |the )?GPU|\b(fp16|float16)\b is for GPU only\b|"
-       r"\bamp \+ cpu is not supported\b|\basked for \w* ?AMP on CPU, but AMP is only available on GPU",
+       r"\bamp \+ cpu is not supported\b|\basked for \w* ?AMP on CPU, but AMP is only available on GPU|"
+       # told in words: "`--device cpu` doesn't work due to missing fp16-support in pytorch"
+       r"\A(?=.*\b(missing|lack(ing)? of) (fp16|float16|half)[- ](precision[- ])?support\b(?! for\b))(?=.*\bcpu\b)",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX,
        unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
@@ -542,7 +585,9 @@ CAPABILITY = (
        "where the query comes out half while a mask made by hand stays fp32 (torch.compile has mishandled a "
        "nested autocast region this way).",
        "Pass a bool mask, or build the additive mask in the query dtype: `mask.to(q.dtype)` filled with "
-       "`torch.finfo(q.dtype).min` instead of -inf/-1e9; give `key_padding_mask` and `attn_mask` one type."),
+       "`torch.finfo(q.dtype).min` instead of -inf/-1e9; give `key_padding_mask` and `attn_mask` one type; when "
+       "the mask or bias is built inside a library (a serving engine's ALiBi bias, a model's own mask), upgrade it: "
+       "such casts are often fixed in a later release."),
     _e("sdpa-no-kernel", "attention", "no attention kernel accepts these inputs",
        r"No available kernel\. +Aborting execution",
        "scaled_dot_product_attention was restricted to backends (such as the Flash Attention kernel alone, through "
@@ -625,4 +670,13 @@ DIFFUSION = (
        "transformer upscalers DAT, HAT and SwinIR) ran in fp16 and its activations overflowed past 65504.",
        fix="Run the upscaler in fp32 (the web UI's `--no-half`, the tool's half-precision / fp16 option off, "
        "`model.float()`), or in bf16 on GPUs that have it; smaller tiles do not help an overflow."),
+    # ComfyUI's log line: storage dtype, then the dtype it computes in
+    _e("comfy-manual-cast-fp32", "device-capability", "ComfyUI computes in float32 on a GPU without bf16",
+       r"\bmanual cast: (torch\.)?float32\b",
+       cause="ComfyUI stores the weights in the dtype it logs first (fp8 is storage only) and computes in the "
+       "'manual cast' dtype it picks for the GPU: where bf16 is not supported (V100 and other pre-Ampere GPUs, "
+       "compute capability below 8.0) and fp16 is not considered safe for the model (Flux and other large DiTs), it "
+       "falls back to float32, slow and memory-hungry.",
+       fix="Start ComfyUI with `--force-fp16` to compute in fp16 on such a GPU (watch for NaN / black images with "
+       "models that overflow fp16), or use a GPU with bf16; fp8 weights save memory either way."),
 )

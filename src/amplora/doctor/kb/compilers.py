@@ -89,4 +89,12 @@ COMPILERS = (
        "fails on precision alone, without a wrong kernel.",
        "Compare against the eager run in the same dtype, and judge with a tolerance sized to that dtype (bf16 about "
        "1e-2, fp16 1e-3); a result far outside it, or NaN, is a real bug to report."),
+    # TVM-FFI's typed kernel arguments (SGLang's JIT kernels): one dtype per argument
+    _e("tvm-ffi-tensor-dtype", "mismatch", "a JIT kernel's typed argument got a tensor of another dtype",
+       r"Dtype value \[\w+\] not in the allowed options: \[",
+       cause="The kernel was compiled (through TVM-FFI) for the dtypes it lists, and one argument came in another: "
+       "typically one path now returns bf16 while a state buffer stays fp32 (or the reverse), and the kernel "
+       "checks instead of casting, so the dtype mismatch fails the tensor match.",
+       fix="Cast that argument to the dtype the kernel lists before the call (`x.to(state.dtype)`), or keep the "
+       "buffers it reads in one dtype; if the call is inside a library (SGLang, a serving engine), upgrade it."),
 )

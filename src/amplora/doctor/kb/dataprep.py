@@ -81,12 +81,16 @@ DATAPREP = (
        "(`x.float()`) or in a custom `collate_fn`."),
     _e("image-io-sample-type", "numpy", "an image file format or writer without this sample type",
        r"can ?not handle images with (64|16|32)-bit (floating[- ]point )?samples|"
-       r"cannot write mode (F|I|I;16\w*) as (PNG|JPEG|JPG|GIF|BMP|WEBP)\b",
+       r"cannot write mode (F|I|I;16\w*) as (PNG|JPEG|JPG|GIF|BMP|WEBP)\b|"
+       r"PREDICTOR=2 is supported on 64 bit\s+samples",
        "The image file format or its reader / writer does not support this sample type: libtiff inside ITK or "
        "PIL cannot handle 64-bit (float64) TIFF samples, and PIL writes float32 (mode 'F') or 32-bit integer (mode "
-       "'I') images only as TIFF, not PNG or JPEG.",
+       "'I') images only as TIFF, not PNG or JPEG; GDAL's `PREDICTOR=2` compression takes 64-bit samples only with "
+       "libtiff newer than 4.3, so a float64 raster fails to write, often float32 data promoted by a float64 scalar "
+       "(NumPy 2 no longer keeps float32 when a NumPy float64 scalar multiplies or divides it).",
        "Save the array in a type the format takes: `a.astype(np.float32)` for TIFF, scaled `uint8` / `uint16` for "
-       "PNG (`(a * 255).astype(np.uint8)`); or choose a format and reader that support float64 (NIfTI, NRRD, "
+       "PNG (`(a * 255).astype(np.uint8)`), a plain Python `float()` for a scalar that would promote; or choose a "
+       "format and reader that support float64 (NIfTI, NRRD, "
        "`.npy`, ITK's `ImageFileReader` with another ImageIO)."),
     _e("numpy-int-overflow", "overflow", "a NumPy integer scalar that overflowed and wrapped",
        r"overflow encountered in (scalar (negative|absolute)|(u?short|u?byte|u?int|u?long|u?longlong|intc)_scalars)",
@@ -230,4 +234,18 @@ DATAPREP = (
        "Cast the input to a dtype its signatures list, usually `X.astype(np.float64)` (`np.float32` for a "
        "float32-only kernel), C-contiguous (`np.ascontiguousarray`); a library that does not cast for you may do "
        "so in a later release."),
+    _e("imshow-uint16-rgb", "numpy", "Matplotlib's imshow given 16-bit RGB",
+       r"\A(?=.*\bimshow\b)(?=.*\b(np\.)?uint16\b)(?=.*\b(broken|random|wrong|garbage|noise|bits|clipp\w*)\b)",
+       cause="Matplotlib's `imshow` shows RGB(A) data as float in 0..1 or uint8 in 0..255 and converts other input "
+       "to uint8: uint16 values (16-bit images) overflow and wrap into random bits.",
+       fix="Scale to a supported range first: `plt.imshow(img / 65535.0)` (float in 0..1) or "
+       "`(img >> 8).astype(np.uint8)`; single-channel uint16 data can be shown with `vmin` / `vmax`."),
+    _e("cv-bridge-encoding", "numpy", "cv_bridge asked for an encoding the array's dtype does not have",
+       r"encoding specified as \w+, but image has incompatible type \w+",
+       cause="cv_bridge maps ROS encodings to OpenCV types (`16UC1` = uint16 one channel, `32FC1` = float32, "
+       "`8UC3` / `bgr8` = uint8 three channels) and checks that the array has the encoding's type: a float32 "
+       "depth or mask array cannot be sent as 16UC1 (uint16) without a conversion.",
+       fix="Convert the array to the encoding's type first (float metres to uint16 millimetres: "
+       "`(depth * 1000).astype(np.uint16)`, a [0, 1] image to uint8 with `* 255`), or ask for the encoding that "
+       "matches the array (`32FC1`, or `passthrough`)."),
 )

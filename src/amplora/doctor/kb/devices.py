@@ -29,6 +29,14 @@ DEVICES = (
        fix="Trace (export) the model on the device it will run on, or one trace per device; in the model's code "
        "make new tensors from an input (`x.new_zeros(...)`, `torch.zeros_like(x)`) or `torch.jit.script` that "
        "function, so the trace follows the input's device; or use the release whose exported model was fixed."),
+    _e("loss-weight-device", "device", "a loss's class weights left on the CPU",
+       r"\A(?=.*(\bsame device\b|\btwo devices\b|\bdifferent devices\b))(?=.*\bclass[_ ]weights?\b)",
+       cause="A loss's class weights (`class_weight`, `pos_weight`, `weight=` of `CrossEntropyLoss`) were made as a "
+       "plain CPU tensor (from a config list or `torch.tensor(...)`), and moving the model to the GPU does not move "
+       "them when they are not a registered buffer of a module, so they meet the GPU scores in the loss.",
+       fix="Create them on the scores' device (`torch.tensor(w, device=scores.device)`, or `weight.to(cls_score."
+       "device)` inside the loss), register them as a buffer of the loss module so `.to()` moves them, or upgrade "
+       "the library whose loss builds them (later releases move them)."),
     _e("kernel-current-device", "device", "a custom kernel launched on the current GPU, not its tensors' GPU",
        r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
        r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"
@@ -39,7 +47,9 @@ DEVICES = (
        r"(?=.*(\b(cuda|gpu):? ?[1-9]\b|\bsecond gpu\b))(?=.*\b(illegal memory access|illegal address|error|fail))|"
        # a model put on a second GPU that then gives nothing, told in words
        r"\A(?=.*\b(load\w*|put|mov\w*|run\w*|plac\w*)\b[^.\n]{0,40}\bon(to)? (device |gpu )?[\"'`]?cuda:[1-9])"
-       r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)",
+       r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)|"
+       # tensors put on a GPU other than the first, then an illegal memory access
+       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\billegal (memory access|address)\b)",
        unless=r"Expected all tensors to be on the same device|found at least two devices|out of memory",
        cause="A custom CUDA or Triton kernel launches on the current CUDA device (cuda:0 unless it was set), not on "
        "the device of its tensors: without a device guard in the extension, tensors on cuda:1 or another GPU that is "
@@ -462,15 +472,16 @@ DEVICES = (
        fix="Move it and its inputs explicitly (`model.to('cuda')`, `predictor.cuda()`, `device='cuda:0'` where the "
        "library takes one) and check with `next(model.parameters()).device`."),
     _e("numpy-dtype-torch-lacks", "numpy", "a NumPy array of a dtype torch cannot take",
-       r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16|bool_?\b)|"
+       r"can'?t convert np\.ndarray of type numpy\W?(u(ni|in)t(16|32|64)|float16|bool_?\b|int32\b)|"
        r"does not support creating (FP16|float16|half) (arrays|tensors) from numpy|"
        r"\b(numpy|np)\b[^.\n]{0,20}\b(arrays?|images?|volumes?|data)\b[^.\n]{0,10}\b(of )?(dtype|type) "
        r"u(int)?(16|32|64)\b[^.\n]{0,20}\b(gives|raises|throws|fails?|errors?|not supported)\b",
        cause="torch takes NumPy arrays of its own dtypes only, and this one is unsigned 16, 32 or 64-bit (16-bit "
        "PNG or TIFF images, depth maps, audio or label maps read by PIL, OpenCV or imageio), which torch before 2.3 "
        "(uint16, uint32, uint64) has no dtype for and later releases support only in a few ops, or float16, which "
-       "torch before 0.4 could not convert, or bool, which torch before 1.2 could not convert.",
-       fix="Convert where the data is read: `a.astype(np.int32)` for labels and indices, `a.astype(np.float32)` "
+       "torch before 0.4 could not convert, or bool, which torch before 1.2 could not convert, or an int32 array of "
+       "NumPy's C `long` type (indices from SciPy on Windows), which older torch refuses though it lists int32.",
+       fix="Convert where the data is read: `a.astype(np.int64)` for labels and indices, `a.astype(np.float32)` "
        "(scaled, e.g. `/ 65535`) for images and audio, `a.astype(np.uint8)` for a bool mask; for float16 upgrade "
        "torch, or convert to float32 and `.half()` on the GPU."),
     _e("numpy-torch-dtype", "numpy", "a torch dtype given to NumPy",

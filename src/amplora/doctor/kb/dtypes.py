@@ -258,7 +258,8 @@ KERNELS = (
        # the user asked for float64 in JAX code and got float32 (a library asking for it itself is another matter)
        r"\A(?=.*\b(jax|jnp|lax|flax|random\.PRNGKey)\b)"
        r"(?=.*(dtype\s*=\s*['\"]?(\w+\.)?(float|int)64|astype\(\s*['\"]?(\w+\.)?float64|jnp\.float64|"
-       r"\b(convert\w*|truncat\w*|cast\w*) (\w+ )?float64 (\w+ )?to float32\b))"
+       r"\b(convert\w*|truncat\w*|cast\w*) (\w+ )?float64 (\w+ )?to float32\b|"
+       r"Explicitly requested dtype [^\n]{0,40}(int|float)64\b[^\n]{0,120}will be truncated to dtype))"
        r"(?=.*(\bfloat32\b|32-bit|truncated to dtype))",
        "JAX keeps every array 32-bit by default: a float64 (or int64) dtype asked for in `jnp.array`, "
        "`jax.random` or `.astype` is truncated to float32 (int32), silently or with the warning 'Explicitly "
@@ -305,14 +306,17 @@ KERNELS = (
        r"Expected floating point type, got <dtype: '(u?int\d+|bool)'>|"
        # stft / fft: "stft(torch.ShortTensor[16, 16480], ...) : expected a tensor of floating point or complex values"
        r"expected a tensor of floating point or complex values|"
-       r"Can only calculate the mean of floating types\. Got (Long|Int|Short|Byte|Char|Bool) instead",
-       "A floating-point op (a layer, matmul, mean, init, an STFT) got an integer or bool tensor: data built from "
-       "integer values (`torch.tensor([1, 2])`, uint8 images, int16 PCM audio, NumPy int arrays) was never converted "
-       "to float.",
+       r"Can only calculate the mean of floating types\. Got (Long|Int|Short|Byte|Char|Bool) instead|"
+       # torch < 1.0: "_thnn_conv2d_forward is not implemented for type torch.LongTensor"
+       r"\bis not implemented for type (torch\.)?(cuda\.)?(Long|Int|Short|Byte|Char|Bool)Tensor\b",
+       "A floating-point op (a layer such as a convolution or linear, matmul, mean, init, an STFT) got an integer or "
+       "bool tensor: data built from integer values (`torch.tensor([1, 2])`, uint8 images, int16 PCM audio, NumPy int "
+       "arrays) was never converted to float.",
        "Convert the input to the model's float dtype (float32 unless the model runs in half precision): "
        "`x = x.float()` (uint8 images: `x.float() / 255`; int16 PCM audio: `x.float() / 32768`; an environment's "
        "observations cast where it returns them), or "
-       "`x.to(model.dtype)`; keep only indices and labels integer."),
+       "`x.to(model.dtype)`; keep only indices and labels integer.",
+       unless=r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"),
     _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
        # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
        r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))(?P<dst>\w+)\)",
@@ -432,11 +436,42 @@ KERNELS = (
     _e("complex-kernel", "cpu-kernel", "an op without a kernel for complex64/complex128 on this device",
        r"\"\w+\" not implemented for '(ComplexFloat|ComplexDouble)\b'?",
        "This op has no kernel for complex tensors (ComplexFloat = complex64, ComplexDouble = complex128) on the "
-       "device it ran on: complex support arrived op by op, and many CUDA (or CPU) kernels of older torch take only "
-       "real dtypes even where the other device has a complex one.",
+       "device it ran on (not implemented): complex support arrived op by op, and many CUDA (or CPU) kernels of "
+       "older torch take only real dtypes even where the other device has a complex one; code written for torch "
+       "before 1.8, whose FFTs returned real (..., 2) tensors, gets complex ones from `torch.fft` on a newer "
+       "version and hands them to real-only layers.",
        "Upgrade torch (the op may have its complex kernel in a later release), or compute it on the real and "
        "imaginary parts (`torch.view_as_real(z)`, then `torch.view_as_complex`, or `a.real` / `a.imag` separately), "
-       "or run that one op on the device that has it and move the result back (`op(z.cpu()).to(z.device)`)."),
+       "or run that one op on the device that has it and move the result back (`op(z.cpu()).to(z.device)`); for "
+       "old real-FFT code, install the torch version it pins or convert with `torch.view_as_real`.",
+       unless=r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"),
+    _e("complex-unsupported", "cpu-kernel", "a component without complex dtypes (an exporter, MPS, Triton)",
+       r"\b(does ?n[o']t|does not) (currently |yet )?support complex( (d?types?|tensors?|numbers|values|inputs?|"
+       r"outputs?))?\b|\bcomplex (d?types?|tensors?|numbers|values) (are|is) not (yet |currently )?supported\b|"
+       r"Unsupported type byte size: Complex\w+|\bUNSUPPORTED DTYPE: complex\b|"
+       # Inductor's Triton codegen has no name for a complex buffer
+       r"\A(?=.*\b(inductor|triton|torch\.compile)\b)(?=.*KeyError: ['\"](torch\.)?complex(32|64|128)['\"])",
+       "A component on the way has no complex dtypes: the TorchScript ONNX exporter (its STFT / FFT symbolics "
+       "refuse complex outputs, ONNX has no complex tensors), Apple's MPS backend in older torch and macOS, "
+       "Triton (which Inductor generates for `torch.compile`: it has no complex type, so a complex64 buffer has no "
+       "name), TorchScript's CUDA fuser (a scripted function mixing complex and real tensors fails from its second, "
+       "profiled call), or a runtime or collective written for real tensors; `torch.stft(..., return_complex=True)`, "
+       "`torch.fft` and spectral layers make complex64 tensors that reach it.",
+       "Keep complex values as real pairs across that component: `torch.view_as_real(z)` (or the magnitude "
+       "`z.abs()`, or real and imaginary parts computed separately) and `torch.view_as_complex` after it; for ONNX "
+       "compute the spectrogram from a real-valued STFT (`return_complex=False` / `view_as_real`) or use the "
+       "dynamo exporter (`torch.onnx.export(..., dynamo=True)`); for `torch.compile` keep the complex op out of the "
+       "graph (`torch.compiler.disable` on it) or upgrade torch; drop `@torch.jit.script` from a function that "
+       "mixes complex and real tensors; on MPS run the complex part on the CPU."),
+    _e("complex-into-real-layer", "mismatch", "a complex tensor given to a real-valued layer",
+       r"Input type \((struct )?(c10::)?complex<\w+>\) and (weight|bias) type|"
+       r"Input type \((torch\.)?(cuda\.)?Complex\w*Tensor\) and (weight|bias) type",
+       "A complex tensor reached a layer with real weights (a convolution or linear): a spectrogram from "
+       "`torch.stft(..., return_complex=True)` (required since torch 2.0) or an FFT output is complex64, and the "
+       "layer's float32 weight and bias take only real input.",
+       "Turn it real before the layer: `torch.view_as_real(spec)` (the older (..., 2) real layout the code was "
+       "written for, moved to channels if needed) or the magnitude `spec.abs()`; convert back with "
+       "`torch.view_as_complex` before `istft`."),
     _e("complex-to-real", "mismatch", "a complex tensor written into a real one",
        r"Casting complex values to real discards the imaginary part",
        "A complex tensor (an FFT's coefficients, a complex parameter or state) is cast to or written into a real "
@@ -582,7 +617,9 @@ KERNELS = (
        "computes in half and keeps variables in float32. Pass indices as int32, and upgrade Keras if it still "
        "casts integer inputs."),
     _e("tf-dtype-not-allowed", "cpu-kernel", "a TensorFlow op got a dtype outside its allowed list",
-       r"DataType (\w+) not in list of allowed values",
+       r"DataType (\w+) not in list of allowed values|"
+       # bf16 refused this way is a mixed-precision policy's story (generic-dtype's answer)
+       r"Value for attr '\w+' of (half|float16|float64|double|u?int\d+) is not in the list of allowed values",
        cause="A TensorFlow op (or its kernel on this device) accepts only the dtypes the message lists and got "
        "another: float64 (NumPy's default, or kept for numerical stability) is not among them on a TPU, which has "
        "no float64, and integer or half inputs reach ops that take only float32.",
@@ -716,9 +753,14 @@ KERNELS = (
        # a type mismatch reported beside a printout of the float64 input
        r"\A(?=.*\b(type|dtype) mismatch\b)(?=.*\bdtype=torch\.(float64|double)\b)(?!.*\b(half|float16|bfloat16)\b)|"
        r"\bexpected (np\.|numpy\.|torch\.)?float32 (arrays?|tensors?|inputs?|data)\b[^\n]{0,20}\bgot (np\.|numpy\.|"
-       r"torch\.)?float64\b",
+       r"torch\.)?float64\b|"
+       r"invalid combination of arguments - got \(torch\.(cuda\.)?DoubleTensor\).{0,200}"
+       r"\(torch\.(cuda\.)?FloatTensor other\)|"
+       r"invalid combination of arguments - got \(torch\.(cuda\.)?FloatTensor\).{0,200}"
+       r"\(torch\.(cuda\.)?DoubleTensor other\)",
        "A float64 (Double) tensor met float32 (Float) weights: tensors built from NumPy arrays or Python data "
-       "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`), or part of the model was `.double()`.",
+       "default to float64 (`torch.from_numpy`, `torch.tensor(np_array)`; NumPy and SciPy functions such as filters "
+       "and resampling return float64 even for float32 input), or part of the model was `.double()`.",
        "Cast the data to float32 where it enters: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
        "`torch.tensor(a, dtype=torch.float32)`; use `model.double()` only if you want float64 throughout, and then "
        "`torch.set_default_dtype(torch.float64)` so that every tensor a library creates is float64 too (one dtype "
@@ -957,6 +999,26 @@ STORIES = (
        "cast the inputs to its weights' dtype inside forward.",
        context=r"(autocast|\bamp\b|mixed precision)(?s:.*)(float16|fp16|\bhalf\b)|(float16|fp16|\bhalf\b)(?s:.*)"
        r"(autocast|\bamp\b|mixed precision)"),
+    _e("custom-bwd-unpaired", "autocast", "`custom_bwd` on a backward whose forward has no `custom_fwd`",
+       r"has no attribute '_fwd_used_autocast'",
+       # a Function whose forward and setup_context are separate: custom_fwd cannot mark ctx (a torch limitation)
+       "`@custom_bwd` runs the backward under the autocast state its forward saved in `ctx._fwd_used_autocast`, "
+       "which only `@custom_fwd` on the forward sets: the backward of this Function is decorated without its "
+       "forward (one decorator removed, or added on one side only), so the attribute is missing.",
+       "Use the decorators together, `@torch.amp.custom_fwd(device_type='cuda')` on forward and "
+       "`@torch.amp.custom_bwd(device_type='cuda')` on backward, or remove both when the forward casts its inputs "
+       "itself.",
+       unless=r"setup_context"),
+    _e("custom-kernel-amp-assert", "autocast", "a custom kernel's dtype assertion under AMP",
+       r"\A(?=.*\bAssertionError\b)(?=.*(\bAMP\b|autocast|mixed precision))(?=.*\b(cupy|\w+_kernel|kernels?|triton)\b)",
+       unless=r"out of memory|\bshape\b",
+       cause="A custom kernel (CuPy, Triton, a CUDA extension) asserts that its tensors share one dtype (or are "
+       "float32), and autocast does not cast a custom kernel's arguments: under AMP the inputs arrive in float16 "
+       "while a tensor the module computes itself (a learnable decay or threshold, a weight used outside an "
+       "autocast op) stays float32.",
+       fix="Cast the module's own tensors to the input's dtype before the launch (`w.sigmoid().to(x)`), or wrap the "
+       "kernel's Function in `@torch.amp.custom_fwd(device_type='cuda', cast_inputs=torch.float32)` so it runs in "
+       "fp32; or upgrade the library if its kernel got an fp16 fix."),
     _e("uint8-image-input", "mismatch", "uint8 image data where float is expected",
        r"(should be|expected|expects?|must be) an? float(ing[- ]point)? tensor[^\n]{0,40}\b(got|found) "
        r"(torch\.)?uint8",

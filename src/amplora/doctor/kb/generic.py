@@ -48,7 +48,10 @@ EXPLAINS_IMPORT_FAILURE = frozenset({"bnb-on-cpu"})
 # (a gradient tape that watched an integer tensor returns None, and the paste ends in that None's AttributeError)
 OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|MultinomialKernel|input_val >= zero|"
                                         r"probability tensor contains either|The dtype of the watched tensor must be "
-                                        r"floating", re.IGNORECASE)
+                                        r"floating|"
+                                        # an illegal memory access from a kernel launched off its tensors' GPU
+                                        r"\A(?=[\s\S]*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))"
+                                        r"(?=[\s\S]*\billegal (memory access|address)\b)", re.IGNORECASE)
 
 # a non-finite value named in a message, a log line or a report
 # a NaN a validator found in a value (a distribution's parameters, a library's input check): without half precision in
@@ -67,7 +70,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"found (nan|inf) in (the )?(grad|loss)|(nan|inf) (loss|gradient)s? (detected|encountered)|"
              r"\b\w*loss['\"]?\s*[=:]\s*['\"]?(nan|inf)(?![a-z0-9_])|"
              r"\b\w*loss\w*['\"]?(\s*(is|was|has|of|becomes?|became|goes|went|gone|turns?|turned|to|into|would|will|be|"
-             r"gets|got|just|suddenly|then|always|quickly|eventually|immediately|soon|finally|directly|为|变成|变为))"
+             r"gets|got|just|still|suddenly|then|always|quickly|eventually|immediately|soon|finally|directly|为|变成|变为))"
              r"{0,2}\s*['\"]?(nan|inf)(?![a-z0-9_])|\bloss\s*(が|は|가|이|는)\s*(nan|inf)(?![a-z0-9_])|"
              r"\b(nan|NaN) (issue|problem|error)s?\b|出现\s*(nan|NaN|inf)(?![a-z0-9_])|\b(nan|NaN|inf)\s*值|\b(nan|inf) loss(es)?\b|\bloss(es)? nans?\b|\btensor is nan\b|"
              r"\b(nan|inf) as (the )?(train(ing)? |val(idation)? |eval )?loss\b|"
@@ -274,6 +277,14 @@ FALLBACKS = (
        "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
+    # a conversion shown at fp16's edge: 65504 stays, 65505 rounds to it, 66000 is inf
+    _e("fp16-max-value", "overflow", "values at and past fp16's largest finite value",
+       r"\A(?=.*(?<![\d.])65504(\.0*)?(?![\d.]))(?=.*(\binf(inity)?\b|\boverflow\w*))(?=.*(half|fp16|float16|\bf16\b))",
+       "fp16's largest finite value is 65504 (0x7bff): values just above it round down to it, values from 65520 on "
+       "overflow to inf, and near the top the representable values are 32 apart (65000 becomes 64992); this is "
+       "IEEE half precision working as specified.",
+       "Keep values beyond about 60000 out of fp16: scale them down first, or use bf16 (fp32's range) or fp32 "
+       "where they occur."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
        context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT + "|" + BF16_ONLY,
        cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
@@ -302,7 +313,8 @@ FALLBACKS = (
        # ... or whether a tool supports it, above what went wrong with it
        r"\A(?=\W*(Does|Did|Do|Can|Is|Are) [^\n?]{0,40}\bsupport(ed)? (bf16|bfloat16|fp16|float16|half)\b)"
        r"(?=.*(Error\b|Traceback|File \"|unexpected (data ?type|dtype)|\bd(ata ?)?type (error|mismatch)))|"
-       r"\b(Unsupported|not (yet )?supported|does not support|doesn't support|only supports?|can only (be used|run) "
+       r"\b(Unsupport(ed)?|not (yet )?supported|does not support|doesn't support|no longer supports?|only supports?|"
+       r"can only (be used|run) "
        r"with)(\s+(for|in|on|with))?(\s+(the\s+)?(tensor |element |weight )?(dtype|data ?type|scalar ?type|precision|"
        r"type)s?)?[\s:=`'\"(\[]*"
        + _DTYPE_WORD + "|" + _DTYPE_WORD + r"(\s+(precision|dtype|data ?type|type|tensors?|inputs?))?[`'\")\]]*"
@@ -481,7 +493,10 @@ LAST_RESORT = (
        r"\b(does ?n[o']t|does not|do not|don'?t) work with (torch\.)?(float16|fp16|half)\b|"
        # an issue title: "ESMFold throws error when explicitly cast to fp16"
        r"\b(throws?|raises?|gives?|fails with)( an?)? (error|exception)s? when (explicitly |manually )?"
-       r"(cast(ed)?|casting|converted|converting|loaded) (to|in|as) (fp16|float16|half)\b",
+       r"(cast(ed)?|casting|converted|converting|loaded) (to|in|as) (fp16|float16|half)\b|"
+       # "if I enable the Force FP32 option the output seems as it should be"
+       r"\b(force[ _-]?fp32|--fp32|--no-half|full[ _-]precision|fp32 (mode|option))\b[^.\n]{0,40}\b(outputs?|results?|"
+       r"images?|videos?|audio)\b[^.\n]{0,30}\b(as it should|correct\w*|fine|normal\w*|right|as expected)\b",
        "The same model or call works in fp32 and fails in fp16: the component that fails (a loader, an adapter, "
        "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
        "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "
@@ -519,6 +534,7 @@ LAST_RESORT = (
        r"\bunsupported (?:data ?type|dtype|scalar ?type)\b[^\n]{0,60}?" + ANY_DTYPE + "|"
        r"\bexpected (?:the )?(?:input|output|\w+)(?: tensors?)? (?:in|of|to be) [`'\"(\[]*" + ANY_FLOAT + "|"
        r"\bExpected " + ANY_FLOAT + r" (?:inputs?|tensors?|arguments?|weights?)\b|"
+       r"\bdtype is expected to be [`'\"(\[]*" + ANY_DTYPE + "|"
        r"\bsupported for " + ANY_FLOAT + r"(?: types?| dtypes?| tensors?)? only\b|"
        r"\bonly supported (?:in |for |with )?" + ANY_FLOAT + r"\b|"
        + ANY_FLOAT + r"\b[^\n]{0,30}\b(?:is|are) only supported (?:for|on|with|when|in)\b|"
@@ -597,7 +613,9 @@ LAST_RESORT = (
        r"\b(on|from) (different|separate) (cuda |gpu )?devices\b|\bdevice[- ]related (error|issue|problem|bug)s?\b|"
        r"\b(changes?|changed|changing|moves?|moved) the device of\b[^.\n]{0,40}\bfrom (cuda|gpu|cpu)\b|"
        r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b|"
-       r"\bmixed (cpu|cuda|gpu) ?(/|and) ?(cpu|cuda|gpu) (devices|tensors)\b))"
+       r"\bmixed (cpu|cuda|gpu) ?(/|and) ?(cpu|cuda|gpu) (devices|tensors)\b|"
+       # "it returns tensors as CPU tensors ... it returns as a CUDA tensor"
+       r"\breturns? [^.\n]{0,20}\b(as )?(a )?CPU tensors?\b))"
        r"(?=.*(\b(cpu|cuda|gpus?|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "

@@ -38,7 +38,9 @@ PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b
                        r"\b(switch\w*|chang\w*|went|go(ne)?|mov\w*) (back )?to (fp32|float32|full precision)\b"
                        r"[^.\n]{0,40}"
                        r"\b(but|still)\b[^.\n]{0,40}\b(nan|NaN|inf)\b|"
-                       r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b[^.\n]{0,60}"
+                       # ("the fp32 model's loss is not nan but the fp16 model's is still nan" rules out nothing)
+                       r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b"
+                       r"(?![^.\n]{0,60}\b(is not|isn'?t|not|no) (nan|inf)\b)[^.\n]{0,60}"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
                        r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")
@@ -69,7 +71,11 @@ NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?(?!\W{0,3}\n)|output(ted|ting)|infer
                        r"val[_ ]?loss|predict\w*|benchmark\w*|embeddings?|hidden[_ ]states|merg\w*)\b|!!!!|"
                        r"\bCPU\b[^.\n]{0,60}\b(works?|fine|right|correct|ok)\b|\b(ROCm|gfx\d+)\b")
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
-HALF_WORDS = (r"((?<![A-Za-z0-9])(use_|enable_)?fp16(_run|_enabled?)?(?![A-Za-z0-9])|(?<![A-Za-z0-9_])(float[ -]?16|half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|16[- ]?bit|to_fp16|"
+# (16-bit image, audio and integer data is no half precision)
+HALF_WORDS = (r"((?<![A-Za-z0-9])(use_|enable_)?fp16(_run|_enabled?)?(?![A-Za-z0-9])|(?<![A-Za-z0-9_])(float[ -]?16|"
+              r"half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|"
+              r"16[- ]?bit(?![- ]?(png|pngs|images?|tiff?|depth|audio|pcm|wav|integers?|int|unsigned|gr[ae]yscale)\b)|"
+              r"to_fp16|"
               r"--no-half|no_half|--half|half=True|HalfTensor|F16)"
               r"(?![A-Za-z0-9_])|\bhalf\(\)|\bprecision[\] =:'\"]+16\b|\bin half\b|半精度)")
 AMP_WORDS = (r"(?<![A-Za-z0-9_])(amp|AMP|autocast|GradScaler|mix(ed)?[ _-]precision(ed)?|use_amp|apex|"

@@ -125,8 +125,8 @@ QUANTIZED = (
        r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta|UNKNOWN_TENSOR_TYPE_ID|\w*CUDA\w*)' "
        r"backend|Could not run '[\w:.]+' with arguments from the 'QuantizedCUDA(TensorId)?' backend",
        "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "
-       "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU, and this one was moved to "
-       "or called with tensors on a GPU.",
+       "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU (CUDA does not support "
+       "them: there are no GPU kernels for these ops), and this one was moved to or called with tensors on a GPU.",
        "Run the quantized model on the CPU (`model.to('cpu')` and CPU inputs); for int8 or 4-bit on a GPU use a GPU "
        "quantization backend instead (bitsandbytes `load_in_8bit`, torchao, GPTQ/AWQ), or keep the float model on "
        "the GPU in fp16/bf16."),

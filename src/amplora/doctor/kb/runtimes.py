@@ -234,8 +234,9 @@ RUNTIMES = (
        fix="Convert with full integer quantization (a `representative_dataset`, `supported_ops = "
        "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]`, int8 input and output types), or keep a plain float model."),
     _e("tflm-type-check", "onnx", "a TFLite (Micro) kernel refused its tensor's type",
-       r"->type == kTfLite\w+[^\n]{0,200}?\bwas not true|"
+       r"(->type|\b\w*_type) == kTfLite\w+[^\n]{0,200}?\bwas not true|"
        r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) \(\d+\) (is )?not supported|"
+       r"\bType '(U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL)' is not supported by \w+|"
        r"\bInput type:? (U?INT8|INT16|FLOAT32) with filter type:? (U?INT8|INT16|FLOAT32) not supported|"
        r"\bType (U?INT8|INT16|INT32|INT64|FLOAT16|FLOAT32|FLOAT64|BOOL) is unsupported by op \w+",
        cause="A TFLite (Micro) kernel checks its tensors' types and this one is not supported there (not among "
@@ -279,4 +280,47 @@ RUNTIMES = (
        "`\"float32\"` on GPUs older than Volta, `\"float16\"` instead of bfloat16 before Ampere, or "
        "`compute_type=\"default\"` / `\"auto\"` to let CTranslate2 choose; check that the GPU is really used "
        "(`device=\"cuda\"` and a CUDA build)."),
+    # Arm NN's TensorFlow parser: float graphs only (and QASYMM8 quantized ones)
+    _e("armnn-float-only", "onnx", "Arm NN's parser takes float tensors only",
+       r"\bonly FLOAT is supported for tensorflow nodes\b",
+       cause="Arm NN's TensorFlow parser supports only float tensors (and QASYMM8 quantized ones) apart from "
+       "constants, and the graph holds integer tensors (int32 indices of a `tf.gather` or an embedding lookup, "
+       "token ids, shape arithmetic), which it does not support.",
+       fix="Keep the network Arm NN runs float: do the integer stage (lookups, indexing) outside it and feed the "
+       "float results in, or convert to TFLite and use Arm NN's TFLite parser / delegate, which covers more types."),
+    _e("acl-conv-weights-type", "onnx", "an Arm NN / Compute Library backend refused a convolution's quantized types",
+       r"Input data type not compatible with Weights",
+       cause="The Compute Library kernel behind the backend (GpuAcc / CpuAcc) supports a convolution's quantized "
+       "types only in some combinations: per-channel symmetric int8 weights (QSymmS8) with unsigned uint8 "
+       "activations (QAsymmU8), not with signed int8 activations (QAsymmS8) as TFLite's int8 quantization makes, so "
+       "the layer falls back to another backend or fails.",
+       fix="Convert with uint8 (QAsymmU8) activations, or with per-tensor instead of per-channel weight "
+       "quantization, or run that layer on a backend that supports the combination (CpuRef, or a newer Arm NN)."),
+    # Rockchip's RKNN converter: its own type numbers and bit widths
+    _e("rknn-dtype", "onnx", "the RKNN converter refused a tensor type",
+       r"\bUnsupport(ed)? (type|tyep) (bits|bytes) (64|16|32)\b|\bNot Support Dtype: ?\d+\b",
+       cause="Rockchip's RKNN converter supports only some tensor types for the NPU: no 64-bit tensors (int64 index "
+       "arithmetic or float64 constants from the ONNX graph are not supported), and a non-quantized (fp16) build "
+       "does not support a uint8 output or input; the number it prints is the type it refused.",
+       fix="Remove the 64-bit tensors before converting (cast index math to int32 or keep it in float, export with "
+       "float32 constants, simplify the graph with onnxsim), and give the model int8 / float outputs (or build it "
+       "quantized: `do_quantization=True`) instead of uint8 in an fp16 build."),
+    _e("edgetpu-invalid-model", "onnx", "the Edge TPU compiler refused a model that is not fully int8",
+       r"\A(?=.*\bInvalid model\b)(?=.*\b(edgetpu|edge ?tpu|edgetpu_compiler|coral|compiler)\b)"
+       r"(?=.*\b(quant\w*|tflite|8 ?int|int8)\b)",
+       cause="The Edge TPU compiler takes only models fully quantized to 8-bit integers (int8 / uint8 tensors, "
+       "from post-training full integer quantization with a representative dataset); a model with float32 tensors "
+       "left (dynamic-range or partly quantized) is an invalid model for it.",
+       fix="Re-convert with full integer quantization (`converter.optimizations = [tf.lite.Optimize.DEFAULT]`, a "
+       "`representative_dataset`, `TFLITE_BUILTINS_INT8`, int8 / uint8 input and output types), then compile; "
+       "check with a model viewer that no float tensors remain."),
+    _e("dla-gpu-differ", "tensorrt", "a TensorRT engine's results differ between the DLA and the GPU",
+       r"\A(?=.*\bDLA\b)(?=.*\bGPU\b)(?=.*\b(differen\w*|mismatch\w*|worse|better|accuracy|not the same)\b)",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="NVIDIA's DLA runs only fp16 and int8 layers and implements them differently from the GPU's kernels "
+       "(its internal precision and rounding differ: fp16 / TF32-like accumulation, its own int8 scaling), so the "
+       "same engine's numbers differ a little between the DLA and the GPU and the differences add up through the "
+       "network; an expected numerical difference, not a bug.",
+       fix="Compare DLA and GPU outputs with a tolerance; run the layers most sensitive to precision on the GPU "
+       "(GPU fallback for those layers), or calibrate int8 for the DLA separately."),
 )

@@ -98,7 +98,10 @@ OVERFLOW = (
        "matmuls."),
     _e("fp16-large-values", "overflow", "large values overflow in a half-precision build or kernel",
        r"\blarge (values?|numbers?|inputs?|magnitudes?)\b[^\n]{0,80}(" + _FP16 + r")|(" + _FP16 + r")[^\n]{0,80}"
-       r"\blarge (values?|numbers?|inputs?|magnitudes?)\b",
+       r"\blarge (values?|numbers?|inputs?|magnitudes?)\b|"
+       # "At float16 precision, it even caused an overflow error"
+       r"\b(float16|fp16|half)( precision)?\b[^.\n]{0,40}\b(caused|causes|gives|gave|leads? to|led to|results? in|"
+       r"resulted in) (an? )?overflow\w*",
        "Values beyond fp16's range (65504) overflow to inf in a half-precision build or kernel, and intermediate "
        "results (sums, products, squares, exponentials) exceed it long before the inputs do, so the same "
        "computation passes in fp32 and fails or comes out wrong in fp16.",

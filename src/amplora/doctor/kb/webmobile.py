@@ -71,4 +71,16 @@ WEBMOBILE = (
        "Run it in fp32 (MNN `Precision_Normal` / `Precision_High`, the runtime's fp32 option) or in bf16 where "
        "offered (MNN `Precision_Low_BF16`); keep the offending layers in fp32 if the runtime allows, or quantize "
        "weights to 8 bits while computing in fp32 to save memory."),
+    # an NPU toolkit's int8 model whose outputs drift from the float model's
+    _e("npu-int8-ptq-accuracy", "quantized", "an NPU model's int8 post-training quantization loses accuracy",
+       r"\A(?=.*(量化|\bpost[- ]training quantiz\w*|\bPTQ\b|\bint8 quantiz\w*|\bquantized model\b))"
+       r"(?=.*(精度[^\n。]{0,10}(降低|下降|损失|变差|差)|\b(accuracy|precision|mAP\w*) (drops?|dropped|degrad\w*|loss)\b))"
+       r"(?=.*(rknn|\bnpu\b|\brv\d{3,4}\b|\brk\d{3,4}\b|hailo|\bsnpe\b|\bqnn\b|edge ?tpu))",
+       unless=r"\w+(Error|Exception):",
+       cause="The NPU runs the model in int8 from post-training quantization, and its error concentrates in some "
+       "layers (often the last ones, or outputs with a wide or skewed range), so those outputs drift from the "
+       "float model's; a calibration set too small or unlike the real inputs makes every scale worse.",
+       fix="Use the toolkit's hybrid (mixed) quantization to keep the sensitive layers in higher precision (fp16 or "
+       "int16; RKNN's `hybrid_quantization_step1/2`), calibrate with more representative images, try per-channel "
+       "quantization or another quantized algorithm (KL / MMSE), or fine-tune with quantization-aware training."),
 )
