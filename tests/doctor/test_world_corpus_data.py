@@ -151,7 +151,19 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout182", 33),
                                          ("heldout183", 36),
                                          ("heldout184", 19),
-                                         ("heldout185", 27)])
+                                         ("heldout185", 27),
+                                         ("heldout186", 31),
+                                         ("heldout187", 38),
+                                         ("heldout188", 19),
+                                         ("heldout189", 37),
+                                         ("heldout190", 28),
+                                         ("heldout191", 30),
+                                         ("heldout192", 35),
+                                         ("heldout193", 28),
+                                         ("heldout194", 29),
+                                         ("heldout195", 33),
+                                         ("heldout196", 26),
+                                         ("heldout197", 21)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -214,14 +226,26 @@ def test_split_sizes(records, split, size):
                               "heldout182": 16,
                               "heldout183": 17,
                               "heldout184": 7,
-                              "heldout185": 13}.get(split, 20)
+                              "heldout185": 13,
+                              "heldout186": 14,
+                              "heldout187": 22,
+                              "heldout188": 8,
+                              "heldout189": 19,
+                              "heldout190": 14,
+                              "heldout191": 14,
+                              "heldout192": 20,
+                              "heldout193": 14,
+                              "heldout194": 16,
+                              "heldout195": 16,
+                              "heldout196": 9,
+                              "heldout197": 8}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
                                "heldout170": 4}.get(split, 9)
-    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5
-    assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5}.get(split, 12)
+    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10
+    assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -437,7 +461,19 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (183, "heldout182", "w35900", 16, 17, 22),
     (184, "heldout183", "w36100", 17, 19, 25),
     (185, "heldout184", "w36300", 7, 12, 19),
-    (186, "heldout185", "w36500", 13, 14, 18)])
+    (186, "heldout185", "w36500", 13, 14, 18),
+    (187, "heldout186", "w36700", 14, 17, 29),
+    (188, "heldout187", "w36900", 22, 16, 25),
+    (189, "heldout188", "w37100", 8, 11, 10),
+    (190, "heldout189", "w37300", 19, 18, 33),
+    (191, "heldout190", "w37500", 14, 14, 21),
+    (192, "heldout191", "w37700", 14, 16, 16),
+    (193, "heldout192", "w37900", 20, 15, 24),
+    (194, "heldout193", "w38100", 14, 14, 20),
+    (195, "heldout194", "w38300", 16, 13, 20),
+    (196, "heldout195", "w38500", 16, 17, 19),
+    (197, "heldout196", "w38700", 9, 17, 22),
+    (198, "heldout197", "w38900", 8, 13, 16)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -458,12 +494,12 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185), 5),
+                              177, 185, 193, 194, 198), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170, 172, 183), 3),
+                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -581,7 +617,19 @@ def test_load_filters_by_split(records):
               + wc.load("heldout182")
               + wc.load("heldout183")
               + wc.load("heldout184")
-              + wc.load("heldout185"))
+              + wc.load("heldout185")
+              + wc.load("heldout186")
+              + wc.load("heldout187")
+              + wc.load("heldout188")
+              + wc.load("heldout189")
+              + wc.load("heldout190")
+              + wc.load("heldout191")
+              + wc.load("heldout192")
+              + wc.load("heldout193")
+              + wc.load("heldout194")
+              + wc.load("heldout195")
+              + wc.load("heldout196")
+              + wc.load("heldout197"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -134,32 +134,37 @@ from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout1
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
 time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
 queries each, and music and audio generation, robot learning and vision-language-action policies), and
-`heldout139` to `heldout185` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
+`heldout139` to `heldout197` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
 w29500, w29700, w29900, w30100, w30300, w30500, w30700, w30900, w31100, w31300, w31500, w31700, w31900, w32100, w32300,
 w32500, w32700, w32900, w33100, w33300, w33500, w33700, w33900, w34100, w34300, w34500, w34700, w34900, w35100, w35300,
-w35500, w35700, w35900, w36100, w36300 and w36500 on: 18 more fixed queries each, `heldout150`, `heldout153` and
-`heldout154` by theme alone, and speech language models and text-to-speech, open video generation, OCR and document
-understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
-reinforcement-learning post-training of language models, medical imaging and clinical foundation models, diffusion
-fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and TensorFlow / Keras
-code in low precision (in two collections), memory-efficient fine-tuning and training methods (in two collections),
-optical flow, point tracking, video object segmentation and multi-object tracking (in two collections), speech
-recognition, speech and audio models, point clouds and 3D perception, local LLM inference runtimes and quantized
-formats, weather, climate and scientific machine learning, federated learning and differentially private training,
-recommendation systems and embedding tables, web and mobile inference runtimes, classical computer vision and
-image-processing libraries, time series and forecasting, video understanding, tracking and video I/O, medical imaging,
-remote sensing and geospatial deep learning, the JAX ecosystem, physics simulation and differentiable simulators,
-quantum machine learning and quantum simulators, spiking neural networks and neural signal decoding, model
-interpretability and explainability, GPU dataframes and classical machine learning next to torch, probabilistic
-programming, Gaussian processes and Bayesian optimization, promptable and open-vocabulary segmentation and detection,
-model serving frameworks, graph compilers and graph capture in low precision, non-NVIDIA accelerators, deep-learning
-frameworks other than PyTorch, classic NLP and sequence-to-sequence toolkits, TensorFlow 2 and Keras mixed precision,
-audio source separation and speech enhancement, state-space and linear-attention models, data pipelines feeding torch,
-human pose estimation and body models, classic reinforcement learning libraries).
+w35500, w35700, w35900, w36100, w36300, w36500, w36700, w36900, w37100, w37300, w37500, w37700, w37900, w38100, w38300,
+w38500, w38700 and w38900 on: 18 more fixed queries each, `heldout150`, `heldout153` and `heldout154` by theme alone,
+and speech language models and text-to-speech, open video generation, OCR and document understanding, text-embedding,
+retrieval and reranking models, 3D generation and neural rendering, reinforcement-learning post-training of language
+models, medical imaging and clinical foundation models, diffusion fine-tuning and LoRA trainers, graph neural networks,
+image classification backbones, JAX, Flax and TensorFlow / Keras code in low precision (in two collections),
+memory-efficient fine-tuning and training methods (in two collections), optical flow, point tracking, video object
+segmentation and multi-object tracking (in two collections), speech recognition, speech and audio models, point clouds
+and 3D perception, local LLM inference runtimes and quantized formats, weather, climate and scientific machine learning,
+federated learning and differentially private training, recommendation systems and embedding tables, web and mobile
+inference runtimes, classical computer vision and image-processing libraries, time series and forecasting, video
+understanding, tracking and video I/O, medical imaging, remote sensing and geospatial deep learning, the JAX ecosystem,
+physics simulation and differentiable simulators, quantum machine learning and quantum simulators, spiking neural
+networks and neural signal decoding, model interpretability and explainability, GPU dataframes and classical machine
+learning next to torch, probabilistic programming, Gaussian processes and Bayesian optimization, promptable and
+open-vocabulary segmentation and detection, model serving frameworks, graph compilers and graph capture in low
+precision, non-NVIDIA accelerators, deep-learning frameworks other than PyTorch, classic NLP and sequence-to-sequence
+toolkits, TensorFlow 2 and Keras mixed precision, audio source separation and speech enhancement, state-space and
+linear-attention models, data pipelines feeding torch, human pose estimation and body models, classic reinforcement
+learning libraries, GAN training and StyleGAN-family code, FFTs, complex numbers and signal processing, differential
+privacy, federated learning and encrypted computation, custom C++ / CUDA extensions, remote sensing, geospatial and
+raster data, pruning, sparsity and compression, embedded NPUs and edge accelerators, AMD GPUs and DirectML,
+physics-informed networks, neural operators and quantum machine learning, spiking networks and hand-written autograd,
+video understanding, image restoration and super-resolution).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout185 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout197 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -211,7 +216,9 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout162", "heldout163", "heldout164", "heldout165", "heldout166", "heldout167", "heldout168",
           "heldout169", "heldout170", "heldout171", "heldout172", "heldout173", "heldout174", "heldout175",
           "heldout176", "heldout177", "heldout178", "heldout179", "heldout180", "heldout181", "heldout182",
-          "heldout183", "heldout184", "heldout185")
+          "heldout183", "heldout184", "heldout185", "heldout186", "heldout187", "heldout188", "heldout189",
+          "heldout190", "heldout191", "heldout192", "heldout193", "heldout194", "heldout195", "heldout196",
+          "heldout197")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -706,6 +713,42 @@ BATCH184_FROM = 36300
 # The hundred-and-eighty-fifth (two collectors: 18 more queries fixed in advance in rank order, and classic
 # reinforcement learning libraries), the same way ("heldout185").
 BATCH185_FROM = 36500
+# The hundred-and-eighty-sixth (two collectors: 18 more queries fixed in advance in rank order, and GAN training and
+# StyleGAN-family code), the same way ("heldout186").
+BATCH186_FROM = 36700
+# The hundred-and-eighty-seventh (two collectors: 18 more queries fixed in advance in rank order, and FFTs, complex
+# numbers and signal processing), the same way ("heldout187").
+BATCH187_FROM = 36900
+# The hundred-and-eighty-eighth (two collectors: 18 more queries fixed in advance in rank order, and differential
+# privacy, federated learning and encrypted computation), the same way ("heldout188").
+BATCH188_FROM = 37100
+# The hundred-and-eighty-ninth (two collectors: 18 more queries fixed in advance in rank order, and custom C++ / CUDA
+# extensions), the same way ("heldout189").
+BATCH189_FROM = 37300
+# The hundred-and-ninetieth (two collectors: 18 more queries fixed in advance in rank order, and remote sensing,
+# geospatial and raster data), the same way ("heldout190").
+BATCH190_FROM = 37500
+# The hundred-and-ninety-first (two collectors: 18 more queries fixed in advance in rank order, and pruning, sparsity
+# and compression), the same way ("heldout191").
+BATCH191_FROM = 37700
+# The hundred-and-ninety-second (two collectors: 18 more queries fixed in advance in rank order, and embedded NPUs and
+# edge accelerators), the same way ("heldout192").
+BATCH192_FROM = 37900
+# The hundred-and-ninety-third (two collectors: 18 more queries fixed in advance in rank order, and AMD GPUs and
+# DirectML), the same way ("heldout193").
+BATCH193_FROM = 38100
+# The hundred-and-ninety-fourth (two collectors: 18 more queries fixed in advance in rank order, and physics-informed
+# networks, neural operators and quantum machine learning), the same way ("heldout194").
+BATCH194_FROM = 38300
+# The hundred-and-ninety-fifth (two collectors: 18 more queries fixed in advance in rank order, and spiking networks
+# and hand-written autograd), the same way ("heldout195").
+BATCH195_FROM = 38500
+# The hundred-and-ninety-sixth (two collectors: 18 more queries fixed in advance in rank order, and video
+# understanding), the same way ("heldout196").
+BATCH196_FROM = 38700
+# The hundred-and-ninety-seventh (two collectors: 18 more queries fixed in advance in rank order, and image
+# restoration and super-resolution), the same way ("heldout197").
+BATCH197_FROM = 38900
 
 
 def batch(record: dict) -> int:
@@ -785,7 +828,9 @@ def batch(record: dict) -> int:
               BATCH162_FROM, BATCH163_FROM, BATCH164_FROM, BATCH165_FROM, BATCH166_FROM, BATCH167_FROM, BATCH168_FROM,
               BATCH169_FROM, BATCH170_FROM, BATCH171_FROM, BATCH172_FROM, BATCH173_FROM, BATCH174_FROM, BATCH175_FROM,
               BATCH176_FROM, BATCH177_FROM, BATCH178_FROM, BATCH179_FROM, BATCH180_FROM, BATCH181_FROM, BATCH182_FROM,
-              BATCH183_FROM, BATCH184_FROM, BATCH185_FROM)
+              BATCH183_FROM, BATCH184_FROM, BATCH185_FROM, BATCH186_FROM, BATCH187_FROM, BATCH188_FROM, BATCH189_FROM,
+              BATCH190_FROM, BATCH191_FROM, BATCH192_FROM, BATCH193_FROM, BATCH194_FROM, BATCH195_FROM, BATCH196_FROM,
+              BATCH197_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -806,7 +851,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout185' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout197' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -854,7 +899,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 186}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 198}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
