@@ -131,8 +131,8 @@ SAMPLES = [
     ("cpu-half-kernel", 'RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'', ["fp16"], "addmm_impl_cpu_"),
     ("cpu-half-kernel", 'NotImplementedError: "linalg_svd_cpu" not implemented for \'BFloat16\'', ["bf16"],
      "linalg_svd_cpu"),
-    ("cpu-half-kernel", "RuntimeError: linalg.inv: Low precision dtypes not supported. Got BFloat16", ["bf16"],
-     "linalg.inv"),
+    ("linalg-half-unsupported", "RuntimeError: linalg.inv: Low precision dtypes not supported. Got BFloat16",
+     ["bf16"], "linalg.inv"),
     ("long-indices", "RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar "
      "types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)",
      ["int64", "int32", "fp32"], "embedding"),
@@ -1143,6 +1143,21 @@ SAMPLES = [
      None),
     ("loss-weight-device", "Passing class_weight to the loss: Expected all tensors to be on the same device, but "
      "found at least two devices, cuda:0 and cpu!", [], None),
+    # matrix decompositions in 16 bits, or in float32 on an ill-conditioned matrix
+    ("linalg-half-unsupported", "RuntimeError: linalg.inv: Low precision dtypes not supported. Got Half", [], None),
+    ("linalg-float32-conditioning", "torch.linalg.cholesky on the float32 kernel matrix fails as not "
+     "positive-definite; the same matrix in float64 works", [], None),
+    # exports and engines: a TensorRT without the FP16 flag, a half option that did nothing, a traced device
+    ("tensorrt-fp16-flag-gone", "[W] TensorRT 11.0 does not expose the FP16 builder flag; building an FP32 engine "
+     "instead.", [], None),
+    ("export-half-noop", "Exporting to onnx with half=True and with half=False gives identical files of the same size",
+     [], None),
+    ("torchscript-baked-device", "RuntimeError: The following operation failed in the TorchScript interpreter.\n"
+     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cpu!",
+     [], None),
+    # DeepSpeed's CPU Adam on GPU parameters
+    ("cpu-adam-gpu-params", "Adam Optimizer #0 is created with AVX512 arithmetic capability.\nSegmentation fault "
+     "(core dumped)", [], None),
 ]
 
 
@@ -1799,6 +1814,21 @@ CLASS_WORDINGS = [
     # "the fp32 run is not nan" says where the NaN is, it does not rule precision out
     ("fp16-nonfinite-report", "About step_loss == nan\nWith the fp32 unet the loss is not nan but with fp16 weights "
      "the loss is still nan."),
+    # wider wordings: TF's variable conversion, Keras' floatx reaching indices, capturable Adam, a non-current GPU's
+    # cuSOLVER, a value "in device cpu", MPS's missing complex kernel, Keras' mixed_float16 policy
+    ("tf-conversion-dtype", "ValueError: Incompatible type conversion requested to type int32 for tf.Variable of type "
+     "int64"),
+    ("keras-floatx-half", "ValueError: indices must have an integer type\nArguments received by Embed.call():\n"
+     "  • tokens=jnp.ndarray(shape=(1, 8), dtype=bfloat16)"),
+    ("optimizer-step-device", "AssertionError: If capturable=True, params and state_steps must be CUDA tensors."),
+    ("optimizer-step-device", "exp_avg.mul_(beta1).add_(1 - beta1, grad)\nTypeError: add_ received an invalid "
+     "combination of arguments - got (float, torch.cuda.FloatTensor), but expected one of: (torch.FloatTensor other)"),
+    ("kernel-current-device", "x = x.to('cuda:1')\ntorch.linalg.svd(x)\nRuntimeError: cusolver error: "
+     "CUSOLVER_STATUS_EXECUTION_FAILED"),
+    ("device-in-words", "The layer's output is in device cpu while the feature maps are on cuda"),
+    ("complex-unsupported", "z = torch.randn(3, dtype=torch.complex64, device='mps')\nRuntimeError: DispatchStub: "
+     "missing kernel for mps"),
+    ("fp16-drift-report", "With policy mixed_float16 the model generates blank responses"),
 ]
 
 
@@ -2033,6 +2063,12 @@ LOOKALIKE_REJECTS = [
     "results to running it natively.",
     "AttributeError: 'FnBackward' object has no attribute '_fwd_used_autocast' (forward and setup_context are "
     "separate methods)",
+    # a scheduler given apex's FP16_Optimizer; a saved Keras model read by another release
+    "FP16 is not supported.\nerror: FP16_Optimizer is not an Optimizer.",
+    "WARNING: Failed to compute eigendecomposition in torch.float32 precision with exception linalg.eigh: the input "
+    "matrix is ill-conditioned. Retrying in double precision...",
+    "keras.models.load_model('m.h5')\n  model = model_from_config(model_config)\nTypeError: Tensor conversion "
+    "requested dtype int32 for Tensor with dtype float32",
 ]
 
 
@@ -2246,6 +2282,14 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("torch-directml: RuntimeError on torch.cumsum with int input\nRuntimeError", ["int32", "upgrade"]),
     ("feed_ndarray(dali_out, torch.empty(4, dtype=torch.float, device='cuda'))\n[2.4e+13 7.8e-13]", ["uint8"]),
     ("TypeError: can't convert np.ndarray of type numpy.int32", ["int64"]),
+    # causes that name what the message implies: a dtype mismatch, a missing complex kernel, an int64 variable, an old
+    # torch's state left on the CPU
+    ("RuntimeError: Index put requires the source and destination dtypes match, got BFloat16 for the destination and "
+     "Float for the source.", ["dtype mismatch"]),
+    ("Unsupported type byte size: ComplexFloat", ["no kernel"]),
+    ("ValueError: Incompatible type conversion requested to type int32 for tf.Variable of type int64", ["int64"]),
+    ("TypeError: add_ received an invalid combination of arguments - got (float, torch.cuda.FloatTensor), but expected "
+     "one of: (torch.FloatTensor other) in optimizer.step()", ["before 0.4"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)
@@ -2342,7 +2386,8 @@ def test_line_ends_quote_marks_indents_and_panel_borders_are_read_through(decora
                 "    attn_bias type is <class 'torch.Tensor'>\n"
                 "    Computing the bias gradient is not supported (attn_bias.requires_grad = True)\n"
                 "`cutlassB` is not supported because:\n"
-                "    Broadcasting the `attn_bias` tensor is not supported (shape: (16, 4096, 4096)/ expected: (16, 1, 4096, 4096))\n"
+                "    Broadcasting the `attn_bias` tensor is not supported (shape: (16, 4096, 4096)/ expected: (16, 1, "
+                "4096, 4096))\n"
                 "`smallkB` is not supported because:\n"
                 "    dtype=torch.float16 (supported: {torch.float32})\n"
                 "    max(query.shape[-1] != value.shape[-1]) > 32\n"

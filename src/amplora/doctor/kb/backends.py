@@ -398,7 +398,7 @@ CAPABILITY = (
        # told in words: "`--device cpu` doesn't work due to missing fp16-support in pytorch"
        r"\A(?=.*\b(missing|lack(ing)? of) (fp16|float16|half)[- ](precision[- ])?support\b(?! for\b))(?=.*\bcpu\b)",
        _FP16_GPU_CAUSE, _FP16_GPU_FIX,
-       unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|" + _OTHER_RUNTIME),
+       unless=r"\bFP8\b|float8|with MPS device requires a Pytorch|is not an Optimizer|" + _OTHER_RUNTIME),
     # accelerate's and transformers' own checks list the devices they accept, NPU and XLA among them
     _e("fp16-needs-gpu-listed", "device-capability", "fp16 mixed precision needs a GPU",
        r"fp16 mixed precision requires a device in \([^)]*\) \(not .?\w+.?\)|"

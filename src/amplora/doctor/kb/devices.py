@@ -49,7 +49,8 @@ DEVICES = (
        r"\A(?=.*\b(load\w*|put|mov\w*|run\w*|plac\w*)\b[^.\n]{0,40}\bon(to)? (device |gpu )?[\"'`]?cuda:[1-9])"
        r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)|"
        # tensors put on a GPU other than the first, then an illegal memory access
-       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\billegal (memory access|address)\b)",
+       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\billegal (memory access|address)\b)|"
+       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\bcusolver error\b)",
        unless=r"Expected all tensors to be on the same device|found at least two devices|out of memory",
        cause="A custom CUDA or Triton kernel launches on the current CUDA device (cuda:0 unless it was set), not on "
        "the device of its tensors: without a device guard in the extension, tensors on cuda:1 or another GPU that is "
@@ -84,11 +85,17 @@ DEVICES = (
        "(`torch.tensor(x, dtype=torch.long, device=device)`, `torch.as_tensor(x).to(device)`), or run on a machine "
        "with a GPU."),
     _e("optimizer-step-device", "device", "an optimizer's `step` tensors on the wrong device after loading its state",
-       r"state_steps should not be CUDA tensors|\bargument state_steps\b|\bstate_steps\b.{0,80}\b(on|device)\b",
+       r"state_steps should not be CUDA tensors|\bargument state_steps\b|\bstate_steps\b.{0,80}\b(on|device)\b|"
+       r"\bstate_steps must be CUDA tensors\b|"
+       # torch < 0.4: a state loaded before `model.cuda()` stays on the CPU
+       r"\A(?=.*invalid combination of arguments - got \([^)\n]*torch\.cuda\.\w+Tensor\))"
+       r"(?=.*\(torch\.(?!cuda)\w+Tensor other\))(?=.*\b(exp_avg\w*|optimizer|momentum_buffer)\b)",
        "Adam and AdamW keep each parameter's `step` count as a tensor, and a loaded or moved optimizer state put it "
        "on the wrong device: torch 1.12.0's Adam moved `step` to CUDA on `load_state_dict` while `capturable=False` "
        "needs it on the CPU, and the fused / capturable kernels need it on the parameters' GPU, where a state restored "
-       "by ZeroRedundancyOptimizer or by hand left it on the CPU.",
+       "by ZeroRedundancyOptimizer or by hand left it on the CPU (in torch before 0.4 a whole loaded state stayed on "
+       "the "
+       "CPU when the model moved to CUDA after loading).",
        "Upgrade torch (1.12.1 fixed 1.12.0's load; 1.11 did not have it); when moving a state by hand move `exp_avg` "
        "and `exp_avg_sq` to the parameter's device and leave `state['step']` where the optimizer wants it (the CPU "
        "for the default path, the parameter's device with `fused=True` or `capturable=True`)."),
@@ -102,7 +109,8 @@ DEVICES = (
        "reseed."),
     _e("complex-real-grad", "mismatch", "a real tensor given a complex gradient in backward",
        r"input_is_complex == grad_is_complex",
-       "A real (float) tensor that requires grad was combined with a complex one (`torch.stack`, `cat` or a product with "
+       "A real (float) tensor that requires grad was combined with a complex one (`torch.stack`, `cat` or a product "
+       "with "
        "`1j`), or given a complex `dtype=` argument (`torch.cumprod(x, 0, dtype=torch.complex128)`), so backward "
        "hands it a complex gradient, which a real input cannot take.",
        "Cast it to complex before combining (`x.to(torch.cfloat)`, `torch.complex(x, torch.zeros_like(x))`), or keep "
@@ -570,4 +578,12 @@ DEVICES = (
        "lands on the default device, the CPU.",
        "Pass the device explicitly (the constructor's `device=` argument, `device=x.device`) or move the result "
        "with `.to(device)`; the library's fix is to create the output on its inputs' device: upgrade it."),
+    _e("cpu-adam-gpu-params", "device", "DeepSpeed's CPU Adam given parameters on the GPU",
+       r"\A(?=.*(DeepSpeedCPUAdam|Adam Optimizer #\d+ is created with AVX))(?=.*(Segmentation fault|SIGSEGV|"
+       r"core dumped|illegal memory))",
+       cause="DeepSpeedCPUAdam updates parameters with a CPU kernel (AVX), so it needs them and their gradients in CPU "
+       "memory; used standalone on a model whose parameters are on the GPU, it reads GPU pointers as CPU memory and "
+       "crashes (newer DeepSpeed asserts this instead).",
+       fix="Use it only through ZeRO-Offload (`offload_optimizer: {device: cpu}`), which keeps an fp32 copy of the "
+       "parameters on the CPU, or use `torch.optim.AdamW` / DeepSpeed's FusedAdam for parameters on the GPU."),
 )

@@ -80,7 +80,8 @@ KERNELS = (
        fix="Convert before add / train / search: `x = np.ascontiguousarray(x, dtype=np.float32)`."),
     _e("listed-dtypes-no-half", "cpu-kernel", "a library that takes only listed dtypes got fp16/bf16",
        r"did not recognize array type|array type (float16|half) is (unsupported|not supported)|"
-       r"\b(must|should) be one of \[?[\w ,.'\"]{3,120}\]?,? (not|but got|got) [`'\"]?(\w+\.)?(float16|half|bfloat16)\b",
+       r"\b(must|should) be one of \[?[\w ,.'\"]{3,120}\]?,? (not|but got|got) [`'\"]?(\w+\.)?(float16|half|"
+       r"bfloat16)\b",
        context=r"(?<![A-Za-z0-9_])(fp16|float[ -]?16|half|bf16|bfloat16)(?![A-Za-z0-9_])",
        cause="A library that accepts only the dtypes it lists got float16 (or bfloat16) data: faiss's bindings "
        "and SciPy's linear algebra take float32/float64 arrays only, audio and signal code float32/float64 (or "
@@ -237,7 +238,8 @@ KERNELS = (
        r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
        r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool|"
        r"indexing with dtype torch\.uint8 is now deprecated|"
-       r"\bmask\w*\b[^.\n]{0,40}\bshould be (a )?bool(ean)?\b[^.\n]{0,20}\b(rather than|not|instead of) (a )?(long|int\w*|float\w*)",
+       r"\bmask\w*\b[^.\n]{0,40}\bshould be (a )?bool(ean)?\b[^.\n]{0,20}\b(rather than|not|instead of) (a )?(long|"
+       r"int\w*|float\w*)",
        "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
        "deprecated (a warning on every call, an error in newer torch), and a float mask does not mask at all "
        "(or is refused); code written for bool masks (custom attention, remote model code) also refuses the int64 "
@@ -329,18 +331,21 @@ KERNELS = (
        r"scatter\w*\(\): Expected self\.dtype to be equal to src\.dtype|"
        r"Index put requires the source and destination dtypes match|"
        r"index_(add|copy|put|fill)_?\(\).{0,80}(same (scalar )?type|dtype)|"
-       r"masked_(scatter|fill)\w*(\(\))?:? (only supports|expected|expects|requires)[^\n]{0,60}dtype|Expected self\.dtype to be equal to src\.dtype|"
+       r"masked_(scatter|fill)\w*(\(\))?:? (only supports|expected|expects|requires)[^\n]{0,60}dtype|"
+       r"Expected self\.dtype to be equal to src\.dtype|"
        # the same message cut short by a paste: masked_scatter's "expected ..." checks are its dtype checks
        r"masked_scatter_?: expec\w*\s*$|"
        r"Expected mask to be of ScalarType Bool|expected condition to be a boolean tensor",
-       "An index_put / scatter / index_add wrote values of one dtype into a tensor of another (these ops never "
-       "promote), such as fp32 updates into a bf16 cache or buffer, or under autocast (mixed precision) an fp16/bf16 "
+       "An index_put / scatter / index_add wrote values of one dtype into a tensor of another, a dtype mismatch "
+       "(these ops never promote), such as fp32 updates into a bf16 cache or buffer, or under autocast (mixed "
+       "precision) an fp16/bf16 "
        "source computed by autocast meeting a destination buffer kept in fp32.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
        "`scatter_(dim, idx, src.to(dest.dtype))`."),
     _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",
        r"Passed .?torch_dtype.? \S+ is not a .?torch\.dtype.?\. Defaulting to|"
-       r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|still|"
+       r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|"
+       r"still|"
        r"instead|but|does not|doesn'?t)\b)|"
        r"\b(bf16|bfloat16|fp16|float16|half)\b[^.\n]{0,60}\b(loaded|loads|is loaded|gets loaded|comes out|ends up)\b"
        r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b|"
@@ -401,7 +406,8 @@ KERNELS = (
        "Convert the model's int64 tensors to int32 (re-export, or rewrite initializers and Cast nodes to int32), or "
        "run it on the wasm or WebGPU execution provider."),
     _e("dtype-table-key", "cpu-kernel", "a dtype missing from a converter's or kernel's dtype table",
-       r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|uint4)'|"
+       r"\bKeyError\b[^\n]{0,120}'(torch\.)?(BF16|bf16|bfloat16|F16|F8_\w+|float8_\w+|fp8\w*|e8m0\w*|U8|I8|int4|"
+       r"uint4)'|"
        r"\bKeyError: <?(DataType|dtype|torch)\.(bf16|bfloat16|float8\w*|e4m3\w*|e5m2\w*|fp8\w*|u?int(8|16)|"
        r"float(16|64)|half|complex\d+)\b",
        "A converter or kernel looks the tensor's dtype up in a table that has no entry for it: an older "
@@ -449,9 +455,11 @@ KERNELS = (
        r"\b(does ?n[o']t|does not) (currently |yet )?support complex( (d?types?|tensors?|numbers|values|inputs?|"
        r"outputs?))?\b|\bcomplex (d?types?|tensors?|numbers|values) (are|is) not (yet |currently )?supported\b|"
        r"Unsupported type byte size: Complex\w+|\bUNSUPPORTED DTYPE: complex\b|"
+       r"\A(?=.*DispatchStub: missing kernel for mps)(?=.*\bcomplex(64|128)?\b)|"
        # Inductor's Triton codegen has no name for a complex buffer
        r"\A(?=.*\b(inductor|triton|torch\.compile)\b)(?=.*KeyError: ['\"](torch\.)?complex(32|64|128)['\"])",
-       "A component on the way has no complex dtypes: the TorchScript ONNX exporter (its STFT / FFT symbolics "
+       "A component on the way does not support complex dtypes (it has no kernel for them): the TorchScript ONNX "
+       "exporter (its STFT / FFT symbolics "
        "refuse complex outputs, ONNX has no complex tensors), Apple's MPS backend in older torch and macOS, "
        "Triton (which Inductor generates for `torch.compile`: it has no complex type, so a complex64 buffer has no "
        "name), TorchScript's CUDA fuser (a scripted function mixing complex and real tensors fails from its second, "
@@ -523,7 +531,8 @@ KERNELS = (
     _e("float-only-op", "mismatch", "an op that takes only floating-point tensors got an integer one",
        r"Expected floating( point)?( or complex)? type for (self|input|target|\w+)|"
        r"expected a floating[ -]point (or complex )?tensor|"
-       r"\bChar\b\W{0,3} type tensor can'?t do\W{0,3}normal_|\"normal_kernel_\w+\" not implemented for '(Char|Byte|Long|Int)'",
+       r"\bChar\b\W{0,3} type tensor can'?t do\W{0,3}normal_|\"normal_kernel_\w+\" not implemented for '(Char|Byte|"
+       r"Long|Int)'",
        cause="This op accepts only floating-point (or complex) tensors and got an integer one: int64 counts or ids, "
        "an int8 (Char) tensor created with `dtype=weight.dtype` of a quantized (8-bit) layer, or an integer tensor "
        "given to `scatter_` with `reduce=`, which older torch releases took only in floating point.",
@@ -596,16 +605,20 @@ KERNELS = (
        "GPU bfloat16 kernels, or use the `mixed_float16` policy on the GPU (keep `mixed_bfloat16` for TPUs), or "
        "upgrade TensorFlow."),
     _e("tf-conversion-dtype", "mismatch", "TensorFlow asked to convert a tensor to another dtype",
-       r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)",
-       unless=r"(random_uniform|random_normal|truncated_normal):0",  # an initializer's tensor: Keras and TF disagree
+       r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)|"
+       r"Incompatible type conversion requested to type \w+ for `?tf\.Variable of type \w+",
+       # an initializer's tensor, or a saved model's config read by another Keras: the two versions disagree
+       unless=r"(random_uniform|random_normal|truncated_normal):0|\bmodel_from_config\b",
        cause="TensorFlow does not convert dtypes implicitly: a tensor of one dtype went where another is required, "
        "such as the float64 that `/` (true division) or NumPy data makes where an int32 size or float32 weights "
-       "are expected, or a float16 tensor under a `mixed_float16` policy meeting a float32 one.",
+       "are expected, an int64 variable read as int32, or a float16 tensor under a `mixed_float16` policy meeting a "
+       "float32 one.",
        fix="Cast where the value is made: `tf.cast(x, tf.int32)` or `//` for integer division, `x.astype(np.float32)` "
        "for NumPy data; under a mixed precision policy cast to the layer's compute dtype, or set one float type "
        "(`tf.keras.backend.set_floatx('float32')`)."),
     _e("keras-floatx-half", "mismatch", "Keras' floatx set to a half-precision type",
        r"Unknown floatx type:? ['\"]?(bfloat16|float16|bf16|fp16)|"
+       r"\A(?=.*indices must have an integer type)(?=.*\b(bfloat16|float16|floatx)\b)|"
        r"\A(?=.*set_floatx\(\s*['\"](bfloat16|float16)['\"]\s*\))(?=.*(Error|\bmust\b|expected))"
        r"(?!.*out of memory|.*\bOOM\b)",
        cause="`set_floatx` makes one float type every Keras variable's and conversion's default: older Keras "
@@ -687,7 +700,8 @@ KERNELS = (
        "bf16, `rtol=1e-3, atol=1e-5` for fp16, which `assert_close` picks itself when both sides have that dtype), or "
        "compute the reference in the same dtype."),
     _e("rope-half-precision", "overflow", "rotary embeddings computed in fp16 / bf16",
-       r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|imprecis\w*)\b",
+       r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|"
+       r"imprecis\w*)\b",
        context=LOW_DTYPE_WORD,
        unless=r"\w+(Error|Exception):",
        cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache were computed or stored in fp16 / "

@@ -299,4 +299,24 @@ EXPORTED = (
        "polygraphy finds them), build in fp32 (or bf16 where supported), or bring activations / weights into "
        "range (normalise inputs, retrain with weight decay).",
        context=r"TensorRT|\bTRT\b|trtexec|polygraphy|\bengine\b(?!\.py)|precisionConstraints|layerPrecisions"),
+    # an exporter's half flag that leaves an fp32 graph
+    _e("export-half-noop", "onnx", "an export's half option that changed nothing",
+       r"\A(?=.*\bhalf ?= ?True\b)(?=.*\bhalf ?= ?False\b)(?=.*\b(same|identical|no difference)\b)"
+       r"(?=.*\b(onnx|export\w*|engine)\b)",
+       cause="The export path does not convert the model: `torch.onnx.export` writes the tensors it is given, so an "
+       "fp32 model (and fp32 dummy input) gives fp32 initializers whatever the tool's half option says, when the "
+       "option is not applied (`model.half()`) before the export (or applies only on a GPU).",
+       fix="Convert before exporting (`model.half()` and a half dummy input, on a GPU), or convert the exported "
+       "model afterwards (`onnxconverter_common.float16.convert_float_to_float16`); check the initializers' dtype "
+       "in the .onnx file (its size halves)."),
+    # a traced model whose device arguments were frozen at trace time
+    _e("torchscript-baked-device", "device", "a traced TorchScript model with a device frozen into its graph",
+       r"\A(?=.*TorchScript interpreter)(?=.*(\bsame device\b|\btwo devices\b|\bdifferent devices\b))",
+       cause="Tracing records a tensor created inside `forward` with an explicit device (`torch.arange(..., "
+       "device=...)`, anchors or grids built on the device the trace ran on, often the CPU) as an op whose device "
+       "argument is baked in; `map_location` and `.to()` move the model's tensors but not such device arguments, "
+       "so on another device that op still makes CPU tensors that meet the inputs.",
+       fix="Create such tensors from the input's device inside the model (`torch.arange(n, device=x.device)`, "
+       "anchors cached as buffers), or trace (export) on the device it will run on; upgrade the library whose "
+       "export baked them."),
 )

@@ -51,7 +51,9 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
                                         r"floating|"
                                         # an illegal memory access from a kernel launched off its tensors' GPU
                                         r"\A(?=[\s\S]*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))"
-                                        r"(?=[\s\S]*\billegal (memory access|address)\b)", re.IGNORECASE)
+                                        r"(?=[\s\S]*\billegal (memory access|address)\b)|"
+                                        # DeepSpeed's CPU Adam crashing on GPU parameters
+                                        r"DeepSpeedCPUAdam|Adam Optimizer #\d+ is created with AVX", re.IGNORECASE)
 
 # a non-finite value named in a message, a log line or a report
 # a NaN a validator found in a value (a distribution's parameters, a library's input check): without half precision in
@@ -200,7 +202,7 @@ FALLBACKS = (
        "result back; a custom op can do it with `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
-       r"Low precision dtypes not supported|(Half|BFloat16) (is )?not supported on CPU|"
+       r"(Half|BFloat16) (is )?not supported on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
        r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
        r"\b(do ?n[o']t|does ?n[o']t|do not|does not) work on (the )?CPUs? (when )?(using|with|in) "
@@ -615,7 +617,7 @@ LAST_RESORT = (
        r"\bmix(ing|es|ed)? (of )?(cpu|cuda|gpu) tensors? (and|with) (cpu|cuda|gpu) tensors?\b|\bon another device\b|"
        r"\bmixed (cpu|cuda|gpu) ?(/|and) ?(cpu|cuda|gpu) (devices|tensors)\b|"
        # "it returns tensors as CPU tensors ... it returns as a CUDA tensor"
-       r"\breturns? [^.\n]{0,20}\b(as )?(a )?CPU tensors?\b))"
+       r"\breturns? [^.\n]{0,20}\b(as )?(a )?CPU tensors?\b|\b(is|are|was|were) (in|on) (the )?device cpu\b))"
        r"(?=.*(\b(cpu|cuda|gpus?|xpu|mps|npu)\b|cuda:\d|use_cuda))",
        "As the text says, an op met tensors on two devices: one of them was created or left on the CPU (a tensor "
        "a library builds without `device=`, inputs not moved, NumPy work such as `np.array(t)` or `.numpy()` on a "

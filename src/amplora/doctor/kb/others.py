@@ -58,6 +58,11 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "inputs for a reason other than their dtype: an attention bias whose last dimension is not a multiple of 8 "
      "(allocate it padded to a multiple of 8 and slice it), a broadcast bias (expand it to the full (B, H, Mq, Mk) "
      "shape), or a head size it does not cover. Fix that reason; casting to fp16 does not help."),
+    # a scheduler handed a mixed-precision wrapper (apex / Megatron FP16_Optimizer) instead of the optimizer inside
+    (r"\b\w*(FP16|Fp16|fp16|Half|AMP)\w*Optimizer is not an Optimizer\b",
+     "Not a precision fault: the LR scheduler (or another torch utility that checks for `torch.optim.Optimizer`) was "
+     "given the mixed-precision wrapper (`FP16_Optimizer`) instead of the optimizer it wraps. Pass the wrapped one "
+     "(`optimizer.optimizer`) to the scheduler, or use `torch.amp` with a plain optimizer."),
     # one-hot targets given to a class-index loss: their shape, whatever their dtype
     (r"multi-target not supported",
      "Not a precision fault: nll_loss / cross_entropy got a 2-D target (one-hot labels), and they take class indices "

@@ -73,7 +73,7 @@ NAN_BEYOND_TRAINING = (r"\b(logits?|outputs?(?!\W{0,3}\n)|output(ted|ting)|infer
 # a text that names fp16 (a flag, a cast, a dtype), automatic mixed precision (fp16 unless it says otherwise), bf16
 # (16-bit image, audio and integer data is no half precision)
 HALF_WORDS = (r"((?<![A-Za-z0-9])(use_|enable_)?fp16(_run|_enabled?)?(?![A-Za-z0-9])|(?<![A-Za-z0-9_])(float[ -]?16|"
-              r"half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|"
+              r"half[- ]precision|--fp16|fp16=True|16-mixed|torch\.half|mixed_float16|"
               r"16[- ]?bit(?![- ]?(png|pngs|images?|tiff?|depth|audio|pcm|wav|integers?|int|unsigned|gr[ae]yscale)\b)|"
               r"to_fp16|"
               r"--no-half|no_half|--half|half=True|HalfTensor|F16)"

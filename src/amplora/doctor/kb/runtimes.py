@@ -323,4 +323,12 @@ RUNTIMES = (
        "network; an expected numerical difference, not a bug.",
        fix="Compare DLA and GPU outputs with a tolerance; run the layers most sensitive to precision on the GPU "
        "(GPU fallback for those layers), or calibrate int8 for the DLA separately."),
+    _e("tensorrt-fp16-flag-gone", "tensorrt", "a TensorRT release without the FP16 builder flag builds fp32",
+       r"does not expose the FP16 builder flag|\A(?=.*\bTensorRT\b)(?=.*\bbuilding an FP32 engine instead\b)",
+       cause="TensorRT 10 deprecated and later releases removed the weakly typed precision flags "
+       "(`BuilderFlag.FP16`): a tool that asks for fp16 through that flag finds none on a newer TensorRT and "
+       "builds an FP32 engine instead, slower and larger than the fp16 engine it meant.",
+       fix="Pin the TensorRT version the tool supports (an upper bound in its requirements), or export a network "
+       "that is fp16 itself (strongly typed: the ONNX model converted to float16) and build that; check the engine's "
+       "layer precisions after building."),
 )

@@ -83,4 +83,29 @@ SCIENTIFIC = (
        fix="Compare with a tolerance (`v >= threshold - eps`, `torch.isclose`), use float64 / complex128 where the "
        "library offers it (or a library that simulates in double precision), or choose step values exactly "
        "representable in binary (powers of two)."),
+    # LAPACK, cuSOLVER and MAGMA have no 16-bit routines
+    _e("linalg-half-unsupported", "cpu-kernel", "a matrix decomposition in fp16 / bf16",
+       r"Low precision dtypes not supported\. Got (BFloat16|Half)|"
+       r"Could not find device for node: \{\{node (Cholesky|Svd|Qr|MatrixInverse|MatrixDeterminant|SelfAdjointEigV2|"
+       r"MatrixSolve\w*|Lu|MatrixTriangularSolve|MatrixExponential|Eig)\}\} = \w+\[T=DT_(HALF|BFLOAT16)|"
+       r"\A(?=.*\b(linalg|qr|svd|cholesky|eigh?|lu|inv|inverse|solve|lstsq|det)\b)(?=.*Unsupported dtype (bfloat16|"
+       r"float16|half)\b)",
+       "Matrix decompositions and solvers (cholesky, svd, eigh, qr, lu, inv, solve, lstsq, det) run on LAPACK, "
+       "cuSOLVER or MAGMA routines, which exist for float32, float64 and complex only: fp16 and bf16 are not "
+       "supported (too few bits for a stable decomposition), so the op has no kernel for a half-precision model's "
+       "or autocast's tensors.",
+       "Compute that op in float32 and cast back: `torch.linalg.inv(x.float()).to(x.dtype)` (inside "
+       "`torch.autocast(..., enabled=False)` under autocast), `tf.cast(x, tf.float32)` in TensorFlow, "
+       "`x.astype(jnp.float32)` in JAX; keep such modules fp32 in a bf16 / fp16 model."),
+    _e("linalg-float32-conditioning", "overflow", "a decomposition that fails in float32 and works in float64",
+       r"\A(?=.*\b(cholesky|eigh?|decomposition|factori[sz]ation|inverse|solve|lstsq|svd)\b)"
+       r"(?=.*\b(f32|float32|single[- ]precision)\b)(?=.*\b(f64|float64|double)\b)"
+       r"(?=.*\b(returns? None|fails?|failed|NaN|not positive[- ]definite|singular|ill[- ]conditioned)\b)",
+       # a library that retries in double precision itself warns about the matrix, not about its dtype
+       unless=r"\w+(Error|Exception):|out of memory|\bRetrying in double\b",
+       cause="The matrix is close to singular or to losing positive definiteness, and float32's rounding error "
+       "(about 1e-7 relative) is enough to make a pivot non-positive or a solve blow up, while float64's smaller "
+       "rounding keeps the decomposition valid.",
+       fix="Decompose in float64 (cast in, cast the result back), or regularise the matrix (add a small jitter "
+       "`eps * I` to its diagonal) so float32 is enough."),
 )

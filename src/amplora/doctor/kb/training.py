@@ -19,6 +19,7 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
                  r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|junk|nonsense|meaningless|scrambled|garbled|distorted|"
                  r"(weird|strange|odd) (results?|outputs?|images?)|\bmax(imum)? (abs(olute)? )?error:? [1-9]|"
+                 r"\bblank (responses?|outputs?|text|images?|generations?)\b|"
                  # "comparing the result of the CPU F32's conv and gl fp16's conv and found some kind of mismatch"
                  r"\A(?=.*\bcompar\w+)(?=.*\b(F32|fp32|float32)\b)(?=.*\b(F16|fp16|float16)\b)(?=.*\bmismatch\w*)|"
                  r"(much )?(more )?broken (outputs?|results?|images?)|"
