@@ -163,7 +163,11 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout194", 29),
                                          ("heldout195", 33),
                                          ("heldout196", 26),
-                                         ("heldout197", 21)])
+                                         ("heldout197", 21),
+                                         ("heldout198", 36),
+                                         ("heldout199", 25),
+                                         ("heldout200", 27),
+                                         ("heldout201", 34)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -238,7 +242,11 @@ def test_split_sizes(records, split, size):
                               "heldout194": 16,
                               "heldout195": 16,
                               "heldout196": 9,
-                              "heldout197": 8}.get(split, 20)
+                              "heldout197": 8,
+                              "heldout198": 15,
+                              "heldout199": 13,
+                              "heldout200": 14,
+                              "heldout201": 17}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
@@ -473,7 +481,11 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (195, "heldout194", "w38300", 16, 13, 20),
     (196, "heldout195", "w38500", 16, 17, 19),
     (197, "heldout196", "w38700", 9, 17, 22),
-    (198, "heldout197", "w38900", 8, 13, 16)])
+    (198, "heldout197", "w38900", 8, 13, 16),
+    (199, "heldout198", "w39100", 15, 21, 21),
+    (200, "heldout199", "w39300", 13, 12, 16),
+    (201, "heldout200", "w39500", 14, 13, 20),
+    (202, "heldout201", "w39700", 17, 17, 25)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -494,12 +506,12 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198), 5),
+                              177, 185, 193, 194, 198, 202), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197), 3),
+                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -629,7 +641,11 @@ def test_load_filters_by_split(records):
               + wc.load("heldout194")
               + wc.load("heldout195")
               + wc.load("heldout196")
-              + wc.load("heldout197"))
+              + wc.load("heldout197")
+              + wc.load("heldout198")
+              + wc.load("heldout199")
+              + wc.load("heldout200")
+              + wc.load("heldout201"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

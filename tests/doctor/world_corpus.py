@@ -134,37 +134,39 @@ from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout1
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
 time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
 queries each, and music and audio generation, robot learning and vision-language-action policies), and
-`heldout139` to `heldout197` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
+`heldout139` to `heldout201` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
 w29500, w29700, w29900, w30100, w30300, w30500, w30700, w30900, w31100, w31300, w31500, w31700, w31900, w32100, w32300,
 w32500, w32700, w32900, w33100, w33300, w33500, w33700, w33900, w34100, w34300, w34500, w34700, w34900, w35100, w35300,
 w35500, w35700, w35900, w36100, w36300, w36500, w36700, w36900, w37100, w37300, w37500, w37700, w37900, w38100, w38300,
-w38500, w38700 and w38900 on: 18 more fixed queries each, `heldout150`, `heldout153` and `heldout154` by theme alone,
-and speech language models and text-to-speech, open video generation, OCR and document understanding, text-embedding,
-retrieval and reranking models, 3D generation and neural rendering, reinforcement-learning post-training of language
-models, medical imaging and clinical foundation models, diffusion fine-tuning and LoRA trainers, graph neural networks,
-image classification backbones, JAX, Flax and TensorFlow / Keras code in low precision (in two collections),
-memory-efficient fine-tuning and training methods (in two collections), optical flow, point tracking, video object
-segmentation and multi-object tracking (in two collections), speech recognition, speech and audio models, point clouds
-and 3D perception, local LLM inference runtimes and quantized formats, weather, climate and scientific machine learning,
-federated learning and differentially private training, recommendation systems and embedding tables, web and mobile
-inference runtimes, classical computer vision and image-processing libraries, time series and forecasting, video
-understanding, tracking and video I/O, medical imaging, remote sensing and geospatial deep learning, the JAX ecosystem,
-physics simulation and differentiable simulators, quantum machine learning and quantum simulators, spiking neural
-networks and neural signal decoding, model interpretability and explainability, GPU dataframes and classical machine
-learning next to torch, probabilistic programming, Gaussian processes and Bayesian optimization, promptable and
-open-vocabulary segmentation and detection, model serving frameworks, graph compilers and graph capture in low
-precision, non-NVIDIA accelerators, deep-learning frameworks other than PyTorch, classic NLP and sequence-to-sequence
-toolkits, TensorFlow 2 and Keras mixed precision, audio source separation and speech enhancement, state-space and
-linear-attention models, data pipelines feeding torch, human pose estimation and body models, classic reinforcement
-learning libraries, GAN training and StyleGAN-family code, FFTs, complex numbers and signal processing, differential
-privacy, federated learning and encrypted computation, custom C++ / CUDA extensions, remote sensing, geospatial and
-raster data, pruning, sparsity and compression, embedded NPUs and edge accelerators, AMD GPUs and DirectML,
-physics-informed networks, neural operators and quantum machine learning, spiking networks and hand-written autograd,
-video understanding, image restoration and super-resolution).
+w38500, w38700, w38900, w39100, w39300, w39500 and w39700 on: 18 more fixed queries each, `heldout150`, `heldout153` and
+`heldout154` by theme alone, and speech language models and text-to-speech, open video generation, OCR and document
+understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
+reinforcement-learning post-training of language models, medical imaging and clinical foundation models, diffusion
+fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and TensorFlow / Keras
+code in low precision (in two collections), memory-efficient fine-tuning and training methods (in two collections),
+optical flow, point tracking, video object segmentation and multi-object tracking (in two collections), speech
+recognition, speech and audio models, point clouds and 3D perception, local LLM inference runtimes and quantized
+formats, weather, climate and scientific machine learning, federated learning and differentially private training,
+recommendation systems and embedding tables, web and mobile inference runtimes, classical computer vision and
+image-processing libraries, time series and forecasting, video understanding, tracking and video I/O, medical imaging,
+remote sensing and geospatial deep learning, the JAX ecosystem, physics simulation and differentiable simulators,
+quantum machine learning and quantum simulators, spiking neural networks and neural signal decoding, model
+interpretability and explainability, GPU dataframes and classical machine learning next to torch, probabilistic
+programming, Gaussian processes and Bayesian optimization, promptable and open-vocabulary segmentation and detection,
+model serving frameworks, graph compilers and graph capture in low precision, non-NVIDIA accelerators, deep-learning
+frameworks other than PyTorch, classic NLP and sequence-to-sequence toolkits, TensorFlow 2 and Keras mixed precision,
+audio source separation and speech enhancement, state-space and linear-attention models, data pipelines feeding torch,
+human pose estimation and body models, classic reinforcement learning libraries, GAN training and StyleGAN-family code,
+FFTs, complex numbers and signal processing, differential privacy, federated learning and encrypted computation, custom
+C++ / CUDA extensions, remote sensing, geospatial and raster data, pruning, sparsity and compression, embedded NPUs and
+edge accelerators, AMD GPUs and DirectML, physics-informed networks, neural operators and quantum machine learning,
+spiking networks and hand-written autograd, video understanding, image restoration and super-resolution, linear algebra
+and probability distributions, Keras 3 and its multi-backend code, optimizers and their state, object detection
+frameworks).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout197 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout201 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -218,7 +220,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout176", "heldout177", "heldout178", "heldout179", "heldout180", "heldout181", "heldout182",
           "heldout183", "heldout184", "heldout185", "heldout186", "heldout187", "heldout188", "heldout189",
           "heldout190", "heldout191", "heldout192", "heldout193", "heldout194", "heldout195", "heldout196",
-          "heldout197")
+          "heldout197", "heldout198", "heldout199", "heldout200", "heldout201")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -749,6 +751,18 @@ BATCH196_FROM = 38700
 # The hundred-and-ninety-seventh (two collectors: 18 more queries fixed in advance in rank order, and image
 # restoration and super-resolution), the same way ("heldout197").
 BATCH197_FROM = 38900
+# The hundred-and-ninety-eighth (two collectors: 18 more queries fixed in advance in rank order, and linear algebra
+# and probability distributions), the same way ("heldout198").
+BATCH198_FROM = 39100
+# The hundred-and-ninety-ninth (two collectors: 18 more queries fixed in advance in rank order, and Keras 3 and its
+# multi-backend code), the same way ("heldout199").
+BATCH199_FROM = 39300
+# The two-hundredth (two collectors: 18 more queries fixed in advance in rank order, and optimizers and their state),
+# the same way ("heldout200").
+BATCH200_FROM = 39500
+# The two-hundred-and-first (two collectors: 18 more queries fixed in advance in rank order, and object detection
+# frameworks), the same way ("heldout201").
+BATCH201_FROM = 39700
 
 
 def batch(record: dict) -> int:
@@ -830,7 +844,7 @@ def batch(record: dict) -> int:
               BATCH176_FROM, BATCH177_FROM, BATCH178_FROM, BATCH179_FROM, BATCH180_FROM, BATCH181_FROM, BATCH182_FROM,
               BATCH183_FROM, BATCH184_FROM, BATCH185_FROM, BATCH186_FROM, BATCH187_FROM, BATCH188_FROM, BATCH189_FROM,
               BATCH190_FROM, BATCH191_FROM, BATCH192_FROM, BATCH193_FROM, BATCH194_FROM, BATCH195_FROM, BATCH196_FROM,
-              BATCH197_FROM)
+              BATCH197_FROM, BATCH198_FROM, BATCH199_FROM, BATCH200_FROM, BATCH201_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -851,7 +865,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout197' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout201' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -899,7 +913,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 198}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 202}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
