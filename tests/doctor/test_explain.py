@@ -1158,6 +1158,9 @@ SAMPLES = [
     # DeepSpeed's CPU Adam on GPU parameters
     ("cpu-adam-gpu-params", "Adam Optimizer #0 is created with AVX512 arithmetic capability.\nSegmentation fault "
      "(core dumped)", [], None),
+    # a dtype's name read from a config and given to `.to()`
+    ("dtype-string-as-device", "bnb_4bit_compute_dtype: torch.float16\nRuntimeError: Invalid device string: "
+     "'torch.float16'", [], None),
 ]
 
 
@@ -1829,6 +1832,13 @@ CLASS_WORDINGS = [
     ("complex-unsupported", "z = torch.randn(3, dtype=torch.complex64, device='mps')\nRuntimeError: DispatchStub: "
      "missing kernel for mps"),
     ("fp16-drift-report", "With policy mixed_float16 the model generates blank responses"),
+    # thinc's GPU arrays meeting NumPy ones, torch 2's foreach step on the GPU, RLlib's space check
+    ("cupy-numpy-mix", "  File \"spacy/tokens/span.pyx\", line 240, in spacy.tokens.span.Span.vector\nTypeError: "
+     "Unsupported type <class 'numpy.ndarray'>"),
+    ("optimizer-step-device", "torch._foreach_add_(device_state_steps, 1)\nRuntimeError: Expected scalars to be on "
+     "CPU, got cuda:0 instead."),
+    ("obs-space-dtype", "ValueError: ('Observation ({} dtype={}) outside given space ({})!', array([1, 0]), "
+     "Box(0.0, 1.0, (2,), float32))"),
 ]
 
 

@@ -37,6 +37,14 @@ DEVICES = (
        fix="Create them on the scores' device (`torch.tensor(w, device=scores.device)`, or `weight.to(cls_score."
        "device)` inside the loss), register them as a buffer of the loss module so `.to()` moves them, or upgrade "
        "the library whose loss builds them (later releases move them)."),
+    _e("dtype-string-as-device", "device", "a dtype's name given where a device goes",
+       r"Invalid device string: '(torch\.)(b?float(16|32|64)|half|double|float)'",
+       cause="A dtype arrived as a string ('torch.bfloat16' read from a YAML / JSON config, such as "
+       "`bnb_4bit_compute_dtype` in serialized pipeline or model kwargs) and the code calls `.to(value)` with it, "
+       "and `.to()` reads a string as a device name.",
+       fix="Pass a `torch.dtype` (`torch.bfloat16`), or convert the string where the config is read "
+       "(`getattr(torch, name.removeprefix('torch.'))`); for bitsandbytes give a `BitsAndBytesConfig` in "
+       "`quantization_config`, whose `bnb_4bit_compute_dtype` also takes the string \"bfloat16\"."),
     _e("kernel-current-device", "device", "a custom kernel launched on the current GPU, not its tensors' GPU",
        r"\A(?=.*\bcuda:[1-9]\b)(?=.*\bcontext is destroyed\b)|"
        r"\A(?=.*(not on the default cuda device|\b(works?|fine|correct)\w* (on|with) cuda:0\b))(?=.*\bcuda:[1-9]\b)"
@@ -62,7 +70,8 @@ DEVICES = (
        "(`c10::cuda::OptionalCUDAGuard`, `with torch.cuda.device(...)`): upgrade it."),
     _e("cupy-numpy-mix", "device", "a CuPy (GPU) array met a NumPy (host) array",
        r"Implicit conversion to a NumPy array is not allowed|Only cupy arrays can be concatenated|"
-       r"\A(?=.*\bcupy\b)(?=.*Unsupported type <class 'numpy\.ndarray'>)|"
+       r"\A(?=.*\bcupy\b)(?=.*Unsupported type <class 'numpy\.ndarray'>)|\bTypeError: Unsupported type <class "
+       r"'numpy\.ndarray'>|"
        r"has incorrect type \(expected numpy\.ndarray, got cupy\.\w+|expected cupy\.\w+, got numpy\.ndarray",
        "A CuPy array (GPU memory) met a NumPy array (host memory), and CuPy does not convert between them "
        "implicitly: with spaCy or thinc on the GPU (`spacy.prefer_gpu()` / `require_gpu()`, `--gpu-id`) vectors and "
@@ -86,7 +95,7 @@ DEVICES = (
        "with a GPU."),
     _e("optimizer-step-device", "device", "an optimizer's `step` tensors on the wrong device after loading its state",
        r"state_steps should not be CUDA tensors|\bargument state_steps\b|\bstate_steps\b.{0,80}\b(on|device)\b|"
-       r"\bstate_steps must be CUDA tensors\b|"
+       r"\bstate_steps must be CUDA tensors\b|Expected scalars to be on CPU, got cuda(:\d+)? instead|"
        # torch < 0.4: a state loaded before `model.cuda()` stays on the CPU
        r"\A(?=.*invalid combination of arguments - got \([^)\n]*torch\.cuda\.\w+Tensor\))"
        r"(?=.*\(torch\.(?!cuda)\w+Tensor other\))(?=.*\b(exp_avg\w*|optimizer|momentum_buffer)\b)",

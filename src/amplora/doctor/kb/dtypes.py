@@ -640,7 +640,8 @@ KERNELS = (
        "`tf.keras.backend.set_floatx('float32')`), or run the part that needs float64 on the CPU / GPU instead of "
        "the TPU."),
     _e("obs-space-dtype", "mismatch", "an environment's observations in another dtype than its space",
-       r"not contained within your env'?s observation space|(obs|observation)s? (returned by|from) .{0,40}"
+       r"not contained within your env'?s observation space|\bObservation \(.{0,400}\) outside given space|"
+       r"(obs|observation)s? (returned by|from) .{0,40}"
        r"(is|are) not within the observation space",
        context=r"float64|float32|dtype|type ?mismatch",
        cause="The environment returns observations in another dtype than its declared space: float64 arrays (NumPy's "
