@@ -1161,6 +1161,13 @@ SAMPLES = [
     # a dtype's name read from a config and given to `.to()`
     ("dtype-string-as-device", "bnb_4bit_compute_dtype: torch.float16\nRuntimeError: Invalid device string: "
      "'torch.float16'", [], None),
+    # oneDNN without a bf16 primitive, an older Myriad plugin, R torch's module cast
+    ("onednn-bf16-primitive", "gru = nn.GRU(32, 32).to(torch.bfloat16)\nRuntimeError: could not create a primitive "
+     "descriptor for a gru forward propagation primitive", ["bf16"], None),
+    ("myriad-mixed-format", "RuntimeError: The plugin does not support networks with MIXED format. (MYRIAD, I32 and "
+     "FP16 layers)", [], None),
+    ("r-torch-bf16-cast", "model$to(dtype = torch_bfloat16())\n! nn.Module.to only accepts floating point dtypes, but "
+     "got desired dtype BFloat16", [], None),
 ]
 
 
@@ -1839,6 +1846,7 @@ CLASS_WORDINGS = [
      "CPU, got cuda:0 instead."),
     ("obs-space-dtype", "ValueError: ('Observation ({} dtype={}) outside given space ({})!', array([1, 0]), "
      "Box(0.0, 1.0, (2,), float32))"),
+    ("dtype-unsupported", "NotImplementedError: NNCF is not yet supported OpenVINO data type: bf16."),
 ]
 
 

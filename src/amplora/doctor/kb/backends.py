@@ -110,6 +110,14 @@ BACKENDS = (
        "Upgrade torch (the plan cache is per device since 1.1); on an old torch clear the cache before switching "
        "GPUs (`torch.backends.cuda.cufft_plan_cache.clear()`), or make the tensors' GPU current "
        "(`torch.cuda.set_device(x.device)`) and run each GPU's FFTs in their own process."),
+    # oneDNN (mkldnn) on a CPU or torch build without a bf16 primitive for the op
+    _e("onednn-bf16-primitive", "cpu-kernel", "oneDNN has no bf16 primitive for this op on this CPU",
+       r"\A(?=.*could not create a primitive descriptor)(?=.*\b(bf16|bfloat16|BFloat16)\b)",
+       "CPU ops in bf16 (LSTM and other RNNs, some convolutions) go through oneDNN (mkldnn), which in that torch "
+       "release or on that CPU (without AVX512-BF16 / AMX) has no bf16 primitive for the op, so it cannot build "
+       "one; the same model runs on the GPU.",
+       "Keep that module in float32 on the CPU (`lstm.float()` and `x.float()`, casting back after), run it on the "
+       "GPU, or upgrade torch (later oneDNN releases add bf16 RNN primitives)."),
     _e("tf32-hint", "device-capability", "fp32 matmuls are not using TF32 tensor cores",
        r"has Tensor Cores\. To properly utilize them, you should set .?torch\.set_float32_matmul_precision|"
        r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled",

@@ -62,4 +62,12 @@ FRAMEWORKS = (
        "Load with another compute type (`compute_type='float16'`, `'int8_float32'` or `'float32'`, `'int8'` on the "
        "CPU), or upgrade CTranslate2 (and faster-whisper), which fixed such paths (or go back to the previous "
        "release)."),
+    # R torch's module cast, whose dtype check did not count bfloat16 as floating point
+    _e("r-torch-bf16-cast", "cpu-kernel", "R torch refusing to cast a module to bfloat16",
+       r"nn\.Module\.to only accepts floating point\W+dtypes, but got desired dtype BFloat16",
+       cause="R torch's `nn_module$to()` checks that the target dtype is floating point, and its check did not "
+       "count bfloat16 as one: casting a module with `torch_bfloat16()` is not supported by that release, though "
+       "the bf16 tensors themselves work.",
+       fix="Upgrade the R torch package, or cast the module to `torch_float16()` / keep it `torch_float32()`; cast "
+       "single tensors with `$to(dtype = torch_bfloat16())` where bf16 is needed."),
 )

@@ -324,6 +324,8 @@ FALLBACKS = (
        r"(does ?n[o'’]t|do ?n[o'’]t|is ?n[o'’]t) (seem|appear) to be supported)|\bonly " + _DTYPE_WORD +
        r"(\s*(,|and|or)\s*" + _DTYPE_WORD + r")*\s+(is|are) supported|"
        r"\bin " + _DTYPE_WORD + r" (is |are )?(currently |yet )?not (yet )?supported\b|"
+       # NNCF: "is not yet supported OpenVINO data type: bf16"
+       r"\bnot (yet )?supported \w+ (data ?type|dtype):?\s*" + _DTYPE_WORD + "|"
        # a compiler backend's "not support bf16 type cast"
        r"\bnot support\s+" + _DTYPE_WORD + r"\s+(type )?(cast|conversion|ops?|operations?)\b|"
        # KeOps: "only float and double dtypes are implemented in new python engine"

@@ -253,6 +253,13 @@ RUNTIMES = (
        r"Unsupported network precision\s*:?\s*FP32",
        cause="Intel's Myriad VPU (Neural Compute Stick 2) runs FP16 networks only, and this IR was made in FP32.",
        fix="Use the model's FP16 IR, or convert it with the Model Optimizer's `--data_type FP16` (`--compress_to_fp16`)."),
+    _e("myriad-mixed-format", "onnx", "an IR mixing FP16 and integer layers on an older Myriad plugin",
+       r"does not support networks with MIXED format",
+       cause="The IR holds integer (I32) layers beside its FP16 ones (shape and index arithmetic the converter kept "
+       "as int32 even with `--data_type FP16`), and the Myriad (NCS / NCS2) plugin of that release loads only "
+       "networks of one precision, so the mixed network is refused.",
+       fix="Upgrade OpenVINO (later Myriad plugins take mixed I32 / FP16 networks), or remove or convert the integer "
+       "layers (fold the shape arithmetic into constants before converting) so that the IR is pure FP16."),
     _e("qnn-htp-needs-qdq", "onnx", "float operators on Qualcomm's HTP / DSP (QNN) without quantization",
        r"Non-QDQ \w+ operators are not supported on HTP or DSP backends",
        cause="ONNX Runtime's QNN execution provider offloads to the HTP / DSP only quantized (QDQ) operators in this "
