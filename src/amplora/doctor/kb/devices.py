@@ -103,8 +103,7 @@ DEVICES = (
        "on the wrong device: torch 1.12.0's Adam moved `step` to CUDA on `load_state_dict` while `capturable=False` "
        "needs it on the CPU, and the fused / capturable kernels need it on the parameters' GPU, where a state restored "
        "by ZeroRedundancyOptimizer or by hand left it on the CPU (in torch before 0.4 a whole loaded state stayed on "
-       "the "
-       "CPU when the model moved to CUDA after loading).",
+       "the CPU when the model moved to CUDA after loading).",
        "Upgrade torch (1.12.1 fixed 1.12.0's load; 1.11 did not have it); when moving a state by hand move `exp_avg` "
        "and `exp_avg_sq` to the parameter's device and leave `state['step']` where the optimizer wants it (the CPU "
        "for the default path, the parameter's device with `fused=True` or `capturable=True`)."),
@@ -119,8 +118,7 @@ DEVICES = (
     _e("complex-real-grad", "mismatch", "a real tensor given a complex gradient in backward",
        r"input_is_complex == grad_is_complex",
        "A real (float) tensor that requires grad was combined with a complex one (`torch.stack`, `cat` or a product "
-       "with "
-       "`1j`), or given a complex `dtype=` argument (`torch.cumprod(x, 0, dtype=torch.complex128)`), so backward "
+       "with `1j`), or given a complex `dtype=` argument (`torch.cumprod(x, 0, dtype=torch.complex128)`), so backward "
        "hands it a complex gradient, which a real input cannot take.",
        "Cast it to complex before combining (`x.to(torch.cfloat)`, `torch.complex(x, torch.zeros_like(x))`), or keep "
        "real and imaginary parts as separate real tensors."),

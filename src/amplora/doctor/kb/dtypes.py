@@ -338,8 +338,7 @@ KERNELS = (
        r"Expected mask to be of ScalarType Bool|expected condition to be a boolean tensor",
        "An index_put / scatter / index_add wrote values of one dtype into a tensor of another, a dtype mismatch "
        "(these ops never promote), such as fp32 updates into a bf16 cache or buffer, or under autocast (mixed "
-       "precision) an fp16/bf16 "
-       "source computed by autocast meeting a destination buffer kept in fp32.",
+       "precision) an fp16/bf16 source computed by autocast meeting a destination buffer kept in fp32.",
        "Cast the source to the destination's dtype: `dest.index_put_(idx, src.to(dest.dtype))` / "
        "`scatter_(dim, idx, src.to(dest.dtype))`."),
     _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",
@@ -459,12 +458,11 @@ KERNELS = (
        # Inductor's Triton codegen has no name for a complex buffer
        r"\A(?=.*\b(inductor|triton|torch\.compile)\b)(?=.*KeyError: ['\"](torch\.)?complex(32|64|128)['\"])",
        "A component on the way does not support complex dtypes (it has no kernel for them): the TorchScript ONNX "
-       "exporter (its STFT / FFT symbolics "
-       "refuse complex outputs, ONNX has no complex tensors), Apple's MPS backend in older torch and macOS, "
-       "Triton (which Inductor generates for `torch.compile`: it has no complex type, so a complex64 buffer has no "
-       "name), TorchScript's CUDA fuser (a scripted function mixing complex and real tensors fails from its second, "
-       "profiled call), or a runtime or collective written for real tensors; `torch.stft(..., return_complex=True)`, "
-       "`torch.fft` and spectral layers make complex64 tensors that reach it.",
+       "exporter (its STFT / FFT symbolics refuse complex outputs, ONNX has no complex tensors), Apple's MPS backend "
+       "in older torch and macOS, Triton (which Inductor generates for `torch.compile`: it has no complex type, so a "
+       "complex64 buffer has no name), TorchScript's CUDA fuser (a scripted function mixing complex and real tensors "
+       "fails from its second, profiled call), or a runtime or collective written for real tensors; `torch.stft(..., "
+       "return_complex=True)`, `torch.fft` and spectral layers make complex64 tensors that reach it.",
        "Keep complex values as real pairs across that component: `torch.view_as_real(z)` (or the magnitude "
        "`z.abs()`, or real and imaginary parts computed separately) and `torch.view_as_complex` after it; for ONNX "
        "compute the spectrogram from a real-valued STFT (`return_complex=False` / `view_as_real`) or use the "
