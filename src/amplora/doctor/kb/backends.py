@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import (CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS,
-                                        PRECISION_RULED_OUT)
+                                        OTHER_GPU, PRECISION_RULED_OUT)
 
 # backends without a dtype
 BACKENDS = (
@@ -103,7 +103,7 @@ BACKENDS = (
     # torch's cuFFT plan cache keyed by shape only (before 1.1): a plan made on one GPU run on another
     _e("cufft-plan-other-gpu", "device", "a cuFFT plan made on one GPU used on another",
        r"\A(?=.*\bcuFFT error: CUFFT_\w+)(?=.*(\bplan cache\b|\bcontext[- ]aware\b|\b(second|another|other) GPU\b|"
-       r"\bcuda:[1-9]\b|\.cuda\([1-9]\)))",
+       + OTHER_GPU + "))",
        "cuFFT plans belong to the GPU (CUDA context) they were made on; torch's plan cache in older releases was "
        "keyed by the transform's shape only, so a same-shaped FFT on another GPU reused a plan made for the first "
        "and cuFFT failed to execute it.",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import CPU_TYPE, GPU_TYPE
+from amplora.doctor.kb.patterns import CPU_TYPE, DEVICE_CLASH, GPU_TYPE, OTHER_GPU
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
@@ -30,7 +30,7 @@ DEVICES = (
        "make new tensors from an input (`x.new_zeros(...)`, `torch.zeros_like(x)`) or `torch.jit.script` that "
        "function, so the trace follows the input's device; or use the release whose exported model was fixed."),
     _e("loss-weight-device", "device", "a loss's class weights left on the CPU",
-       r"\A(?=.*(\bsame device\b|\btwo devices\b|\bdifferent devices\b))(?=.*\bclass[_ ]weights?\b)",
+       r"\A(?=.*" + DEVICE_CLASH + r")(?=.*\bclass[_ ]weights?\b)",
        cause="A loss's class weights (`class_weight`, `pos_weight`, `weight=` of `CrossEntropyLoss`) were made as a "
        "plain CPU tensor (from a config list or `torch.tensor(...)`), and moving the model to the GPU does not move "
        "them when they are not a registered buffer of a module, so they meet the GPU scores in the loss.",
@@ -57,8 +57,7 @@ DEVICES = (
        r"\A(?=.*\b(load\w*|put|mov\w*|run\w*|plac\w*)\b[^.\n]{0,40}\bon(to)? (device |gpu )?[\"'`]?cuda:[1-9])"
        r"(?=.*\b(no|empty|wrong|incorrect|garbage|zero|blank) (outputs?|results?|audio|images?|predictions?)\b)|"
        # tensors put on a GPU other than the first, then an illegal memory access
-       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\billegal (memory access|address)\b)|"
-       r"\A(?=.*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))(?=.*\bcusolver error\b)",
+       r"\A(?=.*" + OTHER_GPU + r")(?=.*\b(illegal (memory access|address)|cusolver error)\b)",
        unless=r"Expected all tensors to be on the same device|found at least two devices|out of memory",
        cause="A custom CUDA or Triton kernel launches on the current CUDA device (cuda:0 unless it was set), not on "
        "the device of its tensors: without a device guard in the extension, tensors on cuda:1 or another GPU that is "

@@ -4,6 +4,9 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import LOW_DTYPE_WORD, MATMUL, PACKED, QUANT_CONTEXT
 
+# a text that also names a half-precision kernel missing: the half kernels' entries answer it
+_HALF_KERNEL_TOO = r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"
+
 # norms, in-place, out=
 BUFFERS = (
     _e("cpu-mixed-norm", "mismatch", "CPU norm with input and parameters of different dtypes",
@@ -318,7 +321,7 @@ KERNELS = (
        "`x = x.float()` (uint8 images: `x.float() / 255`; int16 PCM audio: `x.float() / 32768`; an environment's "
        "observations cast where it returns them), or "
        "`x.to(model.dtype)`; keep only indices and labels integer.",
-       unless=r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"),
+       unless=_HALF_KERNEL_TOO),
     _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
        # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
        r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))(?P<dst>\w+)\)",
@@ -344,8 +347,7 @@ KERNELS = (
     _e("torch-dtype-auto", "mismatch", "a model loaded in float32 although its checkpoint is half precision",
        r"Passed .?torch_dtype.? \S+ is not a .?torch\.dtype.?\. Defaulting to|"
        r"\A(?=.*torch_dtype\s*=\s*['\"]auto['\"])(?=.*\b(float32|fp32)\b)(?=.*\b(gives|returns|loads?|incorrect|wrong|"
-       r"still|"
-       r"instead|but|does not|doesn'?t)\b)|"
+       r"still|instead|but|does not|doesn'?t)\b)|"
        r"\b(bf16|bfloat16|fp16|float16|half)\b[^.\n]{0,60}\b(loaded|loads|is loaded|gets loaded|comes out|ends up)\b"
        r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b|"
        # the default float32 told as the cause of an OOM or of flash attention refusing the model
@@ -449,7 +451,7 @@ KERNELS = (
        "imaginary parts (`torch.view_as_real(z)`, then `torch.view_as_complex`, or `a.real` / `a.imag` separately), "
        "or run that one op on the device that has it and move the result back (`op(z.cpu()).to(z.device)`); for "
        "old real-FFT code, install the torch version it pins or convert with `torch.view_as_real`.",
-       unless=r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"),
+       unless=_HALF_KERNEL_TOO),
     _e("complex-unsupported", "cpu-kernel", "a component without complex dtypes (an exporter, MPS, Triton)",
        r"\b(does ?n[o']t|does not) (currently |yet )?support complex( (d?types?|tensors?|numbers|values|inputs?|"
        r"outputs?))?\b|\bcomplex (d?types?|tensors?|numbers|values) (are|is) not (yet |currently )?supported\b|"

@@ -3,7 +3,7 @@ Inference Server and TensorRT engines (precisions, fp16 range)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import SAME_OUTPUT_ZH
+from amplora.doctor.kb.patterns import DEVICE_CLASH, SAME_OUTPUT_ZH
 
 EXPORTED = (
     _e("coreml-fp16-spec", "backend", "a float16 feature in a Core ML model of an older specification",
@@ -311,7 +311,7 @@ EXPORTED = (
        "in the .onnx file (its size halves)."),
     # a traced model whose device arguments were frozen at trace time
     _e("torchscript-baked-device", "device", "a traced TorchScript model with a device frozen into its graph",
-       r"\A(?=.*TorchScript interpreter)(?=.*(\bsame device\b|\btwo devices\b|\bdifferent devices\b))",
+       r"\A(?=.*TorchScript interpreter)(?=.*" + DEVICE_CLASH + ")",
        cause="Tracing records a tensor created inside `forward` with an explicit device (`torch.arange(..., "
        "device=...)`, anchors or grids built on the device the trace ran on, often the CPU) as an op whose device "
        "argument is baked in; `map_location` and `.to()` move the model's tensors but not such device arguments, "

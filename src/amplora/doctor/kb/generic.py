@@ -5,7 +5,7 @@ import re
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import (AMP_NOTICE, BF16_ONLY, DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
-                                        NAN_BEYOND_TRAINING, PRECISION_RULED_OUT)
+                                        NAN_BEYOND_TRAINING, OTHER_GPU, PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -50,7 +50,7 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
                                         r"probability tensor contains either|The dtype of the watched tensor must be "
                                         r"floating|"
                                         # an illegal memory access from a kernel launched off its tensors' GPU
-                                        r"\A(?=[\s\S]*(\bcuda:[1-9]\b|\.cuda\([1-9]\)))"
+                                        r"\A(?=[\s\S]*" + OTHER_GPU + ")"
                                         r"(?=[\s\S]*\billegal (memory access|address)\b)|"
                                         # DeepSpeed's CPU Adam crashing on GPU parameters
                                         r"DeepSpeedCPUAdam|Adam Optimizer #\d+ is created with AVX", re.IGNORECASE)

@@ -20,6 +20,10 @@ QUANT_KERNEL = (r"(?<![A-Za-z0-9])(awq\w*|\w*_awq\w*|gptq\w*|\w*marlin\w*|exllam
 # GPUs of compute capability below 8.0 (no native bf16), as reports name them
 NO_BF16_GPU = r"(T4|V100|P100|P40|K80|GTX ?1[06][5-8]0( Ti)?|RTX ?20[6-8]0( Ti| Super)?|20[6-8]0 ?([Ss]uper|SUPER|Ti))"
 LOW = r"(float16|bfloat16|\bfp16\b|\bbf16\b|\bHalf\b|float32|\bfp32\b|dtype)"
+# a GPU other than the first, named or chosen (`cuda:1`, `.cuda(2)`): where a kernel that is not device-guarded fails
+OTHER_GPU = r"(\bcuda:[1-9]\b|\.cuda\([1-9]\))"
+# the device-mismatch messages' words for two devices met
+DEVICE_CLASH = r"(\bsame device\b|\btwo devices\b|\bdifferent devices\b)"
 # legacy tensor type names carry the device: torch.cuda.HalfTensor is on a GPU, torch.HalfTensor on the CPU
 GPU_TYPE = r"(torch\.cuda\.\w+Tensor|\bCUDA\w+(Type|Tensor)\b|\b(MPS|XPU|PrivateUse1)\w+Type\b)"
 CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
