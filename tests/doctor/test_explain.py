@@ -437,7 +437,6 @@ SAMPLES = [
     ("float-to-int-op", "RuntimeError: \"bitwise_and_cpu\" not implemented for 'Float'", ["fp32"], "bitwise_and_cpu"),
     # vllm-project/vllm, sgl-project/sglang: library dtype gates
     ("dtype-unsupported", "TypeError: Unsupported dtype Half", ["fp16"], None),
-    ("mps-not-available", "RuntimeError: PyTorch is not linked with support for mps devices", [], None),
     ("cuda-only-op", "NotImplementedError: Could not run '_C::dynamic_scaled_fp8_quant' with arguments from the 'CPU' "
      "backend. '_C::dynamic_scaled_fp8_quant' is only available for these backends: [CUDA, Meta].", [],
      "dynamic_scaled_fp8_quant"),
@@ -1168,6 +1167,96 @@ SAMPLES = [
      "FP16 layers)", [], None),
     ("r-torch-bf16-cast", "model$to(dtype = torch_bfloat16())\n! nn.Module.to only accepts floating point dtypes, but "
      "got desired dtype BFloat16", [], None),
+    # model merging: mergekit's out_dtype, a 16-bit merge reloaded in 4-bit
+    ("mergekit-out-dtype", "merge_method: ties\ndtype: bfloat16\nWhatever dtype is in the config, the merged model "
+     "is always saved as float32.", [], None),
+    ("merged-reloaded-4bit", "model.save_pretrained_merged('out', tokenizer, save_method='merged_16bit')\nmodel = "
+     "FastLanguageModel.from_pretrained('out', load_in_4bit=True)\nThe outputs are different from the model in "
+     "memory.", [], None),
+    # GPUs and hosts a quantization format has no kernels for
+    ("quant-method-capability", "ValueError: The quantization method mxfp4 is not supported for the current GPU. "
+     "Minimum capability: 100. Current capability: 86.", [], None),
+    # Triton kernels: the accumulator of tl.dot, a loop variable that changes dtype
+    ("triton-dot-acc-dtype", "acc = tl.zeros((16, 16), dtype=tl.float16)\nacc = tl.dot(a, b, acc)\nAssertionError "
+     "while compiling when the accumulator is not tl.float32 (out_dtype left at its default)", [], None),
+    ("triton-loop-carried-dtype", "Loop-carried variable b has initial type <[4], fp16> but is re-assigned to <[4], "
+     "fp32> in loop! Please make sure that the type stays consistent.", [], None),
+    # frameworks' own dtype checks
+    ("oneflow-op-dtype-check", ">       image = image.clamp(0, 1)\nE       NotImplementedError: Only support "
+     "floating or integral data type.", [], None),
+    ("mindspore-input-type-same", "TypeError: For primitive[BatchMatMul], the input type must be same.", [], None),
+    ("onnx-reference-type-mismatch", "onnx.reference.op_run.RuntimeTypeError: Output type mismatch: bfloat16 != "
+     "float32 or bfloat16 (operator 'MatMul')", ["bf16", "fp32"], None),
+    # integer tensors in float arithmetic; 16-bit bits read as float32
+    ("int-alpha-float", "RuntimeError: For integral input tensors, argument alpha must not be a floating point number.",
+     [], None),
+    ("half-bits-read-as-float", "embed_tokens.scales mean = 1.98e-41, denormal output for what should be ~1.14e-5",
+     [], None),
+    # instructions a GPU lacks for a dtype
+    ("bf16-atomic-add", "LLVM ERROR: Cannot select: t56: v2bf16,ch = BUFFER_ATOMIC_FADD<(volatile load store (s32))>",
+     [], None),
+    ("mfma-no-match", "FP8E4 tl.dot is not supported on AMD\nLLVM ERROR: No match found in MFMA database", [], None),
+    # collectives: dtypes across ranks, bool tensors, gloo's half sums and host memory, an XCCL group's devices
+    ("gloo-half-sums", "dist.init_process_group(backend='gloo')\nx = x.astype(np.float16)\ndist.all_reduce(x)\nabout "
+     "0.007% of the points didn't match the expected sum", [], None),
+    ("collective-dtype-mismatch", "When dist.broadcast float32 to int64, it will silently generate wrong results", [],
+     None),
+    ("collective-bool", "w = torch.randn(1, 3) > 0\ndist.broadcast(w, src=0)  # gloo: RuntimeError: Invalid scalar "
+     "type for the bool tensor", [], None),
+    ("gloo-cuda-tensor", "ProcessGroupGloo.allgather_into_tensor_coalesced crashes with CUDA tensors\nstop reason = "
+     "signal SIGSEGV", [], None),
+    ("pg-invalid-tensor-type", "ValueError: ProcessGroupXCCL::gather: invalid tensor type at index 0", [], None),
+    # MLX, GGUF, jax-metal, ARM fp16 accumulation
+    ("mlx-dequantize-uint32", "ValueError: [dequantize] The matrix should be given as a uint32", [], None),
+    ("gguf-bf16-raw-bytes", "Serving a GGUF checkpoint stored in BF16 produces incoherent garbage, while the same "
+     "model from safetensors works correctly.", [], None),
+    ("jax-metal-bf16", "jax.jit(lambda: jnp.exp(jnp.bfloat16(7)))()\nMPSNDArray.mm:794: failed assertion "
+     "`[MPSNDArray, initWithBuffer:descriptor:] Error: buffer is not large enough. Must be 4 bytes", [], None),
+    ("arm-fp16fml-accumulate", "Built with -DGGML_CPU_ARM_ARCH=armv8.2-a+fp16fml the model outputs random tokens",
+     [], None),
+    # attention backends and generation
+    ("fp8-kv-cache-backend", "thread 'main' panicked at src/utils/kvcache_allocator.rs:539:13:\nfp8 kvcache is not "
+     "compatible with flashinfer or flash-context feature!", [], None),
+    ("batch-shape-rounding", "Batched greedy generation disagrees with one-at-a-time generation (T4, left padding)",
+     [], None),
+    # CUDA graphs
+    ("cudagraph-wrong-device", "[CUDAGraph] Silent failure when graphs capture attempted on wrong device\nwith "
+     "torch.cuda.device('cuda:1'):\n    g = torch.cuda.CUDAGraph()", [], None),
+    ("cudagraph-cpu-skipped", "skipping cudagraphs due to cpu device (arg1_1). Found from : File \"repro.py\", line "
+     "12", [], None),
+    ("cudagraph-pageable-copy", "RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture "
+     "unless the CPU tensor is pinned.", [], None),
+    ("te-graphed-fp8", "module = te.make_graphed_callables(module, (x,), fp8_enabled=True)\nwith "
+     "te.fp8_autocast(enabled=False):\n    module(x)  # still executed in FP8", [], None),
+    ("ort-cuda-graph-cpu-nodes", "[W:onnxruntime:, session_state.cc:1030 VerifyEachNodeIsAssignedToAnEp] Some nodes "
+     "were not assigned to the preferred execution providers\nI want to run the model with CUDA Graphs.", [], None),
+    # quantized ops given float tensors; engines that switch a quantized model's dtype
+    ("quant-op-no-backend", "NoCapableBackendError: No backend can handle 'dequantize_int8_embedding': eager: q: "
+     "dtype torch.bfloat16 not in {torch.int8}", [], None),
+    ("quantized-dtype-switched", "You are loading a quantized model with dtype torch.bfloat16, which vLLM does not "
+     "support. Setting dtype to float16 instead.", [], None),
+    # precision told in words: float32 states in a float64 run, results past fp16's range, a dtype option ignored
+    ("explicit-float32-vs-default", "torch.set_default_dtype(torch.float64)\nMeanMetric initialises its states in "
+     "float32, which goes against the default dtype and gives numerical errors", [], None),
+    ("expected-beyond-fp16", "[MPS] The expected values are [600010, 700046] but the actual outputs are [Infinity, "
+     "Infinity]", [], None),
+    ("dtype-arg-overridden", "I tried to force the evaluation dtype by passing model_args='dtype=float16', but "
+     "nothing happened: the model was evaluated with the dtype from the model config.", [], None),
+    # TransformerEngine's fp8 regions, a disabled GradScaler, a recompute on another device
+    ("te-fp8-module-twice", "AssertionError: Same module is being invoked more than once inside an `fp8_autocast` "
+     "region when using FP8 with amax reduction.", [], None),
+    ("scaler-empty-state", "speechbrain.utils.checkpoints - Saving an empty state_dict for "
+     "<torch.cuda.amp.grad_scaler.GradScaler object at 0x7eff> in save/scaler.ckpt.", [], None),
+    ("checkpoint-recompute-metadata", "torch.utils.checkpoint.CheckpointError: Recomputed values for the following "
+     "tensors have different metadata than during the forward pass.\nsaved metadata: {'shape': torch.Size([4]), "
+     "'dtype': torch.float32, 'device': device(type='cuda', index=0)}\nrecomputed metadata: {'shape': "
+     "torch.Size([4]), 'dtype': torch.float32, 'device': device(type='cpu')}", [], None),
+    # RL log-probs, metrics on half predictions, bf16-trained models run in fp16
+    ("train-rollout-logprob-gap", "training/rollout_probs_diff_mean 4e-3: the trainer's log-probs differ from the "
+     "vLLM rollout's on every token", [], None),
+    ("metric-half-preds", "acc = Accuracy(threshold=0.5)\nprint(acc(preds.half(), target))  -> 0.0\nThe accuracy "
+     "metric is wrong if preds are given in half precision.", [], None),
+    ("bf16-model-in-fp16", "[Bug]: Empty strings as output using gemma-2-27B with 4 A10s", [], None),
 ]
 
 
@@ -1847,6 +1936,48 @@ CLASS_WORDINGS = [
     ("obs-space-dtype", "ValueError: ('Observation ({} dtype={}) outside given space ({})!', array([1, 0]), "
      "Box(0.0, 1.0, (2,), float32))"),
     ("dtype-unsupported", "NotImplementedError: NNCF is not yet supported OpenVINO data type: bf16."),
+    # widened this round: a Candle error's Debug form, fp16 overflow told as a future, a merged file that grew
+    ("candle-op-dtype-mismatch", "ERROR mistralrs_core::engine: prompt step - Model failed with error: "
+     "DTypeMismatchBinaryOp { lhs: F16, rhs: F32, op: \"where\" }"),
+    ("fp16-large-values", "I find float16 will overflow in `layer_norm` and `rms_norm` and get zero after dividing "
+     "infinity."),
+    ("saved-twice-the-size", "LoRA merge abnormal size increase: finalprune 4G became 5G after merging."),
+    ("saved-twice-the-size", "SFT之后保存的模型大小翻倍"),
+    ("merge-into-packed-refused", "AssertionError: qwen2-72b-instruct-awq is a quantized model and does not support "
+     "merge-lora."),
+    ("fp16-drift-report", "Gemma3 models produce incorrect outputs when run in FP16 precision through the engine."),
+    ("fp16-drift-report", "`triton.language.sum` is incorrect with a tensor of float16 dtype; float32 is fine."),
+    ("fp16-drift-report", "fp16 cross_check false: the output has a big diff vs the reference in fp16, like 0.0332"),
+    ("torch-dtype-auto", "model = AutoModelForCausalLM.from_pretrained('facebook/opt-13b')\nprint(model.dtype)  # "
+     "torch.float32\nI expect float16: the model in the repo is saved in float16."),
+    ("ggml-type-unsupported", "NotImplementedError: ggml_type 3 not implemented"),
+    ("nccl-bf16", "(0) Unknown: Type uint8 is not supported in NCCL mode."),
+    ("tf32-matmul", "Matrix-vector multiplication executes in lower precision than expected on a 3090: float32 "
+     "relative error ~3e-4 against the CPU"),
+    ("tf32-matmul", "The matmul example is incorrect with float32 and large matrices: it differs from pytorch by more "
+     "than the tolerance. Using torch.float16 this works perfectly."),
+    ("half-fails-fp32-works", "Training with jnp.bfloat16 crashes after the first step. The same code works as "
+     "expected using jnp.float32."),
+    ("mps-wrong-results", "python3 -m fastchat.serve.cli --model-path vicuna-7b --device mps\nI get irrelevant answers "
+     "on MacOS mps"),
+    ("mps-int64-op", "RuntimeError: Operation 'abs_out_mps()' doesn not support input type 'int64' in MPS backend"),
+    ("mps-int64-op", "torch.cumsum is broken for integral datatypes on the MPS backend, except torch.int32."),
+    ("half-tolerance", "cross_entropy(Tensor([1073741825, 4], \"float16\"), ...)\nNot equal to tolerance rtol=0.01, "
+     "atol=0.01"),
+    ("bf16-rounding-report", "The KL loss reads negative with bf16 compute_dtype and carries an error floor of "
+     "2.5e-2."),
+    ("bf16-rounding-report", "HiFi2 and HiFi4 give different results for bfloat16 @ bfloat16 matmul"),
+    ("bf16-rounding-report", "Inaccurate output when converting a bool array to bfloat16 and summing it"),
+    ("coreml-fp16-precision", "There are value mismatches between the python pb model and the mlmodel in objective "
+     "c; it runs on the gpu."),
+    ("generic-dtype", "ValueError: Data-type mismatch between sparse_map and values"),
+    ("fp16-nonfinite-report", "with torch.cuda.amp.autocast():\n    out, latent_loss = model(img)\nThe MSE error "
+     "appears normal, but the latent error becomes infinite."),
+    ("fp16-nonfinite-report", "b = a.to(torch.float16)\np = entmax.entmax_bisect(b, alpha=1.5)\n"
+     "p.isnan().all()  # True"),
+    ("nonfinite-value", "The model emits an endless run of `!`, the classic NaN-logits + argmax signature."),
+    ("cpu-half-kernel", "python huggingface.py --float16 -dcpu\nRuntimeError: \"nll_loss_out_frame\" not implemented "
+     "for 'Half'"),
 ]
 
 
@@ -2087,6 +2218,29 @@ LOOKALIKE_REJECTS = [
     "matrix is ill-conditioned. Retrying in double precision...",
     "keras.models.load_model('m.h5')\n  model = model_from_config(model_config)\nTypeError: Tensor conversion "
     "requested dtype int32 for Tensor with dtype float32",
+    # a Triton conversion from a dtype to itself, an Inductor codegen bug, NCCL without a GPU, a data KeyError after
+    # flash attention's load-time warning, Dynamo's recompile reason, a question about fp8 on an A100
+    "[Bug] Unsupported conversion from f16 to f16 LLVM ERROR: Unsupported rounding mode for conversion.",
+    "[Fuzzer][Eager/Compile Divergence] IncompatibleTypeErrorImpl('invalid operands of type pointer<bf16> and "
+    "triton.language.float64')",
+    "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+    "Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes, but the current dype in MiniCPMModel "
+    "is torch.float32.\nTraceback (most recent call last):\n  File \"finetune.py\", line 78, in preprocessing\n    for "
+    "message in example[\"messages\"]:\nKeyError: 'messages'",
+    "AMP guards recompilation `dtype mismatch. expected Half, actual Float`",
+    "NVIDIA A100 actually supports fp8_e5m2 quantization: I ran kv_cache_dtype='fp8_e5m2' and it should not work "
+    "because the A100 does not support fp8. Why?",
+    "[BUG] mlx.tri should respect dtype\n>>> print(mx.tri(1, 1, dtype=mx.bfloat16).dtype)\nmlx.core.float32",
+    "The recomputed tensors differ: the sequence dimension size is exactly doubled (from 286 to 572).",
+    "torch.compile burns-in device numbers, leading to errors when called with tensors on a new device: "
+    "RuntimeError: Expected all tensors to be on the same device",
+    "RuntimeError: The MPS backend is supported on MacOS 12.3+.",
+    "RuntimeError: PyTorch is not linked with support for mps devices",
+    "torch.topk gives incorrect results with float16",
+    "Recomputed values for the following tensors have different metadata than during the forward pass.\nsaved "
+    "metadata: {'shape': torch.Size([1, 32, 228, 128]), 'dtype': torch.float32, 'device': device(type='cuda', "
+    "index=3)}\nrecomputed metadata: {'shape': torch.Size([1, 32, 456, 128]), 'dtype': torch.float32, 'device': "
+    "device(type='cuda', index=3)}",
 ]
 
 
@@ -2308,6 +2462,25 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("ValueError: Incompatible type conversion requested to type int32 for tf.Variable of type int64", ["int64"]),
     ("TypeError: add_ received an invalid combination of arguments - got (float, torch.cuda.FloatTensor), but expected "
      "one of: (torch.FloatTensor other) in optimizer.step()", ["before 0.4"]),
+    # causes that name what the thread found: a mismatch of attention inputs (an option that upcasts part of it), the
+    # mask constant behind NaN probabilities, types a backend does not support, a dequantize step, a lazy MPS storage
+    ("Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: float and "
+     "value.dtype: struct c10::Half instead", ["mismatch", "upcast"]),
+    ("AssertionError: Input and cos/sin must have the same dtype, got torch.float32 and torch.bfloat16",
+     ["mismatch"]),
+    ("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0 (causal mask update in bf16)",
+     ["mask", "finfo"]),
+    ("DDP with backend='gloo' on a bf16 model: RuntimeError: Invalid scalar type", ["not supported"]),
+    ("Unknown: Type uint8 is not supported in NCCL mode.", ["not supported", "view(torch.uint8)"]),
+    ("RuntimeError: expected Float but got Half (xdnn div on the XPU)", ["mismatch", "only"]),
+    ("Mismatched elements: 12 / 12 (100.0%)\nGreatest absolute difference: inf at index (0, 0) (up to 0.01 allowed) "
+     "for float16", ["65504"]),
+    ("expected m1 and m2 to have the same dtype: Float8_e4m3fn != BFloat16", ["dequantize"]),
+    ("RuntimeError: Placeholder storage has not been allocated on MPS device! (embedding)", ["index_select"]),
+    ("NotImplementedError: ggml_type 3 not implemented", ["3 q4_1", "unsupported"]),
+    ("LoRA merge abnormal size increase.", ["float64"]),
+    ("RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is "
+     "pinned.", ["pin_memory", "run it once before capturing"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)
@@ -2330,6 +2503,9 @@ def test_new_classes_name_the_cause_and_the_fix(text, words):
      "`epsilon` is fp32 (float32) and `mean` fp16 (float16, half)"),
     ("RuntimeError: No suitable kernel. h_in=16 h_out=4096 dtype=Float out_dtype=Half",
      "input dtype is fp32 (float32) and the output dtype fp16 (float16, half)"),
+    # an assert that prints both sides of the comparison
+    ("AssertionError: moe_wna16_marlin_gemm assumes\n  hidden_states.dtype (torch.bfloat16) == w1_scale.dtype "
+     "(torch.float16)", "`hidden_states` is bf16 (bfloat16) and `w1_scale` fp16 (float16, half)"),
 ])
 def test_the_cause_says_which_operand_has_which_dtype(text, said):
     e = explain(text)
@@ -3389,3 +3565,25 @@ def test_a_cpp_exception_s_what_is_no_op():
                 "of 'thrust::system::system_error'\n  what():  CUDA free failed: cudaErrorIllegalAddress: an illegal "
                 "memory access was encountered")
     assert e.key == "kernel-current-device" and "what" not in e.ops, e.ops
+
+
+@pytest.mark.parametrize("text,words", [
+    # a teacher kept where it was loaded; several processes each splitting the model over every GPU
+    ("teacher_model = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-3B-Instruct')\nRuntimeError: Expected all "
+     "tensors to be on the same device, but found at least two devices, cpu and cuda:0!", ["teacher_model"]),
+    ("Issues when running evaluation with multiple processes\nERROR Expected all tensors to be on the same device, but "
+     "found at least two devices, cuda:0 and cuda:4!", ["num_processes"]),
+    # activation checkpointing's recompute; group offload's streams; a loss's class weights
+    ("torch.nn.checkpoint.checkpoint ignores default device in backward() call\nRuntimeError: Expected all tensors "
+     "to be on the same device, but found at least two devices, cuda:0 and cpu!", ["recompute", "default device"]),
+    ("te.Checkpoint: the Linear is not autocast to BF16 when the function is recomputed\nRuntimeError: expected mat1 "
+     "and mat2 to have the same dtype, but got: c10::BFloat16 != float", ["recompute", "autocast"]),
+    ("enable_group_offload = true\nExpected all tensors to be on the same device, but got mat2 is on cpu, different "
+     "from other tensors on cuda:0", ["use_stream=false", "recompute"]),
+    ("loss_fn = torch.nn.CrossEntropyLoss(weight=weights)\nRuntimeError: Expected all tensors to be on the same "
+     "device, but found at least two devices, cuda:0 and cpu!", ["class weights", "weights.to(device)"]),
+])
+def test_what_the_paste_shows_around_the_fault_is_told(text, words):
+    e = explain(text)
+    said = (e.cause + " " + e.fix).lower()
+    assert e.recognized and all(w in said for w in words), (e.key, said)

@@ -95,6 +95,11 @@ OTHERS = [
     # transformers' warning for a model built on the CPU before it is moved
     ("You are attempting to use Flash Attention 2.0 with a model not initialized on GPU. Make sure to move the model "
      "to GPU after initializing it on CPU with `model.to('cuda')`.", "harmless once the model is on the GPU"),
+    # no MPS device on this machine or torch build; torch.compile keeping the first call's GPU
+    ("RuntimeError: The MPS backend is supported on MacOS 12.3+.", "Not a precision fault: the code asked for Apple's "
+     "MPS device"),
+    ("torch.compile burns-in device numbers, leading to errors when called with tensors on new device: RuntimeError: "
+     "Expected all tensors to be on the same device", "compile once per device"),
 ]
 
 

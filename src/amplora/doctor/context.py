@@ -49,7 +49,8 @@ _HARDWARE = [
 _OFFLOAD = re.compile(r"(?<![\w-])(enable_(model|sequential)_cpu_offload|--?[\w-]*cpu[-_]offload[\w-]*|\w*cpu_offload\w*|"
                       r"offload_mode\w*|--(med|low|no)vram|(med|low)vram|"
                       r"offload_folder|device_map\s*=\s*['\"]auto|[Oo]ffload(ing|ed)? (to|on) (the )?(CPU|cpu|disk)|"
-                      r"(?i:\b(layer|transformer|text[_ ]encoder|tokeni[sz]er|block|unet)s? offload(ing)?\b))")
+                      r"(?i:\b(layer|transformer|text[_ ]encoder|tokeni[sz]er|block|unet)s? offload(ing)?\b)|"
+                      r"enable_group_offload|group[_ ]offload\w*)")
 _FSDP_OFFLOAD = re.compile(r"\b(offload_to_cpu|CPUOffload(Policy)?\b|offload_params\s*=\s*True)", re.IGNORECASE)
 _ZERO3 = re.compile(r"zero[-_ ]?3|zero_stage\W{0,3}3|\bstage\W{0,3}3\b|zero3_offload", re.IGNORECASE)
 # parts of an image pipeline loaded on their own, each in the dtype it was loaded in
@@ -86,7 +87,8 @@ _RELEASE_WORKS = re.compile(r"\bNo (error|issue|problem)s?\b:?[^.]{0,80}?\bv?\d+
 _DRAFT = re.compile(r"--speculative[-_]\w+|\bassistant_model\b|\bdraft[_ ]model\b|\bspeculative decoding\b",
                     re.IGNORECASE)
 # a model besides the one being trained: distillation teachers, EMA copies, RLHF reference and reward models
-_SECOND_MODEL = re.compile(r"\b(teacher|ema[_ ]model|model_ema|ref_model|reference model|reward model|critic)\b",
+_SECOND_MODEL = re.compile(r"\b(teacher(_model)?|ema[_ ]model|model_ema|ref_model|reference model|reward model|"
+                           r"critic)\b",
                            re.IGNORECASE)
 _COMPILED = re.compile(r"torch\.compile|\binductor\b|TORCHINDUCTOR", re.IGNORECASE)
 # an embedding lookup on two devices: token ids against an embedding table
@@ -127,6 +129,11 @@ def _outside_libraries(text: str) -> str:
 # several GPUs visible to a single process, and launchers that start one process per GPU
 _SEVERAL_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES\s*=\s*['\"]?\d+(\s*,\s*\d+)+|多卡|多GPU|单机多卡|一机多卡|"
                            r"(?i:\bmulti-?GPU\b|\b(multiple|two|several|2|4|8) GPUs\b)")
+# activation checkpointing: the forward is run again in backward
+_RECOMPUTE = re.compile(r"\brecomput\w*|(?<!\w)[Cc]heckpoint(_sequential)?\((?!\s*\))|\bgradient[_ ]checkpointing\b|"
+                        r"\buse_reentrant\b|\bcheckpoint\.checkpoint\b")
+_SEVERAL_PROCESSES = re.compile(r"\b(multiple|several|many) processes\b|\bnum_processes\s*(>|=\s*[2-9])",
+                                re.IGNORECASE)
 _PER_GPU_LAUNCH = re.compile(r"torchrun|NPROC_PER_NODE|nproc[_-]per[_-]node|accelerate launch|\bdeepspeed\s+\S+\.py|"
                              r"torch\.distributed\.(launch|run)|\bmpirun\b|--num_processes", re.IGNORECASE)
 
@@ -146,6 +153,21 @@ _DEVICE_SCENES = [
      "Under offload put inputs on the execution device (`pipe._execution_device`, `model.device`, the hook's "
      "`execution_device`), not on a parameter's device; a module the offload hooks miss (an extension's, a second "
      "model's) stays on the CPU: run without that offload mode or update the tool or extension."),
+    # a loss module's class weights: a plain tensor made on the CPU
+    (re.compile(r"\b(CrossEntropyLoss|NLLLoss|BCEWithLogitsLoss|BCELoss|MultiLabelSoftMarginLoss)\(\s*"
+                r"(pos_)?weights?\s*="),
+     "class weight",
+     "The text shows a loss given class weights (`{}`): the weight tensor is made apart from the model (often on "
+     "the CPU from a list or NumPy) and a loss created outside the model is not moved by `model.to(device)`.",
+     "Move the weights with the batch (`weight=weights.to(device)`, or `loss_fn.to(device)`, which moves its "
+     "weight buffer)."),
+    # diffusers' group offload with streams prefetches groups in forward order
+    (re.compile(r"enable_group_offload|group[_ ]offload\w*"), "stream",
+     "The text shows group offloading (`{}`): with CUDA streams (`use_stream=True`) it prefetches the next group "
+     "of blocks in forward order, and backward (the recompute of gradient checkpointing) runs them in reverse, so a "
+     "group whose weights are still on the CPU meets activations on the GPU.",
+     "Turn off the offload streaming (`use_stream=False`) or gradient checkpointing for that run, or upgrade the "
+     "trainer / diffusers release that disables one when the other is on."),
     (_FSDP_OFFLOAD, None,
      "The text shows FSDP with CPU offload (`offload_to_cpu`, `CPUOffload` / `CPUOffloadPolicy`): the sharded "
      "parameters and their gradients live on the CPU between steps, so a CUDA tensor from another code path (a "
@@ -254,6 +276,18 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         if m and entry.kind == "device" and not (word and word.format(m.group(0).lower()) in said):
             cause.append(about.format(m.group(0)))
             fix.append(advice)
+    m = _RECOMPUTE.search(text)
+    if m and entry.kind in ("mismatch", "device") and "recompute" not in said:
+        what = ("the autocast state or default dtype" if entry.kind == "mismatch" else
+                "the default device (`torch.set_default_device`), or weights that an offload hook (group offload "
+                "with CUDA streams, which prefetches in forward order) has not brought back")
+        cause.append(f"The text shows activation checkpointing (`{m.group(0)}`): the checkpointed part runs again "
+                     f"in backward (the recompute), and what was in effect in forward is not restored there unless "
+                     f"the wrapper does it: {what}, so the recomputed tensors differ from the saved ones.")
+        fix.append("Use `torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False)` (it restores autocast), "
+                   "pass `device=` / `dtype=` explicitly to tensors made inside the checkpointed function, upgrade "
+                   "the wrapper (TransformerEngine, torch) that drops the context, or turn off offload streaming "
+                   "while checkpointing.")
     m = _LORA.search(text)
     if m and entry.key == "device-mismatch" and "cpu" in text.lower():
         cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "
@@ -328,6 +362,14 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
                    "`model.to(device)` (`torch.set_default_tensor_type('torch.cuda.FloatTensor')`), or upgrade the "
                    "library.")
     two_gpus = len(set(re.findall(r"cuda:\d+", exception or text))) > 1
+    m = _SEVERAL_PROCESSES.search(text)
+    if m and entry.kind == "device" and len(set(re.findall(r"cuda:\d+", text))) > 1 and "num_processes" not in said:
+        cause.append(f"The text shows several processes (`{m.group(0)}`): a data parallel run (`accelerate launch "
+                     f"--num_processes N`) needs a whole copy of the model per process on its own GPU, and a model "
+                     f"loaded with `device_map='auto'` in each process is split over all GPUs instead.")
+        fix.append("Use one or the other: `num_processes=1` with `device_map='auto'` for a model too large for one "
+                   "GPU, or several processes with the model on each process's own GPU (`device_map={'': "
+                   "local_rank}`).")
     m = _SEVERAL_GPUS.search(text)
     if m and entry.kind == "device" and two_gpus and not _PER_GPU_LAUNCH.search(text):
         cause.append(f"The text shows several GPUs visible to one process (`{m.group(0)}`) and no launcher that "

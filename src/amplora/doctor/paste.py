@@ -233,6 +233,9 @@ _NAMED_OPERANDS = [
      lambda want, got: f"Here the gradient is {_dtype_of(got)} where {_dtype_of(want)} is expected."),
     (rf"{_A} dtype \({_T}\) does not match {_A} dtype \({_T}\)", (1, 3),
      _a_and_b),
+    # an assert that prints both sides: "hidden_states.dtype (torch.bfloat16) == w1_scale.dtype (torch.float16)"
+    (rf"\b(\w+)\.dtype \({_T}\)\s*[=!]=\s*(\w+)\.dtype \({_T}\)", (1, 3),
+     _a_and_b),
     (rf"Input type \({_T}\) and (weight|bias) type \({_T}\)", (0, 2),
      lambda a, role, b: f"Here the input is {_dtype_of(a)} and the {role} {_dtype_of(b)}."),
     (rf"found input tensor with {_T} and parameter tensor with {_T}", (0, 1),

@@ -121,8 +121,12 @@ ACCELERATORS = (
        r"\b(int64|Long)\b[^\n]{0,60}(not supported|unsupported|no support)[^\n]{0,40}\bMPS\b|"
        r"only works on floating types on MPS|Function \w+_i64 was not found in the library|"
        r"\A(?=.*Expected non int64 dtype for source)(?=.*\b(mps|MPS)\b)|"
-       r"'?\w+_mps\(\)'? (operation )?does not support input type '?(int64|Long)'? in MPS backend",
-       "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do: cumsum / "
+       r"'?\w+_mps\(\)'? (operation )?(does|doesn) ?n?o?t support input type '?(int64|Long)'? in MPS backend|"
+       # wrong values told in words: "cumsum is broken for integral datatypes on MPS", "bogus values for int tensors"
+       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(integral|integer|int|int64|int16|int8|Long)\b[^.\n]{0,12}"
+       r"\b(d(ata)?types?|tensors?)\b)(?=.*\b(broken|wrong|bogus|incorrect|garbage)\b)",
+       "An op ran on int64 (Long) tensors on Apple's MPS device, which older macOS / torch cannot do (int64 is not "
+       "supported by those kernels, and some gave wrong values for integer types other than int32): cumsum / "
        "cumprod (position ids built from an attention mask in generate()), argmax, min/max or isin on int64 "
        "need macOS 13.3+ (some 14+) and a recent torch.",
        "Upgrade torch (and macOS to 13.3 / 14 or newer), or cast that tensor to int32 before the op "
@@ -303,8 +307,10 @@ ACCELERATORS = (
     _e("mps-wrong-results", "device-capability", "MPS computes other results than the CPU",
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(different|wrong|incorrect|differ\w*)\b[^.\n]{0,30}"
        r"\b(loss\w*|results?|outputs?|values?|numbers?)\b)(?=.*(?<![A-Za-z0-9_])cpu(?![A-Za-z0-9_])(?!\W{0,3}arch))|"
-       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(garbled|scrambled|distorted|corrupted|gibberish)\b"
-       r"[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text)\b)|"
+       r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\b(garbled|scrambled|distorted|corrupted|gibberish|"
+       r"irrelevant|"
+       r"nonsense|meaningless)\b[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text|answers?|"
+       r"responses?)\b)|"
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\bsilently (incorrect|wrong)\b)",
        unless=r"\w+(Error|Exception):|out of memory",
        cause="Apple's MPS backend computes some ops differently from the CPU in many torch / macOS releases (ops on "

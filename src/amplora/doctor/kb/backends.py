@@ -29,26 +29,72 @@ BACKENDS = (
        "bf16 GEMMs accumulate in fp32.",
        "Pass an fp32 accumulator (`element_accumulator=torch.float32`) and a layout combination CUTLASS lists for "
        "that architecture."),
+    _e("collective-bool", "backend", "a bool tensor sent through a collective backend without a bool type",
+       r"\A(?=.*\b(torch\.)?bool\b)(?=.*(Invalid scalar type|Unsupported dtype|not supported|Unconvertible NCCL type))"
+       r"(?=.*\b(gloo|nccl|broadcast|all_reduce|all_gather|sync\w*|DDP|collective\w*)\b)",
+       "Collective backends move a fixed set of dtypes: NCCL has no bool type, gloo's dispatch has no case for bool "
+       "(nor bf16 in older releases), and wrappers such as pynccl map only the NCCL types, so a bool buffer (an "
+       "attention-mask buffer, as in GPT-2) is not supported when DDP broadcasts buffers or a weight sync sends a "
+       "state_dict uncast.",
+       "Send bool tensors as uint8 (`t.to(torch.uint8)`, or a `view(torch.uint8)` of the raw bytes) and convert back "
+       "after, or leave buffers out (`DistributedDataParallel(..., broadcast_buffers=False)`)."),
     _e("gloo-bf16", "backend", "gloo has no collectives for bf16",
        r"Invalid scalar type",
        context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics",
        cause="The gloo backend (the default on Windows, and for CPU tensors) cannot broadcast, all-reduce or "
-       "all-gather bfloat16 tensors: DDP broadcasting a bf16 model's parameters and buffers at setup, or a metric "
+       "all-gather bfloat16 tensors (bf16 is not supported by its collectives in those releases): "
+       "DDP broadcasting a bf16 model's parameters and buffers at setup, or a metric "
        "library gathering bf16 states, fails with 'Invalid scalar type'.",
        fix="Use NCCL on Linux GPUs; under gloo keep what is communicated fp32: load the model in fp32 and train "
        "with bf16 mixed precision (`precision='bf16-mixed'`, not `'bf16-true'`; autocast), cast metric states to "
        "float before syncing, or train on a single device without DDP."),
+    _e("gloo-half-sums", "backend", "gloo's float16 all-reduce giving wrong sums",
+       r"\A(?=.*\bgloo\b)(?=.*\b(float16|fp16|half)\b)(?=.*\b(didn'?t match|mismatch\w*|wrong|incorrect|"
+       r"differ\w*|unexpected)\b)",
+       unless=r"\w+(Error|Exception):|Invalid scalar type",
+       cause="gloo (torch.distributed's CPU backend) sums float16 tensors with its own half type, whose arithmetic "
+       "rounded differently from torch's in older releases, so some elements of an fp16 all-reduce came out wrong; "
+       "newer torch builds make gloo use torch's half type.",
+       fix="All-reduce in float32 on gloo (`y = x.float(); dist.all_reduce(y); x.copy_(y)`), or upgrade torch."),
+    _e("gloo-cuda-tensor", "device", "CUDA tensors given to a gloo path that reads host memory",
+       r"\A(?=.*(ProcessGroupGloo|\bgloo::))(?=.*\b(CUDA|cuda) tensors?\b)(?=.*(SIGSEGV|[Ss]egmentation fault|"
+       r"segfault\w*|crash\w*))",
+       "This gloo collective (the coalesced all-gather, among others) runs on the CPU and copies a CUDA tensor's "
+       "device pointer as if it were host memory, so CUDA tensors given to a gloo process group crash it; gloo "
+       "handles CUDA tensors only in some collectives.",
+       "Use NCCL for CUDA tensors, or move them to the CPU for the gloo collective (`t.cpu()`) and copy the result "
+       "back to the GPU."),
+    _e("pg-invalid-tensor-type", "device", "a process group given a tensor that is not on its device",
+       r"ProcessGroup\w+::\w+: invalid tensor type at index \d+",
+       "The process group's collective checks that every tensor is a dense tensor on its own device (XPU for XCCL, "
+       "CUDA for NCCL), and the one at that index is not: most often a CPU tensor given as the gather or scatter "
+       "output (or input) while the group runs on the GPU.",
+       "Allocate every tensor of the collective on the group's device (`torch.empty(..., device=x.device)` for the "
+       "gather list), or use a gloo group for CPU tensors."),
+    _e("collective-dtype-mismatch", "mismatch", "a collective whose tensors differ in dtype across ranks or outputs",
+       r"\A(?=.*\b(all_gather\w*|broadcast|all_reduce|reduce_scatter\w*|all_to_all\w*|dist\.gather|dist\.scatter)\b)"
+       r"(?=.*(\b(different|wrong|another) (d(ata ?)?type|type)\b|\bdtype mismatch|\b(float32|float16|half|bf16|"
+       r"bfloat16) to (int64|int32|long|float16|float32)\b))(?=.*\b(garbage|wrong (results?|values?)|silently|"
+       r"TypeError|should raise)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="torch.distributed collectives move raw bytes and (in those releases) did not check that every rank's "
+       "tensor, and the output list, share one dtype: a float16 input gathered into float32 outputs, or a float32 "
+       "tensor broadcast into an int64 one, is reinterpreted bit for bit (a dtype mismatch) and reads as garbage.",
+       fix="Give the tensor the same dtype (and shape) on every rank and in the output list (`[torch.empty_like(x) "
+       "for _ in range(world_size)]`), casting before the collective if needed; newer torch raises on the mismatch."),
     _e("nccl-bf16", "backend", "NCCL has no collectives for this dtype",
        r"Unconvertible NCCL type|not supported for NCCL process group|Unsupported data type for NCCL process group|"
+       r"\bType \w+ is not supported in NCCL mode\b|"
        r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)|"
        r"NCCL\w*.{0,60}(does not|doesn't) support (BFloat16|bfloat16|bf16)",
-       "NCCL communicates only its own types: bfloat16 needs NCCL 2.10 or newer (torch 1.9 on; torch 1.8 and "
+       "NCCL communicates only its own types (others are not supported): "
+       "bfloat16 needs NCCL 2.10 or newer (torch 1.9 on; torch 1.8 and "
        "before cannot send bf16 gradients), and complex tensors (ComplexFloat, a complex-valued layer's "
        "parameters), int16 (Short) and other types torch has are not NCCL types at all.",
        "Cast around the collective and back: bf16 → upgrade torch (or `dist.all_reduce(t.float())`); complex → "
        "send `torch.view_as_real(t)` (two float32 per value) and `torch.view_as_complex` it after (DDP does this "
-       "for complex parameters in recent torch); int16 → int32 (`t.int()`), bool → uint8; or use the gloo backend "
-       "for such tensors."),
+       "for complex parameters in recent torch); int16 → int32 (`t.int()`), bool → uint8; or send the raw bytes "
+       "(`t.view(torch.uint8)`) and view them back, or use the gloo backend for such tensors."),
     _e("cudnn-half-arch", "device-capability", "cuDNN has no half-precision path for this GPU architecture",
        r"CUDNN_STATUS_ARCH_MISMATCH",
        "cuDNN refused a half-precision (fp16) convolution on this GPU architecture: its fp16 math paths need a "
@@ -201,7 +247,13 @@ KERNELS = (
        r"\b(float32|fp32)\b[^.\n]{0,40}\b(matmul|matrix|dot|mm)\w*[^.\n]{0,40}\b(different|lower|less|reduced)\s+"
        r"(precision|accuracy)|"
        r"\A(?=.*set_float32_matmul_precision\(\s*['\"](high|medium)['\"]\s*\))(?=.*(\bnot close\b|Mismatched elements|"
-       r"\bdeviat\w*|\bdiffer\w*|\bmismatch\w*))",
+       r"\bdeviat\w*|\bdiffer\w*|\bmismatch\w*))|"
+       # float32 matmul error larger than float32's own, on an Ampere-or-newer GPU or beyond a tolerance
+       r"\A(?=.*\b(float32|fp32)\b)(?=.*\b(matmul\w*|matrix[- ](\w+[- ])?multiplication|gemm)\b)"
+       r"(?=.*\b(toleran\w*|relative "
+       r"error|lower precision than expected|(higher|larger) than expected)\b)(?=.*\b(RTX ?)?(30[5-9]0|40[6-9]0|"
+       r"A100|A10G?|A6000|H100|H200|L4|L40S?|Ampere|Ada|Hopper)\b|.*(float16|fp16)[^.\n]{0,30}\b(works|fine|"
+       r"correct)\b)",
        unless=r"\b(?!Assertion)\w+(Error|Exception):(?![^\n]*matmul precision)",
        cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
        "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "
@@ -307,6 +359,22 @@ KERNELS = (
        "10xx) Triton asserts here.",
        fix="Run on a GPU of compute capability 7.0 or newer, or use a non-Triton path there: the fp16 model, a CUDA "
        "kernel backend (exllama, bitsandbytes) or a newer Triton that falls back without MMA."),
+    _e("bf16-atomic-add", "backend", "an atomic add on bf16 that this GPU has no instruction for",
+       r"\A(?=.*((?<![A-Za-z])(v\d+)?bf16\b|\bbfloat16\b))(?=.*(ATOMIC_\w*ADD|atomic_?add|atomicAdd))"
+       r"(?=.*(Cannot select|not supported|unsupported|no (such )?instruction))",
+       "The GPU has no atomic add instruction for bfloat16 (AMD CDNA3 / gfx942 has packed fp16 and fp32 atomic adds "
+       "only, older NVIDIA GPUs none for bf16), so a `tl.atomic_add`, `index_add_` or scatter-add on a bf16 tensor "
+       "cannot be lowered: bf16 is not supported there.",
+       "Accumulate into a float32 buffer and cast to bf16 afterwards (or use fp16 where its range suffices), or "
+       "upgrade Triton / the library to a release that lowers bf16 atomics through a compare-and-swap loop."),
+    _e("mfma-no-match", "backend", "an AMD matrix-core (MFMA) instruction missing for these input dtypes",
+       r"No match found in MFMA database",
+       "AMD Instinct matrix cores (MFMA) have instructions for some input dtype combinations only, and this `tl.dot` "
+       "or GEMM asked for another: on MI300 (gfx942) the native fp8 types are the FNUZ variants (float8_e4m3fnuz / "
+       "e5m2fnuz, Triton's fp8e4b8 / fp8e5b16), so the OCP float8_e4m3fn used on NVIDIA is not supported there (OCP "
+       "fp8 arrived with MI350).",
+       "Use the FNUZ fp8 dtypes on MI300 (`torch.float8_e4m3fnuz`), or cast the operands to fp16 / bf16 for that "
+       "dot; check that both operands share a dtype the architecture supports."),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"LLVM ERROR: Cannot select:[^\n]{0,80}\bbf16\b|"
@@ -316,7 +384,8 @@ KERNELS = (
        "Run in fp16 or fp32 on this GPU (`torch_dtype=torch.float16`), or skip the Triton path (no "
        "`torch.compile`, another attention / kernel backend); for fp8 e4m3 below 8.9 use e5m2 (an fp8 KV cache: "
        "`--kv-cache-dtype fp8_e5m2`) or disable the fp8 option.", context=r"triton|fp8e\w+|LLVM ERROR",
-       unless=r"No operator found for"),
+       # a conversion from a dtype to itself is the compiler's own bug
+       unless=r"No operator found for|Unsupported conversion from '?(\w+)'? to '?\1\b"),
     _e("fp16-only-crash", "backend", "a CUDA crash that only fp16 brings",
        r"illegal memory access|CUBLAS_STATUS_EXECUTION_FAILED|misaligned address|unspecified launch failure|"
        r"Segmentation fault|core dumped",
@@ -331,7 +400,8 @@ KERNELS = (
     _e("rotary-cos-sin-dtype", "attention", "a fused rotary kernel got q/k and cos/sin in two dtypes",
        r"Input and cos/sin must have the same dtype",
        "flash-attn's fused rotary embedding (`apply_rotary_emb`) takes the query or key and the cos/sin tables in "
-       "one dtype, and here one side was cast: modeling code that upcasts q/k to float32 for rotary while the "
+       "the same dtype, and here one side was cast (a dtype mismatch): "
+       "modeling code that upcasts q/k to float32 for rotary while the "
        "cos/sin cache stays bf16/fp16 (or a cache built in float32 beside half q/k), as in Qwen2.5-VL and "
        "Qwen2.5-Omni's flash-attention path.",
        "Cast the tables to the tensor they rotate (`cos, sin = cos.to(q.dtype), sin.to(q.dtype)`, `.type_as(q)`), "
@@ -440,6 +510,19 @@ CAPABILITY = (
        "9.0 (early releases gated `torch._scaled_mm` to Hopper); in ComfyUI and its model loaders pick "
        "`fp8_e4m3fn` rather than `fp8_e4m3fn_fast` (the fast mode runs fp8 matmuls, the plain one only stores the "
        "weights in fp8)."),
+    # vLLM's per-method check, transformers' quantizers that need CUDA
+    _e("quant-method-capability", "device-capability", "a low-precision format this GPU (or a host without one) "
+       "cannot run",
+       # (a low-precision float format; AWQ's or Marlin's int4 kernels needing a newer GPU are an architecture limit)
+       r"\bquantization method \W?(mx|nv)?fp[468]\w*\W? is not supported for the current GPU\b|"
+       r"\bUsing \w+ quantized models? requires an? (CUDA )?GPU\b",
+       "The checkpoint's low-precision float format (mxfp4 / nvfp4, fp8) has kernels for some GPUs only: vLLM "
+       "checks each method's minimum compute capability (printed as major*10+minor: 80 Ampere, 89 Ada, 90 Hopper, "
+       "100 Blackwell), and transformers' MXFP4 and FP8 quantizers refuse to load without a CUDA GPU, so an older "
+       "GPU or a CPU host is not supported.",
+       "Use a checkpoint in a format this device runs (the bf16/fp16 weights, or a GPTQ/AWQ int4 build on older "
+       "GPUs), dequantize on load where the library offers it (`Mxfp4Config(dequantize=True)` in transformers), or "
+       "a newer GPU or a release that adds kernels for this one."),
     # fp8 weights on a GPU without fp8 tensor cores: dequantized for every matmul, so slower than bf16
     _e("fp8-emulated-slow", "device-capability", "fp8 weights that make a GPU without fp8 slower",
        r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*)(?![A-Za-z0-9_]))(?=.*\b(slow\w*|no (speed ?up|acceleration|faster)|"
@@ -559,6 +642,14 @@ CAPABILITY = (
        "Load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`, fp16 on GPUs older than Ampere) or run under "
        "`torch.autocast`, or fall back to `attn_implementation='sdpa'`/`'eager'`; a warning at load time under "
        "AMP can be ignored."),
+    _e("fp8-kv-cache-backend", "attention", "an fp8 KV cache with an attention backend that cannot read it",
+       r"\bfp8 kv ?cache is not compatible with\b|\b(fp8|float8)\w*[^\n]{0,30}\bkv[_ -]?cache\b[^\n]{0,60}\b(is not "
+       r"compatible with|not supported (by|with|for) (the )?(flashinfer|flash|attention|backend))",
+       "This attention backend (flashinfer, a flash-context or flash-attention kernel in that build) has no kernel "
+       "that reads an fp8 KV cache (keys and values stored as 8-bit, dequantized on the fly), so the fp8 cache is "
+       "not compatible with it, not supported in that combination.",
+       "Run the fp8 KV cache with an attention backend that supports it (the library's default paged attention, a "
+       "build without flashinfer), or keep the cache in the model dtype (`--kv-cache-dtype auto`, bf16 / fp16)."),
     _e("flash-attn-on-cpu", "device", "Flash Attention 2 on a model that is still on the CPU",
        r"Flash Attention 2(\.0)? with a model not initialized on GPU|Flash ?Attention ?2 is not available on CPU",
        "The model was loaded with `attn_implementation='flash_attention_2'` but is still on the CPU, where no flash "
@@ -610,10 +701,13 @@ CAPABILITY = (
        r"q, ?k, ?v must have the same dtype|\A(?=.*\bquery\.dtype\s*:)(?=.*\bkey\.dtype\s*:)|"
        r"\A(?=.*\b(dtypes?|data ?types?) mismatch)(?=.*\b(memory_efficient_attention|scaled_dot_product_attention|"
        r"flash_attn_\w+)\b)",
-       "query, key and value of scaled_dot_product_attention came in different dtypes, typically a KV cache or "
-       "rotary embedding kept in fp32 while the projections run in bf16/fp16.",
-       "Cast the cache / rotary outputs to the query dtype (`k = k.to(q.dtype)`), or run the whole forward "
-       "under one autocast region."),
+       "query, key and value of an attention kernel (scaled_dot_product_attention, xformers, flash-attn) came in "
+       "different dtypes, a mismatch the kernel does not cast away (it needs all three in the same dtype): typically "
+       "a KV cache or rotary embedding kept in fp32 while the projections run in bf16/fp16, or an option that upcasts "
+       "part of attention to fp32 (a web UI's 'upcast cross attention layer to float32') so query and key are fp32 "
+       "and value half.",
+       "Cast the cache / rotary outputs to the query dtype (`k = k.to(q.dtype)`, `v = v.to(q.dtype)`), turn off the "
+       "partial upcast, or run the whole forward under one autocast region."),
 )
 
 # image-generation UIs that check for NaN themselves (AUTOMATIC1111 / Forge / SD.Next: `NansException`)

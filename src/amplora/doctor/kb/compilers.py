@@ -72,6 +72,58 @@ COMPILERS = (
        "so the kernel was called with tensors of two dtypes.",
        "Cast inside the kernel so both branches agree (`tl.load(state_ptr).to(x.dtype)`), or give the state the "
        "input's dtype before the call (`cache.to(x.dtype)`, a cache dtype option equal to the model's)."),
+    _e("triton-dot-acc-dtype", "mismatch", "a `tl.dot` accumulator in another dtype than its `out_dtype`",
+       r"\A(?=.*\btl\.dot\b)(?=.*\b(accumulator|acc)\b)(?=.*\bout_dtype\b)(?=.*\b(AssertionError|assert\w*|"
+       r"error|fails?)\b)",
+       "`tl.dot(a, b, acc)` computes in its `out_dtype` (tl.float32 unless given) and asserts that the accumulator "
+       "has that dtype, so an fp16 (or bf16) accumulator with the default out_dtype fails a bare AssertionError "
+       "while compiling, even where an fp16 dot is supported.",
+       "Pass `out_dtype=tl.float16` (the accumulator's dtype, so they match) or keep the accumulator float32 "
+       "(`tl.zeros(..., dtype=tl.float32)`) and cast the result once at the end."),
+    _e("triton-loop-carried-dtype", "mismatch", "a Triton loop variable whose dtype changes inside the loop",
+       r"Loop-carried variable \w+ has initial type <[^>]*> but is re-assigned to <[^>]*> in loop",
+       "A variable carried through a Triton loop must keep one type, and an op in the loop gave it another: a "
+       "division or an operation with an fp32 value computes in fp32 (there is no fp16 division in PTX, so "
+       "Triton upcasts it), or a `tl.load` from a tensor of another dtype.",
+       "Cast back inside the loop (`b = (b / a).to(tl.float16)`), or start the variable in the wider dtype "
+       "(`b = b.to(tl.float32)` before the loop) and cast once after it."),
+    _e("cudagraph-wrong-device", "device", "a CUDA graph captured on another GPU than its tensors",
+       r"\A(?=.*\b(CUDAGraph\w*|cuda\.graph|graphs? capture)\b)(?=.*\bwrong (device|GPU)\b|"
+       r".*torch\.cuda\.device\(\s*['\"]?cuda:\d)",
+       unless=r"\w+(Error|Exception):",
+       cause="A CUDA graph records the work queued on the current device's capture stream: with another GPU current "
+       "(`torch.cuda.device('cuda:1')`) than the one the tensors are on (cuda:0), their kernels are not captured, "
+       "so the graph is empty and replaying it never updates the outputs, without an error.",
+       fix="Capture on the tensors' own device (`with torch.cuda.device(x.device):` around `torch.cuda.graph(g)`), "
+       "or make that GPU current first (`torch.cuda.set_device`)."),
+    _e("cudagraph-cpu-skipped", "device", "CUDA graphs skipped because the inputs are on the CPU",
+       r"\bskipping cudagraphs due to cpu device\b|"
+       r"\A(?=.*mode\s*=\s*['\"]reduce-overhead['\"])(?=.*\bCUDAGraphs?\b)(?!.*(\.cuda\(|device\s*=|\.to\())"
+       r"(?=.*\b(expected|should|but|instead|successful|no error)\b)",
+       unless=r"\w+(Error|Exception):(?! Error: accessing tensor output of CUDAGraphs)",
+       cause="torch.compile's `reduce-overhead` mode uses CUDA graphs only for CUDA tensors: with inputs on the CPU "
+       "(`torch.randn(10, 10)` without `device=`) it skips cudagraphs and runs the compiled code without them, so "
+       "nothing CUDA-graph specific (speed-up, the overwritten-output error) happens.",
+       fix="Put the inputs and the model on the GPU (`device='cuda'`, `.cuda()`); `TORCH_LOGS=perf_hints` prints why "
+       "cudagraphs were skipped."),
+    _e("cudagraph-pageable-copy", "device", "a copy from pageable CPU memory inside CUDA graph capture",
+       r"Cannot copy between CPU and CUDA tensors during CUDA graph capture",
+       "Inside CUDA graph capture a copy between a CPU tensor in ordinary (pageable) memory and a CUDA tensor is "
+       "not allowed (it would synchronise): a tensor built on the CPU (`torch.tensor(a_list, device=x.device)` "
+       "builds it on the CPU first, then copies) or a CPU scalar reached the captured code.",
+       "Make such tensors before capture and keep them on the GPU, or build them in pinned CPU memory "
+       "(`torch.tensor(..., pin_memory=True)`, `t.pin_memory()`) and copy with `non_blocking=True`; a "
+       "`torch.compile`d function first called inside the capture does such copies while it compiles: run it once "
+       "before capturing."),
+    # TransformerEngine: a graphed callable keeps the fp8 setting it was captured with
+    _e("te-graphed-fp8", "backend", "a TransformerEngine graphed module that keeps its capture-time fp8 setting",
+       r"\A(?=.*make_graphed_callables)(?=.*\bfp8\w*)",
+       unless=r"\w+(Error|Exception):",
+       cause="TransformerEngine's `make_graphed_callables` replaces the module's forward with a replay of graphs "
+       "captured inside `fp8_autocast` with the fp8 setting given at graph creation (`fp8_enabled`), so an outer "
+       "`fp8_autocast(enabled=False)` around the call is ignored.",
+       fix="Build the graphed callable with the setting wanted (`make_graphed_callables(..., fp8_enabled=False)`), "
+       "keep one graphed copy per setting, or call the ungraphed module where fp8 must be off."),
     _e("triton-dot-tf32", "backend", "Triton's `tl.dot` computing float32 in TF32",
        r"\A(?=.*\b(tl\.dot|triton)\b)(?=.*\b(tl\.float32|float32|fp32)\b)(?=.*\b(steady |small |constant )?"
        r"(errors?|differ\w*|mismatch\w*|discrepanc\w*)\b)(?=.*\b(einsum|torch\.matmul|torch\.bmm|matmul|cuBLAS)\b)",

@@ -312,23 +312,32 @@ DEVICES = (
        fix="Create the state on the input's device and dtype (`torch.zeros(n_layers, batch, hidden, "
        "device=x.device, dtype=x.dtype)`), or pass no state (the module then starts from zeros on the input's "
        "device); move a state you keep with `.to(x.device)`."),
+    # non-reentrant checkpoint compares what the recompute made with what forward saved
+    _e("checkpoint-recompute-metadata", "device", "a checkpointed recompute that made tensors on another device "
+       "or dtype",
+       r"saved metadata: \{[^}]*?'dtype': (torch\.\w+)\b[^}]*\}\s*recomputed metadata: \{[^}]*?'dtype': (?!\1[,}])|"
+       r"saved metadata: \{[^}]*?'device': (device\([^)]*\))[^}]*\}\s*recomputed metadata: \{[^}]*?'device': "
+       r"(?!\2)",
+       "Non-reentrant activation checkpointing compares each tensor the recompute (in backward) makes with the one "
+       "forward saved, and here its device or dtype differs (a tensor saved on the GPU made on the CPU again): "
+       "something in effect in forward was not in the "
+       "recompute, such as the default device (`torch.set_default_device`), the autocast state, or a tensor made "
+       "inside the function without `device=` / `dtype=`.",
+       "Make tensors inside the checkpointed function with an explicit `device=x.device` / `dtype=x.dtype`, keep "
+       "autocast around both forward and backward, or upgrade torch (the recompute restores the forward's device "
+       "context in later releases)."),
     _e("mps-placeholder", "device", "a CPU tensor given to an op running on Apple MPS",
        r"Placeholder storage has not been allocated on MPS device|\bplaceholder storage errors?\b",
        "An op ran on the MPS device (the model is on `mps`) and one of its tensors is still on the CPU, a device "
        "mismatch: part of the pipeline kept on the CPU by an app option (`--use-cpu` for some modules), inputs from a "
        "tokenizer or processor not moved, a tensor created without `device=`, or a Trainer that did not put the "
-       "batches on mps (older transformers need `use_mps_device=True`).",
+       "batches on mps (older transformers need `use_mps_device=True`); some torch releases also raised it for an "
+       "op whose MPS storage was not yet allocated (the `index_select` behind an embedding lookup) although "
+       "everything was on mps.",
        "Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
        "`.to(model.device)`), create new tensors with `device=x.device`, and with an older Trainer pass "
-       "`--use_mps_device`; or keep model and inputs on the CPU in float32."),
-    _e("mps-not-available", "device", "the MPS device asked for where there is none",
-       r"PyTorch is not linked with support for mps devices|MPS backend is not available|"
-       r"The MPS backend is supported on MacOS",
-       "The code asked for Apple's MPS device (`'mps'`, a Mac-only fork of a tool or node) on a machine or torch "
-       "build without it: Linux or Windows with an NVIDIA GPU or the CPU, an x86 build, or macOS older than 12.3.",
-       "Pick the device that exists: `'cuda' if torch.cuda.is_available() else 'mps' if "
-       "torch.backends.mps.is_available() else 'cpu'`, or use the tool's original CUDA version instead of its "
-       "Apple (mac) port."),
+       "`--use_mps_device`; or keep model and inputs on the CPU in float32; for the embedding case, upgrade torch or "
+       "run that embedding on the CPU and move its output to mps."),
     _e("collective-cpu-tensor", "device", "a NCCL collective on CPU tensors",
        r"Tensors must be CUDA and dense|No backend type associated with device type cpu|"
        r"\A(?=.*\bcompute_on_cpu\b)(?=.*\b(DDP|ddp|all_gather|distributed)\b)",

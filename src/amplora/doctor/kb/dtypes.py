@@ -170,7 +170,8 @@ KERNELS = (
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int(32|64)(/int(32|64))? for index|"
        r"Offset Tensor must have dtype Long|one_hot is only applicable to index tensor|"
-       r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '\w+'|"
+       # (for Half / BFloat16 it is the input's dtype that a CPU kernel lacks, not the target's)
+       r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '(?!Half'|BFloat16')\w+'|"
        r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()",
        "An index, embedding input, class-index loss target or a graph library's index vector (`batch`, "
        "`edge_index` in torch_geometric / torch_cluster / torch_scatter) is a float or an int32 (Int) tensor where "
@@ -296,6 +297,34 @@ KERNELS = (
        "but of an integer (Long) dtype: typically one-hot labels built as integers.",
        "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
        "(`target.float()`, for label smoothing / soft labels)."),
+    _e("int-alpha-float", "mismatch", "an integer tensor given a floating-point scale (an optimizer step on int)",
+       r"For integral input tensors, argument alpha must not be a floating point number",
+       "An add with a floating-point scale (`p.add_(grad, alpha=-lr)` in an optimizer step, `torch.add(x, y, "
+       "alpha=0.5)`) reached an integer tensor: most often an int nn.Parameter (requires_grad=False) or buffer "
+       "handed to the optimizer, or stepped by a library that runs an optimizer step over all parameters (Horovod's "
+       "`broadcast_optimizer_state`).",
+       "Keep integer tensors out of the optimizer: register them as buffers (`self.register_buffer(...)`) or pass "
+       "only floating parameters (`[p for p in model.parameters() if p.is_floating_point()]`); or make the tensor "
+       "float if it is meant to be trained."),
+    # a float32 value around 1e-40 where ~1e-5 was expected: 16-bit data read as float32 bits
+    # a component that makes its tensors in float32 whatever the default dtype says
+    _e("explicit-float32-vs-default", "mismatch", "tensors made explicitly float32 in a float64 run",
+       r"\A(?=.*set_default_dtype)(?=.*\b(float32|fp32)\b)(?=.*\b(numerical errors?|precision|inaccura\w*|differ\w*|"
+       r"wrong|goes against|ignor\w*)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The component creates its tensors (a metric's states, a buffer) explicitly as float32, which ignores "
+       "`torch.set_default_dtype(torch.float64)`, so a run meant to be float64 accumulates in float32 precision "
+       "there and its results drift by float32's rounding (about 1e-8 relative per step).",
+       fix="Upgrade the library where its states follow the default dtype, or cast the component (`metric.double()`, "
+       "`metric.set_dtype(torch.float64)` in torchmetrics) after creating it."),
+    _e("half-bits-read-as-float", "mismatch", "16-bit data read as float32 bits (subnormal values)",
+       r"\A(?=.*(?<![\w.])\d(\.\d+)?e-(3[89]|4[0-5])\b)(?=.*\b(denormal\w*|subnormal\w*|should be|expected|instead "
+       r"of)\b)",
+       "A float32 value around 1e-40 is a subnormal, the typical result of reading 16-bit data (bf16 or fp16 bits) "
+       "as float32 without converting: a raw pointer, buffer or view of a bf16 array taken as float, so each value "
+       "is its bits in the wrong dtype.",
+       "Convert instead of reinterpreting: `astype(float32)` / `.to(torch.float32)` / `.float()` before reading the "
+       "values (`item<float>()` after `astype`), and reduce half and bf16 tensors in a float32 accumulator."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(torch\.)?(Long|Int|Bool|Short|Byte|Char)(Tensor)?\b'?|"
        r"\bnot supported on \w*Type for (Long|Int|Bool|Short|Byte|Char)\b|"
@@ -350,6 +379,9 @@ KERNELS = (
        r"still|instead|but|does not|doesn'?t)\b)|"
        r"\b(bf16|bfloat16|fp16|float16|half)\b[^.\n]{0,60}\b(loaded|loads|is loaded|gets loaded|comes out|ends up)\b"
        r"[^.\n]{0,20}\b(as|in) (fp32|float32)\b|"
+       # from_pretrained without torch_dtype printing float32 where the user expected the checkpoint's half dtype
+       r"\A(?=.*from_pretrained\()(?!.*torch_dtype)(?=.*\b(float32|fp32)\b)(?=.*\b(expect\w*|should be|saved (in|as|"
+       r"under)|stored (in|as))\b[^.\n]{0,40}\b(float16|fp16|bf16|bfloat16)\b)|"
        # the default float32 told as the cause of an OOM or of flash attention refusing the model
        r"\bdefault `?(torch\.)?(float32|fp32)`?[^.\n]{0,60}\b(out of memory|OOM|flash[ _-]?attention)",
        "`torch_dtype='auto'` should take the dtype from the checkpoint (`torch_dtype` in its config, float16 or "
@@ -357,6 +389,16 @@ KERNELS = (
        "created the model in float32, the default of any `from_pretrained` without `torch_dtype`.",
        "Pass the dtype explicitly (`torch_dtype=torch.float16` / `torch.bfloat16`) and check `model.dtype`, or "
        "upgrade transformers / diffusers."),
+    # a dtype passed to a tool that takes the config's torch_dtype whenever there is one
+    _e("dtype-arg-overridden", "mismatch", "a dtype option overridden by the model config's torch_dtype",
+       r"\A(?=.*\bdtype\b)(?=.*\b(model )?config\b)(?=.*\b(ignored|nothing happened|does ?n[o']t work|no effect|"
+       r"not (applied|used|respected))\b)(?=.*\b(forc\w*|pass\w*|specif\w*|set)\b)",
+       unless=r"\w+(Error|Exception):|merge_method|mergekit",
+       cause="The tool takes the dtype from the model's config (`torch_dtype` in config.json) whenever there is one, "
+       "so the dtype passed in the command line or model arguments is ignored (the config overrides it) in this "
+       "release.",
+       fix="Upgrade to a release where the argument takes precedence, or cast after loading (`model.to(dtype)`), or "
+       "edit `torch_dtype` in a local copy of the config."),
     _e("dtype-string", "mismatch", "a dtype option given as a string torch cannot resolve",
        # a dtype torch is too old for ('float8_e4m3fn' on torch < 2.1) is a version problem, not this
        r"module 'torch' has no attribute '(torch\.\w+|bf16|fp16|fp32|fp8|f16|f32|half_precision)'",
@@ -692,11 +734,13 @@ KERNELS = (
        "criterion(pred.float(), target.float())`; autocast's own float32 list (softmax, log_softmax, losses) "
        "applies only while it is enabled."),
     _e("half-tolerance", "overflow", "a half-precision result compared with float32's tolerance",
-       r"Greatest (relative|absolute) difference:?.{0,160}\(up to [\d.e+-]+ allowed\)|Tensor-likes are not close",
+       r"Greatest (relative|absolute) difference:?.{0,160}\(up to [\d.e+-]+ allowed\)|Tensor-likes are not close|"
+       r"\bNot equal to tolerance rtol=",
        context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|BFloat16|fp16|float16|half|Half)(?![A-Za-z0-9_])",
        cause="bf16 keeps about 3 significant decimal digits and fp16 about 3 to 4, so a result computed in them "
        "differs from a float32 reference by up to about 1e-2 relative; a check with float32's tolerance (rtol "
-       "1.3e-6) fails although nothing is wrong.",
+       "1.3e-6) fails although nothing is wrong; an inf difference means one side overflowed past fp16's 65504 "
+       "(a long reduction computed in fp16 where the other upcasts to float32).",
        fix="Compare with tolerances for the dtype (`torch.testing.assert_close(a, b, rtol=1.6e-2, atol=1e-5)` for "
        "bf16, `rtol=1e-3, atol=1e-5` for fp16, which `assert_close` picks itself when both sides have that dtype), or "
        "compute the reference in the same dtype."),

@@ -6,6 +6,24 @@ from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import DEVICE_CLASH, SAME_OUTPUT_ZH
 
 EXPORTED = (
+    # ONNX Runtime keeps shape ops on the CPU, which CUDA graphs do not allow
+    _e("ort-cuda-graph-cpu-nodes", "device", "ONNX Runtime CUDA graphs blocked by nodes on the CPU",
+       r"\A(?=.*Some nodes were not assigned to the preferred execution providers)(?=.*\bCUDA ?Graphs?\b)",
+       "ONNX Runtime places shape-related ops (Shape and the Gather / Unsqueeze / Concat nodes that consume it) on "
+       "the CPU execution provider on purpose, and its CUDA graph feature needs every node on the CUDA EP, so those "
+       "CPU nodes keep the model from being captured.",
+       "Fix the input shapes and constant-fold the shape subgraph (onnxsim, or ORT's graph optimizations with "
+       "static shapes) so no Shape nodes remain, or upgrade ORT, whose later releases require only compute nodes on "
+       "CUDA."),
+    # onnx.reference: "RuntimeTypeError: Output type mismatch: bfloat16 != float32 or bfloat16 (operator 'MatMul')"
+    _e("onnx-reference-type-mismatch", "mismatch", "an ONNX node whose output type does not match its inputs' type",
+       r"Output type mismatch: \w+ != [\w ]+ \(operator '\w+'\)",
+       "ONNX's reference evaluator checks each node's output type against the type its schema ties to the inputs, "
+       "and this node computed in another: the graph mixes dtypes there, most often a constant, mask or bias built "
+       "in float32 (a function body that expands an op into primitives without casting its constants) beside "
+       "bfloat16 or float16 inputs.",
+       "Cast the odd input to the node's type (`CastLike(mask, scores)`, a `Cast` to the model dtype), or build the "
+       "constants in the model's dtype, so every input of the node has the same type."),
     _e("coreml-fp16-spec", "backend", "a float16 feature in a Core ML model of an older specification",
        r"has FLOAT16 dataType, which is only valid in specification version",
        "A Core ML model of an older specification (version < 7, the neuralnetwork `.mlmodel` format) got a float16 "

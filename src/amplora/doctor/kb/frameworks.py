@@ -1,10 +1,26 @@
-"""Frameworks other than torch (PaddlePaddle, Jittor, MLX, Julia's Lux, ggml readers, CTranslate2): the dtype checks
-they raise in their own words."""
+"""Frameworks other than torch (PaddlePaddle, Jittor, MLX, Julia's Lux, ggml readers, CTranslate2, OneFlow,
+MindSpore): the dtype checks they raise in their own words."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
 
 FRAMEWORKS = (
+    # MindSpore: "For primitive[BatchMatMul], the input type must be same"
+    _e("mindspore-input-type-same", "mismatch", "a MindSpore op given inputs of two dtypes",
+       r"\bfor primitive ?\[\w+\],? (the )?input types? must be (the )?same\b",
+       "A MindSpore primitive (BatchMatMul, MatMul, Add) takes all its inputs in one data type and got two: float16 "
+       "beside float32, most often a part run in fp16 (an attention or decoder dtype option) meeting tensors or "
+       "weights kept in fp32.",
+       "Cast the inputs to one dtype before the op (`q.astype(v.dtype)`, `ops.cast(x, mstype.float16)`), or run that "
+       "module in one dtype (the same `dtype` option for the whole model)."),
+    # OneFlow's dtype check on an op's input (an older release did not count half as floating)
+    _e("oneflow-op-dtype-check", "cpu-kernel", "a OneFlow op whose dtype check refused the input",
+       r"NotImplementedError: Only support floating or integral data type",
+       "The OneFlow op (`clamp` and others) checks its input against the floating and integral dtypes it knows, "
+       "and the tensor's dtype is not among them: in that release float16 (half) and bfloat16 were not counted as "
+       "floating, so a half tensor is not supported there (a bool or complex tensor fails the same way).",
+       "Run that op in float32 (`x.float().clamp(0, 1).to(x.dtype)`), or upgrade OneFlow to a release whose check "
+       "counts half and bfloat16 as floating."),
     _e("paddle-tensor-dtype", "mismatch", "a PaddlePaddle op read a tensor in another dtype than it holds",
        r"The type of data we are trying to retrieve does not match the type of data currently contained in the "
        r"container|Tensor holds the wrong type, it holds \w+,? but desires to be \w+",
@@ -46,13 +62,31 @@ FRAMEWORKS = (
        "Give them one element type: `Float32.(x)` / `f32(x)` for the data and state (`zeros(Float32, 2, 3)`), or "
        "`f64(ps)` for the parameters if the model should run in Float64."),
     _e("ggml-type-unsupported", "backend", "a GGUF / ggml reader without this tensor type",
-       r"\bUnsupported (quantization|ggml|tensor) type:? ?\d{1,2}\b|"
+       r"\bUnsupported (quantization|ggml|tensor) type:? ?\d{1,2}\b|\bggml_type \d{1,2} not implemented\b|"
        r"\bon tensors with type '?(f16|bf16|f32|q\d\w*)'? is not (yet )?supported\b",
-       "The tool reading this model has no case for the tensor type: ggml numbers its types (0 F32, 1 F16, 30 "
-       "BF16, the others quantized formats), and a loader or tool written for some of them (a GGUF reader without "
-       "F16, llama.cpp's finetune, which does not support f16 weights) refuses the rest as unsupported.",
+       "The tool reading this model has no case for the tensor type: ggml numbers its types (0 F32, 1 F16, 2 Q4_0, "
+       "3 Q4_1, 8 Q8_0, 30 BF16, the others quantized formats), and a loader or tool written for some of them (a "
+       "GGUF reader without F16, transformers' GGUF dequantizer in early releases, llama.cpp's finetune, which does "
+       "not support f16 weights) refuses the rest as unsupported; a file's name need not tell its real type.",
        "Convert the model to a type the tool takes (`convert_hf_to_gguf.py --outtype f32` or `q8_0`, "
        "`llama-quantize`), or upgrade the reader to a release that supports that type."),
+    _e("mlx-dequantize-uint32", "quantized", "MLX's dequantize given weights that are not packed uint32",
+       r"\[dequantize\] The matrix should be given as a uint32",
+       "MLX's `dequantize` reads quantized weights packed in uint32, and a weight of another dtype reached it: most "
+       "often a model quantized twice (a checkpoint that is already 8-bit or 4-bit, whatever its name says, "
+       "converted again with `-q`), or a quantization config applied to float weights.",
+       "Start from the unquantized fp16/bf16 model (or dequantize first: `mlx_lm.convert --dequantize`), then "
+       "quantize once to the bits wanted."),
+    # the gguf package returns BF16 tensors as raw bytes (NumPy has no bfloat16)
+    _e("gguf-bf16-raw-bytes", "mismatch", "a GGUF loader that took BF16 bytes for values",
+       r"\A(?=.*\bGGUF\b)(?=.*\b(BF16|bfloat16)\b)(?=.*\b(garbage|gibberish|incoherent|nonsense|corrupt\w*)\b)"
+       r"(?=.*\bsafetensors\b[^.\n]{0,40}\b(works?|fine|correct\w*)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The `gguf` Python package returns BF16 tensors as raw uint8 bytes (NumPy has no bfloat16), shaped with "
+       "twice the columns, and a loader that wraps them as bfloat16 without reinterpreting the bytes corrupts every "
+       "weight, while the same model from safetensors loads right.",
+       fix="Reinterpret the bytes instead of converting them (`torch.from_numpy(a).view(torch.bfloat16)` / "
+       "`a.view(ml_dtypes.bfloat16)`), or upgrade the loader where that is fixed."),
     _e("ctranslate2-storage-type", "backend", "a CTranslate2 code path that expects another storage type",
        r"expected storage to be of type \w+, but is of type \w+",
        "CTranslate2 converts the model to its `compute_type` when loading, and one of its code paths (a search "

@@ -28,6 +28,7 @@ _HALF_NOT_IMPLEMENTED_IN_WORDS = (
     r"(args|arguments|tensors?|inputs?)\b)")
 
 # the exception of a paste that ends in one of these is another kind of fault (see kb.lookup)
+_DTYPE_KEY = r"(torch\.)?(complex|float|bfloat|half|double|u?int\d|bool|fp\d|bf16|f16|f32|q\d|[uif]\d)"
 OTHER_FAULT = re.compile(
     r"out of memory|OutOfMemoryError|size mismatch for|shapes cannot be multiplied|must match the size of tensor|"
     r"doesn't match the broadcast shape|No module named|ModuleNotFoundError|ImportError|FileNotFoundError|"
@@ -35,7 +36,10 @@ OTHER_FAULT = re.compile(
     r"unexpected keyword argument|Permission denied|HTTPError|ConnectionError|Missing key\(s\) in state_dict|"
     r"Unexpected key\(s\) in state_dict|Torch not compiled with CUDA enabled|invalid device ordinal|"
     r"CUDA driver version is insufficient|SafetensorError|does not appear to have a file named|"
-    r"Unrecognized configuration class|Repository Not Found|Segmentation fault|NCCL error in:|DistBackendError",
+    r"Unrecognized configuration class|Repository Not Found|Segmentation fault|NCCL error in:|DistBackendError|"
+    # a missing field in the data ("KeyError: 'messages'", whose message is the quoted key alone), not a dtype's name
+    # missing from a table ("KeyError: 'complex64'")
+    r"\bKeyError: '(?!" + _DTYPE_KEY + r")[\w. -]*'\s*$|\A'(?!" + _DTYPE_KEY + r")[\w. -]*'\s*\Z",
     re.IGNORECASE)
 
 # the paste ends in a failed import ("ImportError: This model requires FP8 ... but TE is not installed")
@@ -84,6 +88,7 @@ NONFINITE = (r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* witho
              r"\b(logits|outputs?|predictions?|activations|hidden[_ ]states|embeddings|weights|gradients)\b[^.\n]{0,40}"
              r"\b(were|was|are|is|become|became|turn(ed)?)\s+(all\s+)?(nan|inf)s?(?![a-z0-9_])|"
              r"\bnan in (the )?(logits|outputs?|loss|grad\w*|weights|activations|hidden[_ ]states)\b|"
+             r"\b(nan|inf)-(logits|activations|hidden[_ ]states)\b|"
              r"\b(training|fine-?tuning|train|model|weights|gradients?|outputs?|logits|predictions?)\s+(goes|went|gone|"
              r"becomes?|became|turns?|turned|blows? up)\s+(to\s+)?(nan|inf)s?(?![a-z0-9_])|"
              r"\b(returning|returns|outputting|outputs|giving|gives)\s+(all\s+|only\s+)?(NaN|nan|inf)s?"
@@ -271,14 +276,26 @@ FALLBACKS = (
        r"(expected|must have the) type torch\.(cuda\.)?\w+Tensor,?( but)? got( type)? torch\.(cuda\.)?\w+Tensor|"
        r"can'?t assign a torch\.(cuda\.)?\w+Tensor to a torch\.(cuda\.)?\w+Tensor|"
        r"was expected to be an? \w+ tensor but is an? \w+ tensor",  # legacy torch names; TensorFlow's wording
-       "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others, usually "
-       "because only part of the model or inputs was cast or code ran outside autocast; the message names the "
-       "two dtypes but not which tensor is off.",
+       "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others (a dtype "
+       "mismatch), usually "
+       "because only part of the model or inputs was cast or code ran outside autocast, or a kernel that only "
+       "supports one dtype (a vendor backend's kernel that expects float32) got half; the message names the two "
+       "dtypes but not which tensor is off.",
        "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`),"
        " or run that region under `torch.autocast`; if the op is a custom C++/CUDA extension (autocast never "
        "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
        "is off."),
+    # expected values past fp16's range, and Infinity from a backend that computes in fp16
+    _e("expected-beyond-fp16", "overflow", "expected values beyond fp16's range come out as Infinity",
+       r"\A(?=.*\bexpect\w*\b)(?=.*(\bInfinity\b|\binf\b))(?=.*(?<![\d.e-])(6[6-9]\d{3}|[7-9]\d{4}|[1-9]\d{5,})"
+       r"(?![\d.]))",
+       context=r"\b(MPS|Metal|WebGL|WebGPU|WebNN|GPU|fp16|float16|half)\b",
+       unless=r"\w+(Error|Exception):",
+       cause="The expected values exceed 65504, float16's largest finite value, and the backend (MPS / Metal, WebGL "
+       "or WebGPU, a mobile GPU delegate) stores or computes in float16 for speed, so they overflow to Infinity.",
+       fix="Run that backend in float32 (its precision or `float16` option off), or scale inputs and weights so "
+       "that results stay below 65504."),
     # a conversion shown at fp16's edge: 65504 stays, 65505 rounds to it, 66000 is inf
     _e("fp16-max-value", "overflow", "values at and past fp16's largest finite value",
        r"\A(?=.*(?<![\d.])65504(\.0*)?(?![\d.]))(?=.*(\binf(inity)?\b|\boverflow\w*))(?=.*(half|fp16|float16|\bf16\b))",
@@ -359,8 +376,10 @@ FALLBACKS = (
        "dtype.",
        # a NaN that stayed after the switch to fp32 is what the text reports, not the dtype it left
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named|"
+              r"\bactually supports?\b|"
        r"\binvalid choice: |" + PRECISION_RULED_OUT),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
+       r"\b(?:data[- ]?type|dtype) mismatch between \w+ and \w+|"
        r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
        r"(?<![A-Za-z0-9])(?!\2\b)(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b|"
        r"to have the same (scalar )?type as tensor for argument|"
@@ -383,10 +402,13 @@ FALLBACKS = (
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
        # a C++ compiler's own type error in generated or extension source is no tensor meeting another
-       unless=r"numpy\.object_|The only supported types are|\binvalid choice: |'NoneType' object has no attribute|"
+       unless=r"\b(should respect|ignor\w+) (the |its )?dtype\b|numpy\.object_|"
+              r"The only supported types are|\binvalid choice: |'NoneType' object has no attribute|"
               r"\bambiguous \W?\?\W? operation\b|\boperand of type (const )?\w+ can be converted to\b|"
               # the webui's NaN check names "half type" and float32 in its advice: its own entries answer it
-              r"\bA tensor with all NaNs was produced in\b"),
+              r"\bA tensor with all NaNs was produced in\b|"
+              # Dynamo's guard failures name dtypes as a reason to recompile, not an op that failed
+              r"\brecompil\w*\b[^\n]{0,80}\bdtype mismatch\b|\bguards? (fail\w*|recompil\w*)\b"),
 )
 
 
@@ -557,7 +579,8 @@ LAST_RESORT = (
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
        r"\A(?=.*(torch\.compile|\bcompiled (model|graph|function|module|code|outputs?)\b|\binductor\b|\bnvFuser\b))"
        r"(?=.*(\bdtype|\bbf16|bfloat16|\bfp16|float16|float32|precision))"
-       r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))(?!.*InternalTorchDynamoError)",
+       r"(?=.*(\berror|mismatch|\bwrong\b|\bdiffer|complain|max_abs_diff))(?!.*InternalTorchDynamoError)"
+       r"(?!.*accessing tensor output of CUDAGraphs that has been overwritten)",
        "torch.compile (Inductor) can give a graph other dtypes than eager: factory calls such as `torch.randn` in a "
        "compiled region have ignored `torch.set_default_dtype` (which bf16-true precision sets) and come out "
        "float32, so an op meets bf16 and fp32 tensors; and fusing a matmul, a bf16 / fp16 cast and an fp32 add "
@@ -601,7 +624,8 @@ LAST_RESORT = (
        "fallback (many repositories ship a native PyTorch version of their fused ops beside the kernel, chosen by an "
        "option or an environment variable such as `FORCE_NATIVE=1`).",
        unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
-       r"autocast device_type|\w*devices\s*>\s*1\b"),  # a multi-GPU setting refused on the CPU is a config check
+       # (a multi-GPU setting refused on the CPU is a config check; NCCL that finds no GPU is an install problem)
+       r"autocast device_type|\w*devices\s*>\s*1\b|no GPUs? (found|available|detected)"),
     # half precision, an overflow and a mask told in words: the mask's fill constant
     _e("mask-overflow-in-words", "overflow", "an attention mask constant that overflows half precision, told in words",
        r"\A(?=.*(" + HALF_WORDS + r"))(?=.*\boverflow\w*)(?=.*mask)",

@@ -5,6 +5,13 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 JAXTPU = (
+    # jax-metal before bf16 support: a bf16 constant crashes MPS instead of raising
+    _e("jax-metal-bf16", "cpu-kernel", "jax-metal without bfloat16",
+       r"\A(?=.*MPSNDArray[^\n]{0,120}buffer is not large enough)(?=.*\b(bfloat16|bf16)\b)",
+       "The jax-metal plugin (and MPS underneath) in that release did not support bfloat16: a bf16 constant is laid "
+       "out in 2 bytes where Metal expects a 4-byte float, and the Apple GPU asserts instead of raising an error.",
+       "Use float32 (or float16) on Metal (`jnp.float32`), or upgrade jax-metal to a release with bf16 support "
+       "(later ones raise a clear error for what is unsupported)."),
     _e("mosaic-tpu-dtype", "device-capability", "a Pallas kernel for TPUs with an op this TPU has no bf16 path for",
        r"(Mosaic failed to compile TPU kernel|Failed to compile a Mosaic module)\b[^\n]{0,200}"
        r"(Unsupported (input )?data type|(Target|this target) does not support|Not implemented|unsupported)",

@@ -154,6 +154,13 @@ LOWBIT = (
        "run on the CPU backend at all.",
        fix="Run the GPTQ/AWQ model on a GPU, or on the CPU use an unquantized (bf16) model or a quantization the "
        "CPU backend supports (its docs list them; GGUF through llama.cpp is another CPU route)."),
+    _e("te-fp8-module-twice", "autocast", "a TransformerEngine module run twice in one fp8_autocast region",
+       r"Same module is being invoked more than once inside an .?fp8_autocast.? region",
+       "With FP8 amax reduction TransformerEngine keeps one amax history slot per module and fp8_autocast region, so "
+       "running the same TE module more than once inside one `fp8_autocast` (a loop over steps or micro-batches, a "
+       "shared layer) is unsupported.",
+       "Open a new `te.fp8_autocast` context per forward (put the loop outside the context), or give the repeated "
+       "use its own module instance."),
     _e("fp8-no-promotion", "mismatch", "float8 met another dtype (PyTorch does not promote float8)",
        r"Promotion for Float8 Types is not supported|"
        r"(mat1 and mat2|self and mat2|m1 and m2)[^\n]{0,80}\bFloat8_\w+",
@@ -161,10 +168,10 @@ LOWBIT = (
        "`--fp8_e4m3fn-unet` / `--fp8_e4m3fn-text-enc`, kohya, OneTrainer, diffusers' layerwise casting or torchao "
        "do) met a tensor of another dtype (fp16/bf16/fp32 activations, a bool mask) in an op that reads the stored "
        "weight directly instead of the path that upcasts it: a LoRA/DoRA weight norm, a merge, a custom node or "
-       "model code such as `weight * x.float()` in an RMSNorm; fp8 is a storage format that PyTorch never promotes "
-       "implicitly.",
-       "Upcast the fp8 tensor to the compute dtype first (`w.to(x.dtype)` or `w.to(torch.bfloat16)`, times its "
-       "scale if it has one), enable the tool's upcast for that module (fp8 'weight dtype' with compute in "
+       "model code such as `weight * x.float()` in an RMSNorm (or an fp8 embedding table whose rows are gathered "
+       "without being dequantized); fp8 is a storage format that PyTorch never promotes implicitly.",
+       "Updequantize the fp8 tensor to the compute dtype first (`w.to(x.dtype)` or `w.to(torch.bfloat16)`, "
+       "times its scale if it has one), enable the tool's upcast for that module (fp8 'weight dtype' with compute in "
        "bf16/fp16, or drop the `--fp8_e4m3fn-*` flags / fp8 offload dtype for the model the failing node uses), "
        "or load the base model in bf16/fp16 when training DoRA or merging."),
     _e("fp8-cudnn", "cpu-kernel", "a convolution (cuDNN) given float8 weights",

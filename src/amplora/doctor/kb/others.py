@@ -34,6 +34,11 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a precision fault: this torch, or an extension it calls (bitsandbytes, flash-attn, xformers, a custom "
      "kernel), was built without kernels for this GPU's architecture. Install a build whose `torch.cuda."
      "get_arch_list()` holds the GPU's sm_XX, or rebuild the extension with `TORCH_CUDA_ARCH_LIST` set to it."),
+    # torch.compile's generated code keeping the device index of its first call
+    (r"\A(?=.*torch\.compile)(?=.*\b(burns?[- ]in|burned[- ]in|hard-?cod\w*|baked[- ]in)\b[^.\n]{0,40}\bdevice)",
+     "Not a fault in your tensors: torch.compile's generated code kept the device index of the first call, so a "
+     "later call with every tensor on another GPU fails the same-device check. Upgrade torch (fixed in later "
+     "releases), compile once per device, or make that GPU current (`torch.cuda.set_device`) before calling."),
     # ranks' collectives that differ in shape, their dtypes the same
     (r"Detected mismatch between collectives(?=.*TensorDtypes=(?P<dtype>\w+)\b.*TensorDtypes=(?P=dtype)\b)",
      "Not a precision fault: the ranks ran a collective on tensors of different shapes with the same dtype, a "
@@ -78,8 +83,17 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "
      "installed NumPy is not the one the torch build supports (NumPy 2 with a torch built for NumPy 1). Install a "
      "matching pair (`pip install \"numpy<2\"` for an older torch, or upgrade torch)."),
+    # no MPS device on this machine or build
+    (r"PyTorch is not linked with support for mps devices|MPS backend is not available|"
+     r"The MPS backend is supported on MacOS",
+     "Not a precision fault: the code asked for Apple's MPS device on a machine, OS or torch build without it "
+     "(Linux or Windows, an x86 build, or a macOS older than the torch release needs). Pick the device that exists "
+     "(`'cuda' if torch.cuda.is_available() else 'mps' if torch.backends.mps.is_available() else 'cpu'`), or "
+     "upgrade macOS / use a torch release that still supports it."),
     # a checkpointed recompute that finds ZeRO-3's empty parameter placeholders
-    (r"recomputed metadata: \{'shape': torch\.Size\(\[0\]\)",
+    # (a tensor saved empty as well is a real empty tensor, not a placeholder)
+    (r"\A(?!.*saved metadata: \{'shape': torch\.Size\(\[0\]\))(?=.*recomputed metadata: \{'shape': "
+     r"torch\.Size\(\[0\]\))",
      "Not a precision fault: the dtypes match, and the recompute saw parameters of shape [0], the placeholders "
      "DeepSpeed ZeRO-3 leaves for partitioned weights outside their forward. Use reentrant checkpointing "
      "(`gradient_checkpointing_kwargs={'use_reentrant': True}`) with ZeRO-3, or ZeRO-2."),

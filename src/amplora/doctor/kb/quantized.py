@@ -102,6 +102,17 @@ QUANTIZED = (
        "is built for fp16 activations only, and the model runs in bf16, the default of many recent models.",
        fix="Run the model in fp16 (`--dtype float16` in vLLM / SGLang, `torch_dtype=torch.float16`), or use a "
        "release or kernel with bf16 support (newer Marlin and MoE kernels), or a checkpoint quantized for bf16."),
+    # vLLM: "You are loading a quantized model with dtype torch.bfloat16, which vLLM does not support. Setting dtype
+    # to float16 instead."
+    _e("quantized-dtype-switched", "quantized", "a quantized model given a dtype its kernels do not take",
+       r"loading a quantized model with dtype \S+,? which vLLM does not support|"
+       r"\bquantiz\w* (model|checkpoint)\b[^.\n]{0,60}\b(bfloat16|bf16)\b[^.\n]{0,60}\b(not supported|does not "
+       r"support)\b[^\n]{0,40}\bfloat16\b",
+       "The quantization's kernels in this release (fbgemm fp8, older GPTQ / AWQ / Marlin) take float16 activations "
+       "only, so vLLM does not support a bfloat16 dtype for this quantized model and switches it to float16; a tool "
+       "that forces the model's own precision (bf16) on quantized checkpoints meets this.",
+       "Leave the dtype to the engine for quantized checkpoints (`dtype='auto'`, or `float16`), or use a release "
+       "whose kernels support bf16 for this quantization."),
     _e("quantized-fp16-overflow", "quantized", "weight-only / dynamic int8 quantization overflowing in fp16",
        r"\b(int8|int4|weight[- ]only|woq|dynamic quant\w*|int8_dynamic\w*)\b[^\n]{0,160}\b(fp16|float16|half)\b|"
        r"\b(fp16|float16|half)\b[^\n]{0,160}\b(int8|int4|weight[- ]only|woq)\b|"
@@ -237,7 +248,9 @@ QUANTIZED = (
        "path_initial_model_for_weight_conversion=...)`), then load that residual quantized for training; or "
        "dequantize the layer first (`peft.utils.integrations.dequantize_module_weight`)."),
     _e("merge-into-packed-refused", "quantized", "LoRA merge refused on a GPTQ/AWQ-packed base",
-       r"Cannot merge LORA layers when the model is (gptq|awq|\w+) quantized",
+       r"Cannot merge LORA layers when the model is (gptq|awq|\w+) quantized|"
+       # ms-swift: "qwen2-72b-instruct-awq is a quantized model and does not support merge-lora"
+       r"\bis a quantized model and does not support merge[-_ ]?lora\b",
        cause="PEFT cannot fold LoRA weights into GPTQ or AWQ weights: they are packed int4 with scales, and a merge "
        "needs a float weight to add the delta to.",
        fix="Keep the adapter unmerged for inference (the PeftModel on the quantized base), or merge it into the "
@@ -261,6 +274,26 @@ QUANTIZED = (
        "Merge into the base loaded in bf16/fp16 (not quantized: `from_pretrained(base, torch_dtype=torch.bfloat16)`, "
        "load the adapter, `merge_and_unload()`, save), then quantize the merged model if needed; or keep the adapter "
        "unmerged on the quantized base."),
+    # ComfyUI's quantized ops: "No backend can handle 'dequantize_int8_embedding': eager: q: dtype torch.bfloat16 not
+    # in {torch.int8}"
+    _e("quant-op-no-backend", "quantized", "a quantized op given a tensor that is no longer quantized",
+       r"No backend can handle '\w+'[^\n]{0,80}\bdtype \S+ not in \{",
+       "The quantized op's backends accept only the dtypes listed (int8, fp8), and the tensor reached it already "
+       "dequantized (bf16 / fp16): typically an offloaded quantized weight that the cast-on-load path returned as a "
+       "plain float tensor, while the layer still routed it to the quantized kernel.",
+       "Update the tool (the layer must use the quantized kernel only when it gets a quantized tensor and fall back "
+       "to the float op otherwise), or turn off offloading / the quantized (int8) mode for that model."),
+    # unsloth / PEFT: a 16-bit merge reloaded with load_in_4bit is quantized again on load
+    _e("merged-reloaded-4bit", "quantized", "a 16-bit merged model reloaded in 4-bit",
+       r"\A(?=.*\b(merged_16bit|save_pretrained_merged|merge_and_unload|merged (model|weights|checkpoint))\b)"
+       r"(?=.*\bload_in_4bit\s*=\s*True\b)(?=.*\b(differ\w*|different|worse|not (the same|working)|wrong|"
+       r"degrad\w*|garbage|gibberish)\b)",
+       unless=r"\w+Error\b|Traceback",
+       cause="The merge was saved in 16-bit (fp16/bf16), and loading it with `load_in_4bit=True` quantizes those "
+       "weights to 4-bit again on load, so the reloaded model rounds what the merge kept and its outputs differ from "
+       "the model trained in memory.",
+       fix="Load the merged 16-bit model in 16-bit (`load_in_4bit=False`, `dtype=torch.bfloat16`), or save and load "
+       "the adapter on the 4-bit base it was trained on, if the 4-bit model is what should be compared."),
     _e("bnb-int8-cast", "quantized", "bitsandbytes 8-bit matmul casts its inputs to fp16",
        r"MatMul8bit\w*: inputs will be cast from|inputs will be cast from \S+ to (torch\.)?float16 during quantization",
        "bitsandbytes' LLM.int8 (8-bit) matmul quantizes its inputs from float16 only, so float32 or bfloat16 "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import HALF_SAID_RIGHT
 
-_COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.mlmodel\b|\bct\.convert\b|\bANE\b|"
+_COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.?mlmodel\b|\bct\.convert\b|\bANE\b|"
            r"convert_neural_network(_spec)?_weights_to_fp16")
 _OPENVINO = (r"OpenVINO|openvino|\bov::|\bov\.|\bIR model\b|\.xml\b.{0,40}\.bin\b|\bmo\b(?= tool| --)|"
              r"\bwhowhatbench\b|\b(inference|results?) on (the )?GPU plugin\b")
@@ -25,13 +25,13 @@ RUNTIMES = (
        fix="Start it in fp32: `--dtype float32` (on a CPU or a Mac fp32 is the dtype that works); keep float16 for "
        "CUDA GPUs and models that support it."),
     _e("candle-op-dtype-mismatch", "mismatch", "a Candle (Rust) op got two dtypes",
-       r"\bdtype mismatch in \w+, lhs: \w+, rhs: \w+",
+       r"\bdtype mismatch in \w+, lhs: \w+, rhs: \w+|\bDTypeMismatchBinaryOp \{ ?lhs: \w+, rhs: \w+",
        "A Candle (Rust) binary op got its two operands in different dtypes (F16 / BF16 against F32), which Candle "
        "never converts on its own: a model loaded in half precision meets a tensor its code builds itself in F32, "
        "such as a causal mask, a sinusoidal positional embedding or a rotary table, or an input made in F32.",
        "Make the tensor in the model's dtype where the code builds it: `.to_dtype(vb.dtype())` or "
        "`.to_dtype(x.dtype())` on the mask or embedding, or load the model with `DType::F32`; a model fixed upstream "
-       "needs a newer candle."),
+       "(candle-transformers, mistral.rs) needs a newer release."),
     _e("triton-config-datatype", "backend", "Triton's config.pbtxt declares another data type than the model has",
        r"unexpected datatype \w+ for (input|output) '[^'\n]*',? expecting TYPE_\w+|"
        r"\b(inference )?(input|output) '[^'\n]*' data-?type is '\w+', but model '[^'\n]*' expects '\w+'|"
@@ -55,7 +55,9 @@ RUNTIMES = (
        "export the model with a float32 input signature that casts to fp16 inside (`tf.cast(x, tf.float16)`)."),
     _e("coreml-fp16-precision", "overflow", "a Core ML program computing in fp16 overflows or drifts",
        rf"(fp16|float16|FLOAT16|half).{{0,400}}{_BAD_OUTPUT}|{_BAD_OUTPUT}.{{0,400}}(fp16|float16|FLOAT16|half)|"
-       r"overflow encountered in cast|\bNaNs?\b",
+       r"overflow encountered in cast|\bNaNs?\b|"
+       # outputs that differ from the source model where the GPU (fp16) runs it
+       r"\A(?=.*\bmismatch\w*\b)(?=.*\b(runs? on (the )?gpu|GPU|neural engine|ANE)\b)",
        context=_COREML, unless=r"same data type as the named input",
        cause="coremltools converts to an ML program with fp16 compute precision by default (and fp16 when asked), "
        "so an intermediate value beyond fp16's 65504 (often inside ops the converter fused, which do not map "

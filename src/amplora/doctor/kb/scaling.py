@@ -16,6 +16,13 @@ SCALING = (
        "around `backward` / `step` on the optimizer you actually step (the wrapper); or, keeping apex, call "
        "`amp.initialize(model, optimizer)` on the final, wrapped optimizer; with Opacus, train in fp32 or use a "
        "release that supports mixed precision."),
+    # a GradScaler made with enabled=False (bf16 or fp32 runs) has no state to save
+    _e("scaler-empty-state", "scaler", "a disabled GradScaler saved with an empty state",
+       r"Saving an empty state_dict for <[\w.]*GradScaler object",
+       "The GradScaler was created disabled (`GradScaler(enabled=False)`, as bf16 or fp32 training does: bf16 needs "
+       "no loss scaling), so its state_dict is empty and the checkpointer says so; harmless.",
+       "Nothing to fix for bf16 / fp32 runs; to silence it, leave the scaler out of the checkpoint when loss scaling "
+       "is off (register it only for fp16)."),
     _e("unscale-before-scale", "scaler", "GradScaler.unscale_ before any scale() in this run",
        r"Attempted unscale_ but _scale is None",
        "`scaler.unscale_(optimizer)` ran before any `scaler.scale(loss)` in this process, so the scaler has no scale "
@@ -101,13 +108,24 @@ OVERFLOW = (
        r"\blarge (values?|numbers?|inputs?|magnitudes?)\b|"
        # "At float16 precision, it even caused an overflow error"
        r"\b(float16|fp16|half)( precision)?\b[^.\n]{0,40}\b(caused|causes|gives|gave|leads? to|led to|results? in|"
-       r"resulted in) (an? )?overflow\w*",
+       r"resulted in) (an? )?overflow\w*|"
+       # "I find float16 will overflow in `layer_norm` and `rms_norm`"
+       r"\b(float16|fp16|half)( precision)?\b[^.\n]{0,12}\b(will|would|can|could|may|might) (easily )?overflow\b",
        "Values beyond fp16's range (65504) overflow to inf in a half-precision build or kernel, and intermediate "
        "results (sums, products, squares, exponentials) exceed it long before the inputs do, so the same "
        "computation passes in fp32 and fails or comes out wrong in fp16.",
        "Keep such ops in fp32 (upcast the inputs, accumulate in fp32), scale the inputs into fp16's range, or use "
        "the fp32 (or bf16) build; compare fp16 results with an fp16-sized tolerance.",
        context=r"\b(fail\w*|wrong|incorrect|mismatch\w*|differ\w*|inf|nan|overflow\w*)\b"),
+    # llama.cpp built for ARM's FP16 multiply-accumulate: dot products summed in fp16
+    _e("arm-fp16fml-accumulate", "overflow", "an ARM build that accumulates dot products in fp16",
+       r"\A(?=.*\b(fp16fml|FP16FML|\+fp16\b))(?=.*\b(random|garbage|gibberish|wrong|incorrect|nonsense|"
+       r"corrupt\w*)\b)",
+       cause="Built with ARM's FP16 multiply-accumulate (`+fp16fml`), the f16 dot products accumulate their partial "
+       "sums in fp16, whose largest value is 65504, and a model whose dot products exceed it (hundreds of thousands) "
+       "overflows there, while the build without the flag accumulates in fp32.",
+       fix="Build without `fp16fml` (or with the fp32-accumulating path), or use a Q8_0 / F32 model whose dot "
+       "products accumulate in fp32."),
     _e("fp16-sum-overflow", "overflow", "an fp16 sum or mean overflows",
        r"\b(mean|means|sum|sums|averag\w*|accumulat\w*|cumsum|reduc\w*|total)\b[^\n]{0,200}"
        r"\b(inf|infinity|infinite|overflow\w*)\b|"
@@ -197,9 +215,11 @@ OVERFLOW = (
        r"MultinomialKernel\.cu.{0,200}Assertion",
        "`torch.multinomial` (sampling in `generate()`) got probabilities with inf/NaN: the logits became NaN "
        "upstream, almost always an fp16 overflow in the forward pass (fp16 tops out at 65504; fine-tuned or "
-       "merged weights make it likelier).",
-       "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, and "
-       "check the logits (`torch.isnan(logits).any()`); greedy decoding only hides the NaN.",
+       "merged weights make it likelier), or an attention mask filled with a large negative constant (-1e9, "
+       "float32's minimum) that a half dtype cannot hold, so it becomes -inf and a fully masked row gives NaN.",
+       "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, build "
+       "masks with the dtype's own minimum (`torch.finfo(dtype).min`), and check the logits "
+       "(`torch.isnan(logits).any()`); greedy decoding only hides the NaN.",
        unless=PRECISION_RULED_OUT),
     _e("bce-input-range", "overflow", "binary cross-entropy got a prediction outside [0, 1]",
        r"input_val >= zero && input_val <= one|all elements of input should be between 0 and 1",

@@ -18,7 +18,15 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"(totally |completely |all )?wrong|(accuracy|quality|results?|outputs?|scores?) (drops?|dropped|degrad\w*|(is |are )?worse|"
                  r"(is |are )?(much )?lower|differ\w*)|(differ\w*|different) (from|than) (the )?(fp32|float32)|"
                  r"(worse|lower) than (in )?(fp32|float32)|gibberish|garbage|junk|nonsense|meaningless|scrambled|garbled|distorted|"
-                 r"(weird|strange|odd) (results?|outputs?|images?)|\bmax(imum)? (abs(olute)? )?error:? [1-9]|"
+                 r"(weird|strange|odd) (results?|outputs?|images?)|"
+                 # (a torch op that "gives incorrect results with float16" is a kernel bug report)
+                 r"\A(?=.*\b(produces?|produced|gives?|gave|returns?|returned) (an? )?(incorrect|wrong) (outputs?|"
+                 r"results?|answers?)\b)(?!.*\btorch\.\w+(\(\))? (gives?|returns?|produces?) )|"
+                 r"\b(gives?|gave|produces?|returns?) different (results?|outputs?|values?)\b|"
+                 r"\berror floor\b|\binaccurate (outputs?|results?|sums?|values?)\b|"
+                 r"\b(big|large|huge) diff(erence)?s?\b|\bspurious (negative|nonzero|non-zero)\b|"
+                 r"\b(is|are|was|were) (not correct|incorrect)\b[^.\n]{0,40}\b(float16|fp16|half|"
+                 r"bf16|bfloat16)\b|掉点|(差|低)(于|很多)|\bmax(imum)? (abs(olute)? )?error:? [1-9]|"
                  r"\bblank (responses?|outputs?|text|images?|generations?)\b|"
                  # "comparing the result of the CPU F32's conv and gl fp16's conv and found some kind of mismatch"
                  r"\A(?=.*\bcompar\w+)(?=.*\b(F32|fp32|float32)\b)(?=.*\b(F16|fp16|float16)\b)(?=.*\bmismatch\w*)|"
@@ -57,6 +65,9 @@ NONFINITE_SYMPTOM = (r"(?<![A-Za-z0-9_])(nans?|NaNs?|infs?|all[- ]nan|non-finite
                      r"(outputs?|results?|images?|audio|videos?) (is |are |was |were )?(all |completely |entirely |totally |just |pure )?"
                      r"(black|zeros|blank|silen(t|ce)))(?![A-Za-z0-9_])|!{6,}|"
                      r"\bassert\b[^\n]{0,80}\bisnan\(|loss\s*\S{0,3}(爆了|爆炸|炸了)|"
+                     r"\b(becomes?|became|goes|went|obtain|get|got) infinite\b|"
+                     r"\.isnan\(\)\.(all|any)\(\)\W{0,6}#?\s*True\b|\binfinite (loss|errors?|values?|"
+                     r"gradients?)\b|"
                      r"溢出|黑图|全黑|黑屏|纯黑|(图像|图片|图|输出|画面)[^\n，,。.]{0,6}黑|感叹号|感嘆符|exclamation marks|"
                      r"\b(train(ing)?_?)?loss['\"]?\s*(就|都|会|又|还)?\s*(is |stays |was |=|:|为|一直为|都是|变成|变为)?\s*"
                      r"0(\.0+)?(?![\d.])")
@@ -397,7 +408,8 @@ NONFINITE_REPORTS = (
        "memory) with bf16 mixed precision, or use a bf16-aware optimizer that rounds stochastically or keeps "
        "fp32 state (`--adam_bfloat16`, `adamw_bf16`, optimi's Kahan summation)."),
     _e("bf16-rounding-report", "overflow", "bf16 training or inference is worse than fp32 (rounding)",
-       DRIFT_SYMPTOM, context=BF16_WORDS, unless=r"\b(nan|NaN|inf)\b|out of memory|" + HALF_WORDS,
+       DRIFT_SYMPTOM, context=BF16_WORDS,
+       unless=r"\b(nan|NaN|inf)\b|out of memory|invalid operands of type|" + HALF_WORDS,
        cause="bf16 keeps only 8 bits of mantissa (about 3 decimal digits): weights and optimizer updates stored in "
        "bf16 (a model cast wholly to bf16 and trained without fp32 master weights) lose every update smaller than "
        "the weight's rounding step, so the loss stalls or ends worse than in fp32, and long reductions drift; the "
@@ -537,18 +549,78 @@ NONFINITE_REPORTS = (
        fix="On that GPU train in fp32 (`fp16=False`, `--fp16 false`), or use a GPU with bf16 (Ampere or newer) and "
        "`bf16=True`; if fp16 is a must, keep a GradScaler with fp32 master weights and run attention, norms and the "
        "loss in fp32."),
+    # mergekit: `dtype` is what the merge computes in, `out_dtype` what it writes
+    _e("mergekit-out-dtype", "mismatch", "a mergekit merge written in another dtype than the config's `dtype`",
+       r"\A(?=.*\b(mergekit|merge_method)\b)(?=.*\bdtype\b)(?=.*\b(float32|fp32|F32|float16|bfloat16)\b)"
+       r"(?=.*\b(ignored|no effect|does ?n[o']t (matter|work|change)|always|regardless|instead)\b)",
+       "In mergekit the config's `dtype` sets the dtype the merge is computed in, not the one written: the saved "
+       "weights take `out_dtype` (and fall back to the compute dtype or float32 without it).",
+       "Set `out_dtype: bfloat16` (or `float16`) in the merge config for the saved weights, and keep `dtype: "
+       "float32` for the computation if precision matters."),
     _e("saved-twice-the-size", "mismatch", "a saved or merged model twice the expected size (fp32 where fp16/bf16 was)",
        r"\b(files?|weights?|models?|checkpoints?|outputs?|merged|results?\w*|safetensors|\.pt|\.bin|size)\b[^.\n]{0,50}"
        r"\b(is |are |was |were |becomes? |became |gets? |got )?(always |exactly |almost |about )?(double[ds]?|twice|2x)\b"
        r"(?! (precision|tensors?|type|dtype))|\b(double[ds]?|twice) (the |its )?(file )?size\b|"
-       r"\b(merg\w*|sav\w*)\b[^.\n]{0,40}\b(as|in|to)\s+(fp32|float32)\b",
-       "The saved file holds fp32 tensors where the source held fp16 or bf16 (4 bytes an element instead of 2): "
-       "the merge or conversion computed in fp32 (or loaded the model in fp32) and saved without casting back.",
+       r"\b(merg\w*|sav\w*)\b[^.\n]{0,40}\b(as|in|to)\s+(fp32|float32)\b|"
+       # "LoRA merge abnormal size increase", "the merged file got bigger"
+       r"\bmerg\w*\b[^.\n]{0,40}\b(size (increase\w*|grew|grows|jump\w*)|(got|gets|became|becomes|is|are) "
+       r"(much )?(bigger|larger))\b|(模型|文件|权重|size|大小)[^\n，。]{0,10}翻(了一)?倍",
+       "The saved file holds fp32 tensors where the source held fp16 or bf16 (4 bytes an element instead of 2), or "
+       "float64 ones (8 bytes) where a LoRA loaded in float64 promoted each weight it was merged into: the merge or "
+       "conversion computed in a wider dtype (or loaded the model in fp32) and saved without casting back.",
        "Save in the source's precision: the tool's save-precision option (`--save_precision fp16` / `bf16`), or "
        "cast before saving (`model.to(torch.bfloat16)`, `{k: v.half() for k, v in state_dict.items()}`), or load "
        "with the `torch_dtype` of the checkpoint (`torch_dtype='auto'`).",
-       context=r"\b(merg\w*|sav\w*|convert\w*|export\w*|size|MB|GB)\b",
-       unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)"),
+       context=r"\b(merg\w*|sav\w*|convert\w*|export\w*|size|MB|GB)\b|保存|转换|合并|导出",
+       unless=r"out of memory|OutOfMemoryError|double[ds]? (the )?(speed|time|memory usage)|twice as (slow|fast)|"
+       r"\b(sequence|dimension|seq_len|batch)\w*[^.\n]{0,20}\bsize\b"),
+    # model families whose activations outgrow fp16: loaded in fp16 (a server's default, torch_dtype='auto' on an
+    # fp16 checkpoint, a GPU without bf16) they give empty or garbage text
+    _e("bf16-model-in-fp16", "overflow", "a model trained in bf16 that overflows when run in fp16",
+       r"\A(?=.*\b(gemma[- ]?[23]\w*|(flan[- ])?t5|mt5|byt5|pegasus|phi-2)\b)(?=.*\b(empty (strings?|outputs?|"
+       r"responses?|text)|garbage|gibberish|nonsense|nan|blank (outputs?|responses?)|only pad\w*)\b)",
+       unless=r"\w+(Error|Exception):|out of memory|tokeni[sz]er\w* (files?|config\w*|changed|was|is wrong)|"
+       r"chat template|rope_(theta|scaling)|" + PRECISION_RULED_OUT,
+       cause="Gemma 2 / 3, T5 and its family, Pegasus and phi-2 were trained in bf16 (or fp32), and some of their "
+       "activations exceed 65504, fp16's largest value; run in float16 (a server's default dtype, "
+       "`torch_dtype='auto'` on an fp16 checkpoint, a GPU without bf16) they overflow to inf/NaN, which comes out "
+       "as empty strings, pad tokens or garbage.",
+       fix="Run them in bfloat16 (`dtype='bfloat16'` in vLLM, `torch_dtype=torch.bfloat16`) or float32 on GPUs "
+       "without bf16, not float16."),
+    # RL: the trainer's and the rollout engine's log-probs of the same tokens
+    _e("train-rollout-logprob-gap", "overflow", "trainer and rollout engine disagree on log-probs (bf16 rounding)",
+       r"\A(?=.*\brollout\w*\b)(?=.*\b(log[-_ ]?probs?|logp)\b)(?=.*(\bdiff\w*|\bmismatch\w*|Δ|\bgap\b))",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="The trainer (HF / FSDP) and the rollout engine (vLLM, SGLang) compute the same log-probs with different "
+       "kernels in bf16: different cast points (an RMSNorm that casts to bf16 before or after the weight multiply), "
+       "reduction orders and fused kernels round differently, so log-probs differ by ~1e-3 to 1e-1 per token even "
+       "with identical weights.",
+       fix="Compute log_softmax in fp32 on both sides, align the cast points of norms and the lm_head, use the "
+       "engines' batch-invariant / deterministic kernels where exact agreement is needed, or correct for the gap "
+       "(importance sampling / truncated IS in the RL loss)."),
+    # a metric whose input check takes float32 for floating point
+    _e("metric-half-preds", "mismatch", "a metric that treats half-precision predictions as labels",
+       r"\A(?=.*\b(accuracy|metrics?|auroc|auc|f1|precision|recall)\b)(?=.*(\.half\(\)|half[- ]precision|float16|fp16))"
+       r"(?=.*\b(preds?|predictions?)\b)(?=.*\b(is|are|returns?|gives?|becomes?)\b[^.\n]{0,20}\b(zero|0\.0|wrong|"
+       r"incorrect)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The metric's input check tests `preds.dtype == torch.float` (float32) rather than "
+       "`preds.is_floating_point()`, so float16 (half) probabilities are not recognised as probabilities, are not "
+       "thresholded, and are compared with the targets as labels.",
+       fix="Pass `preds.float()` to the metric, or upgrade the metrics library whose check uses "
+       "`is_floating_point()`."),
+    # batched and one-at-a-time generation taking other tokens: half-precision rounding depends on the batch shape
+    _e("batch-shape-rounding", "overflow", "batched results differing from one-at-a-time in half precision",
+       r"\bbatch\w*\b[^.\n]{0,60}\b(disagree\w*|differ\w*|different|inconsistent|mismatch\w*)\b[^.\n]{0,40}"
+       r"\b(one[- ]at[- ]a[- ]time|single|unbatched|batch[_ ]size ?(=|of)? ?1|bs ?= ?1|individual\w*)\b",
+       unless=r"\w+(Error|Exception):|out of memory",
+       cause="In bf16 / fp16 the matmul and attention kernels picked, and the padding that shifts positions, depend "
+       "on the batch shape, so the rounding differs between a batch and a single sequence; greedy decoding then "
+       "takes another token where two logits are close (in float32 every batch size agrees to ~1e-6), and a fully "
+       "padded row can even give NaN in fp16.",
+       fix="Expect small differences in half precision; compare in float32 to tell rounding from a bug, use left "
+       "padding with a correct attention mask for decoder-only models, and batch the same way at train and test "
+       "time when exact agreement matters."),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- _]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
@@ -625,9 +697,10 @@ NONFINITE_REPORTS = (
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
     _e("half-fails-fp32-works", "overflow", "a run that fails in fp16/bf16 and works in fp32",
-       r"\A(?=.*\b(fp16|float16|half|bf16|bfloat16|bp16)\b[^.\n]{0,60}\b(fail\w*|problem|issue|broken|wrong)\b)"
+       r"\A(?=.*\b(fp16|float16|half|bf16|bfloat16|bp16)\b[^.\n]{0,60}\b(fail\w*|problem|issue|broken|wrong|"
+       r"crash\w*)\b)"
        r"(?=.*\b(ok|fine|works?|normal\w*|correct\w*)\b[^.\n]{0,15}\b(with|in|on|using) "
-       r"(fp32|float32|full precision)\b)",
+       r"(\w+\.)?(fp32|float32|full precision)\b)",
        "The same run misbehaves in fp16/bf16 and is fine in fp32: some activation exceeds fp16's 65504 (inf, then NaN, "
        "black or empty output), or bf16's 8 significant bits lose what a sensitive part (a norm, a temporal or "
        "attention head, a loss) needs.",
