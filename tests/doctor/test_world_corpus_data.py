@@ -167,7 +167,23 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout198", 36),
                                          ("heldout199", 25),
                                          ("heldout200", 27),
-                                         ("heldout201", 34)])
+                                         ("heldout201", 34),
+                                         ("heldout202", 23),
+                                         ("heldout203", 30),
+                                         ("heldout204", 28),
+                                         ("heldout205", 15),
+                                         ("heldout206", 31),
+                                         ("heldout207", 36),
+                                         ("heldout208", 26),
+                                         ("heldout209", 26),
+                                         ("heldout210", 21),
+                                         ("heldout211", 23),
+                                         ("heldout212", 23),
+                                         ("heldout213", 24),
+                                         ("heldout214", 27),
+                                         ("heldout215", 33),
+                                         ("heldout216", 24),
+                                         ("heldout217", 25)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -246,12 +262,28 @@ def test_split_sizes(records, split, size):
                               "heldout198": 15,
                               "heldout199": 13,
                               "heldout200": 14,
-                              "heldout201": 17}.get(split, 20)
+                              "heldout201": 17,
+                              "heldout202": 9,
+                              "heldout203": 16,
+                              "heldout204": 16,
+                              "heldout205": 9,
+                              "heldout206": 17,
+                              "heldout207": 20,
+                              "heldout208": 12,
+                              "heldout209": 14,
+                              "heldout210": 9,
+                              "heldout211": 12,
+                              "heldout212": 10,
+                              "heldout213": 12,
+                              "heldout214": 13,
+                              "heldout215": 19,
+                              "heldout216": 11,
+                              "heldout217": 9}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
-    # heldout159 has 6; heldout168, with 5; heldout170, with 4
+    # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
-                               "heldout170": 4}.get(split, 9)
+                               "heldout170": 4, "heldout205": 6}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
@@ -485,7 +517,23 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (199, "heldout198", "w39100", 15, 21, 21),
     (200, "heldout199", "w39300", 13, 12, 16),
     (201, "heldout200", "w39500", 14, 13, 20),
-    (202, "heldout201", "w39700", 17, 17, 25)])
+    (202, "heldout201", "w39700", 17, 17, 25),
+    (203, "heldout202", "w39900", 9, 14, 17),
+    (204, "heldout203", "w40100", 16, 14, 21),
+    (205, "heldout204", "w40300", 16, 12, 24),
+    (206, "heldout205", "w40500", 9, 6, 14),
+    (207, "heldout206", "w40700", 17, 14, 16),
+    (208, "heldout207", "w40900", 20, 16, 23),
+    (209, "heldout208", "w41100", 12, 14, 18),
+    (210, "heldout209", "w41300", 14, 12, 21),
+    (211, "heldout210", "w41500", 9, 12, 21),
+    (212, "heldout211", "w41700", 12, 11, 18),
+    (213, "heldout212", "w41900", 10, 13, 15),
+    (214, "heldout213", "w42100", 12, 12, 18),
+    (215, "heldout214", "w42300", 13, 14, 20),
+    (216, "heldout215", "w42500", 19, 14, 29),
+    (217, "heldout216", "w42701", 11, 13, 13),
+    (218, "heldout217", "w42900", 9, 16, 24)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -506,12 +554,14 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
+                              207, 209, 213, 214, 215, 216), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200), 3),
+                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
+                              217, 218), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -645,7 +695,23 @@ def test_load_filters_by_split(records):
               + wc.load("heldout198")
               + wc.load("heldout199")
               + wc.load("heldout200")
-              + wc.load("heldout201"))
+              + wc.load("heldout201")
+              + wc.load("heldout202")
+              + wc.load("heldout203")
+              + wc.load("heldout204")
+              + wc.load("heldout205")
+              + wc.load("heldout206")
+              + wc.load("heldout207")
+              + wc.load("heldout208")
+              + wc.load("heldout209")
+              + wc.load("heldout210")
+              + wc.load("heldout211")
+              + wc.load("heldout212")
+              + wc.load("heldout213")
+              + wc.load("heldout214")
+              + wc.load("heldout215")
+              + wc.load("heldout216")
+              + wc.load("heldout217"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

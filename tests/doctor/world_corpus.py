@@ -134,13 +134,14 @@ from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout1
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
 time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
 queries each, and music and audio generation, robot learning and vision-language-action policies), and
-`heldout139` to `heldout201` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
+`heldout139` to `heldout217` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
 w29500, w29700, w29900, w30100, w30300, w30500, w30700, w30900, w31100, w31300, w31500, w31700, w31900, w32100, w32300,
 w32500, w32700, w32900, w33100, w33300, w33500, w33700, w33900, w34100, w34300, w34500, w34700, w34900, w35100, w35300,
 w35500, w35700, w35900, w36100, w36300, w36500, w36700, w36900, w37100, w37300, w37500, w37700, w37900, w38100, w38300,
-w38500, w38700, w38900, w39100, w39300, w39500 and w39700 on: 18 more fixed queries each, `heldout150`, `heldout153` and
-`heldout154` by theme alone, and speech language models and text-to-speech, open video generation, OCR and document
-understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
+w38500, w38700, w38900, w39100, w39300, w39500, w39700, w39900, w40100, w40300, w40500, w40700, w40900, w41100, w41300,
+w41500, w41700, w41900, w42100, w42300, w42500, w42700 and w42900 on: 18 more fixed queries each, `heldout150`,
+`heldout153` and `heldout154` by theme alone, and speech language models and text-to-speech, open video generation, OCR
+and document understanding, text-embedding, retrieval and reranking models, 3D generation and neural rendering,
 reinforcement-learning post-training of language models, medical imaging and clinical foundation models, diffusion
 fine-tuning and LoRA trainers, graph neural networks, image classification backbones, JAX, Flax and TensorFlow / Keras
 code in low precision (in two collections), memory-efficient fine-tuning and training methods (in two collections),
@@ -162,11 +163,17 @@ C++ / CUDA extensions, remote sensing, geospatial and raster data, pruning, spar
 edge accelerators, AMD GPUs and DirectML, physics-informed networks, neural operators and quantum machine learning,
 spiking networks and hand-written autograd, video understanding, image restoration and super-resolution, linear algebra
 and probability distributions, Keras 3 and its multi-backend code, optimizers and their state, object detection
-frameworks).
+frameworks, model merging and adapter merging, attention kernels and their dtype / device requirements, numerical
+overflow in transformer internals, mixture-of-experts models and kernels, user-written Triton kernels, torch.distributed
+collectives and dtypes, checkpoint conversion scripts between formats, LLM evaluation harnesses, knowledge distillation
+and teacher / student models in different precisions, text generation and sampling numerics, CUDA graphs,
+torch.compile's reduce-overhead mode and static shapes, token embeddings, vocabulary resizing and tied weights, gradient
+checkpointing and activation offloading under mixed precision, loss functions and metrics in low precision, Apple
+Silicon and MPS training and inference, reward models, value heads and RLHF pipelines outside TRL).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout201 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout217 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -220,7 +227,9 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout176", "heldout177", "heldout178", "heldout179", "heldout180", "heldout181", "heldout182",
           "heldout183", "heldout184", "heldout185", "heldout186", "heldout187", "heldout188", "heldout189",
           "heldout190", "heldout191", "heldout192", "heldout193", "heldout194", "heldout195", "heldout196",
-          "heldout197", "heldout198", "heldout199", "heldout200", "heldout201")
+          "heldout197", "heldout198", "heldout199", "heldout200", "heldout201", "heldout202", "heldout203",
+          "heldout204", "heldout205", "heldout206", "heldout207", "heldout208", "heldout209", "heldout210",
+          "heldout211", "heldout212", "heldout213", "heldout214", "heldout215", "heldout216", "heldout217")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -763,6 +772,54 @@ BATCH200_FROM = 39500
 # The two-hundred-and-first (two collectors: 18 more queries fixed in advance in rank order, and object detection
 # frameworks), the same way ("heldout201").
 BATCH201_FROM = 39700
+# The two-hundred-and-second (two collectors: 18 more queries fixed in advance in rank order, and model merging and
+# adapter merging), the same way ("heldout202").
+BATCH202_FROM = 39900
+# The two-hundred-and-third (two collectors: 18 more queries fixed in advance in rank order, and attention kernels and
+# their dtype / device requirements), the same way ("heldout203").
+BATCH203_FROM = 40100
+# The two-hundred-and-fourth (two collectors: 18 more queries fixed in advance in rank order, and numerical overflow
+# in transformer internals), the same way ("heldout204").
+BATCH204_FROM = 40300
+# The two-hundred-and-fifth (two collectors: 18 more queries fixed in advance in rank order, and mixture-of-experts
+# models and kernels), the same way ("heldout205").
+BATCH205_FROM = 40500
+# The two-hundred-and-sixth (two collectors: 18 more queries fixed in advance in rank order, and user-written Triton
+# kernels), the same way ("heldout206").
+BATCH206_FROM = 40700
+# The two-hundred-and-seventh (two collectors: 18 more queries fixed in advance in rank order, and torch.distributed
+# collectives and dtypes), the same way ("heldout207").
+BATCH207_FROM = 40900
+# The two-hundred-and-eighth (two collectors: 18 more queries fixed in advance in rank order, and checkpoint
+# conversion scripts between formats), the same way ("heldout208").
+BATCH208_FROM = 41100
+# The two-hundred-and-ninth (two collectors: 18 more queries fixed in advance in rank order, and LLM evaluation
+# harnesses), the same way ("heldout209").
+BATCH209_FROM = 41300
+# The two-hundred-and-tenth (two collectors: 18 more queries fixed in advance in rank order, and knowledge
+# distillation and teacher / student models in different precisions), the same way ("heldout210").
+BATCH210_FROM = 41500
+# The two-hundred-and-eleventh (two collectors: 18 more queries fixed in advance in rank order, and text generation
+# and sampling numerics), the same way ("heldout211").
+BATCH211_FROM = 41700
+# The two-hundred-and-twelfth (two collectors: 18 more queries fixed in advance in rank order, and CUDA graphs,
+# torch.compile's reduce-overhead mode and static shapes), the same way ("heldout212").
+BATCH212_FROM = 41900
+# The two-hundred-and-thirteenth (two collectors: 18 more queries fixed in advance in rank order, and token
+# embeddings, vocabulary resizing and tied weights), the same way ("heldout213").
+BATCH213_FROM = 42100
+# The two-hundred-and-fourteenth (two collectors: 18 more queries fixed in advance in rank order, and gradient
+# checkpointing and activation offloading under mixed precision), the same way ("heldout214").
+BATCH214_FROM = 42300
+# The two-hundred-and-fifteenth (two collectors: 18 more queries fixed in advance in rank order, and loss functions
+# and metrics in low precision), the same way ("heldout215").
+BATCH215_FROM = 42500
+# The two-hundred-and-sixteenth (two collectors: 18 more queries fixed in advance in rank order, and Apple Silicon and
+# MPS training and inference), the same way ("heldout216").
+BATCH216_FROM = 42700
+# The two-hundred-and-seventeenth (two collectors: 18 more queries fixed in advance in rank order, and reward models,
+# value heads and RLHF pipelines outside TRL), the same way ("heldout217").
+BATCH217_FROM = 42900
 
 
 def batch(record: dict) -> int:
@@ -844,7 +901,9 @@ def batch(record: dict) -> int:
               BATCH176_FROM, BATCH177_FROM, BATCH178_FROM, BATCH179_FROM, BATCH180_FROM, BATCH181_FROM, BATCH182_FROM,
               BATCH183_FROM, BATCH184_FROM, BATCH185_FROM, BATCH186_FROM, BATCH187_FROM, BATCH188_FROM, BATCH189_FROM,
               BATCH190_FROM, BATCH191_FROM, BATCH192_FROM, BATCH193_FROM, BATCH194_FROM, BATCH195_FROM, BATCH196_FROM,
-              BATCH197_FROM, BATCH198_FROM, BATCH199_FROM, BATCH200_FROM, BATCH201_FROM)
+              BATCH197_FROM, BATCH198_FROM, BATCH199_FROM, BATCH200_FROM, BATCH201_FROM, BATCH202_FROM, BATCH203_FROM,
+              BATCH204_FROM, BATCH205_FROM, BATCH206_FROM, BATCH207_FROM, BATCH208_FROM, BATCH209_FROM, BATCH210_FROM,
+              BATCH211_FROM, BATCH212_FROM, BATCH213_FROM, BATCH214_FROM, BATCH215_FROM, BATCH216_FROM, BATCH217_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -865,7 +924,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout201' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout217' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -913,7 +972,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 202}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 218}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
