@@ -284,10 +284,10 @@ def paste_context(entry, text: str, exception: str, dtypes: list[str], said: str
         cause.append(f"The text shows activation checkpointing (`{m.group(0)}`): the checkpointed part runs again "
                      f"in backward (the recompute), and what was in effect in forward is not restored there unless "
                      f"the wrapper does it: {what}, so the recomputed tensors differ from the saved ones.")
-        fix.append("Use `torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False)` (it restores autocast), "
-                   "pass `device=` / `dtype=` explicitly to tensors made inside the checkpointed function, upgrade "
-                   "the wrapper (TransformerEngine, torch) that drops the context, or turn off offload streaming "
-                   "while checkpointing.")
+        fix.append("Use torch's own `torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False)`, which restores "
+                   "the forward's autocast state, pass `device=` / `dtype=` explicitly to tensors made inside the "
+                   "checkpointed function, upgrade the wrapper (TransformerEngine, torch) that drops the context, or "
+                   "turn off offload streaming while checkpointing.")
     m = _LORA.search(text)
     if m and entry.key == "device-mismatch" and "cpu" in text.lower():
         cause.append(f"The text shows a LoRA being applied (`{m.group(0)}`): a LoRA loader (a web UI extension or "

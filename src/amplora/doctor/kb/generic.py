@@ -277,10 +277,9 @@ FALLBACKS = (
        r"can'?t assign a torch\.(cuda\.)?\w+Tensor to a torch\.(cuda\.)?\w+Tensor|"
        r"was expected to be an? \w+ tensor but is an? \w+ tensor",  # legacy torch names; TensorFlow's wording
        "An op (a conv, norm, loss or custom kernel) received a tensor of another dtype than the others (a dtype "
-       "mismatch), usually "
-       "because only part of the model or inputs was cast or code ran outside autocast, or a kernel that only "
-       "supports one dtype (a vendor backend's kernel that expects float32) got half; the message names the two "
-       "dtypes but not which tensor is off.",
+       "mismatch), usually because only part of the model or inputs was cast or code ran outside autocast, or a "
+       "kernel that only supports one dtype (a vendor backend's kernel that expects float32) got half; the message "
+       "names the two dtypes but not which tensor is off.",
        "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`),"
        " or run that region under `torch.autocast`; if the op is a custom C++/CUDA extension (autocast never "
        "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
@@ -376,8 +375,7 @@ FALLBACKS = (
        "dtype.",
        # a NaN that stayed after the switch to fp32 is what the text reports, not the dtype it left
        unless=r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|opset|No module named|"
-              r"\bactually supports?\b|"
-       r"\binvalid choice: |" + PRECISION_RULED_OUT),
+       r"\bactually supports?\b|\binvalid choice: |" + PRECISION_RULED_OUT),
     _e("generic-dtype", "mismatch", "two dtypes met in one op",
        r"\b(?:data[- ]?type|dtype) mismatch between \w+ and \w+|"
        r"(dtype|scalar type|type).{0,60}(?<![A-Za-z0-9])(Half|BFloat16|Float|float16|bfloat16|float32|Double)\b.{0,60}"
