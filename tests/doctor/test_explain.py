@@ -1257,6 +1257,12 @@ SAMPLES = [
     ("metric-half-preds", "acc = Accuracy(threshold=0.5)\nprint(acc(preds.half(), target))  -> 0.0\nThe accuracy "
      "metric is wrong if preds are given in half precision.", [], None),
     ("bf16-model-in-fp16", "[Bug]: Empty strings as output using gemma-2-27B with 4 A10s", [], None),
+    # int8 GEMMs on older GPUs, an 8-bit model trained without fp16, nvcc without the bf16 header
+    ("int8-gpu-capability", "[ERROR][BertEncoderTransformer] int8 mode only works with sm >= 75.", [], None),
+    ("int8-train-without-fp16", "python src/train_sft.py --finetuning_type lora --quantization_bit 8 --learning_rate "
+     "5e-5\nloss一直是0", [], None),
+    ("cuda-half-type-undefined", "full_0_constant_folding.cu(14): error: identifier \"bfloat16\" is undefined", [],
+     None),
 ]
 
 
@@ -1978,6 +1984,18 @@ CLASS_WORDINGS = [
     ("nonfinite-value", "The model emits an endless run of `!`, the classic NaN-logits + argmax signature."),
     ("cpu-half-kernel", "python huggingface.py --float16 -dcpu\nRuntimeError: \"nll_loss_out_frame\" not implemented "
      "for 'Half'"),
+    # the same classes in the QLoRA, Trainer and PEFT collections' words
+    ("half-slow-report", "With FP16_Optimizer the mixed precision training didn't get faster than fp32"),
+    ("loss-scale-skips", "I am running bert with use_fp16 and keep getting: WARNING:tensorflow:It seems that global "
+     "step (tf.train.get_global_step) has not been increased."),
+    ("bnb-on-cpu", "我的M3芯片本地运行int4模型得到了报错 Using `bitsandbytes` 8-bit quantization requires Accelerate"),
+    ("merge-into-quantized", "Merge and unload changes inference a lot on quantized llama 2"),
+    ("expected-scalar-type", "mxnet.base.MXNetError: Check failed: assign(&dattr, vec.at(i)): Incompatible attr in "
+     "node  at 1-th input: expected float16, got float32"),
+    ("fp16-drift-report", "Comparing prec=fp16 with prec=fp32 I noticed that the results are not the same."),
+    ("int8-gpu-capability", "Tesla P40 -> ERROR: Your GPU does not support Int8 Matmul!"),
+    ("int8-gpu-capability", "int8_mode=2\n[FT][ERROR] CUDA runtime error: CUBLAS_STATUS_NOT_SUPPORTED "
+     "cublasMMWrapper.cc:1066"),
 ]
 
 
@@ -2241,6 +2259,12 @@ LOOKALIKE_REJECTS = [
     "metadata: {'shape': torch.Size([1, 32, 228, 128]), 'dtype': torch.float32, 'device': device(type='cuda', "
     "index=3)}\nrecomputed metadata: {'shape': torch.Size([1, 32, 456, 128]), 'dtype': torch.float32, 'device': "
     "device(type='cuda', index=3)}",
+    # a cast refused after dequantize() (transformers keeps the flag), a loader's gptq check, 4-bit slower than fp16
+    "model = model.dequantize()\nmodel = model.to(dtype=torch.float16)\nValueError: You cannot cast a bitsandbytes "
+    "model in a new `dtype`.",
+    "Merging into axolotl-quants/Llama-4-Scout-bnb-nf4-bf16: ValueError: model_config.quantization_config is set but "
+    "`gptq` flag is not.",
+    "I compare the inference speed of fp16 and 4bit: the 4bit is much slower than fp16 (04:47 vs. 3:04).",
 ]
 
 
@@ -2481,6 +2505,8 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("LoRA merge abnormal size increase.", ["float64"]),
     ("RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is "
      "pinned.", ["pin_memory", "run it once before capturing"]),
+    ("Using FP16_Optimizer does not faster much than fp32 on a K40", ["tensor cores"]),
+    ("M2 Mac: Using `bitsandbytes` 8-bit quantization requires Accelerate", ["apple mps is not supported"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

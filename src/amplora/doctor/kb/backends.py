@@ -375,6 +375,17 @@ KERNELS = (
        "fp8 arrived with MI350).",
        "Use the FNUZ fp8 dtypes on MI300 (`torch.float8_e4m3fnuz`), or cast the operands to fp16 / bf16 for that "
        "dot; check that both operands share a dtype the architecture supports."),
+    # nvcc on generated or extension code that uses bf16 / half without its header (or its arch)
+    _e("cuda-half-type-undefined", "backend", "CUDA code that uses bf16 / half without their header or arch",
+       # (an unqualified `Half` from an older dispatch macro is a namespace problem, not this)
+       r"error: identifier \"?(bfloat16|__nv_bfloat16|__nv_bfloat162|__half|__half2)\"? is undefined|"
+       r"error: \"?(bfloat16|__nv_bfloat16)\"? is not a type name",
+       "The generated or extension CUDA source uses the bf16 (or half) type without including its header "
+       "(`cuda_bf16.h` / `cuda_fp16.h`), or compiles it for a CUDA version or GPU arch where that type is not "
+       "supported (`__nv_bfloat16` needs CUDA 11 and sm_80 for its arithmetic), so nvcc reports it undefined.",
+       "Add the header to the code generator or extension (`#include <cuda_bf16.h>`), upgrade the library whose "
+       "codegen lacks it, build for an arch that has the type (`TORCH_CUDA_ARCH_LIST=8.0`), or run that op in fp16 "
+       "/ fp32."),
     _e("triton-kernel-dtype", "backend", "a Triton kernel uses a dtype this GPU lacks",
        r"type fp8\w+ not supported in this architecture|Unsupported conversion from '?(bf16|f16|fp8\w*)|"
        r"LLVM ERROR: Cannot select:[^\n]{0,80}\bbf16\b|"

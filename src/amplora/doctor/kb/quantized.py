@@ -178,12 +178,17 @@ QUANTIZED = (
     _e("bnb-on-cpu", "quantized", "bitsandbytes 8-bit / 4-bit loading on a machine without a GPU",
        # the install message alone ("requires Accelerate ... and the latest version of bitsandbytes") is an install
        # problem; with device_map='cpu' in the paste it is the CPU
-       r"\A(?=.*load_in_(8|4)bit\s*=\s*True)(?=.*device_map\s*=\s*['\"]cpu['\"])",
+       r"\A(?=.*load_in_(8|4)bit\s*=\s*True)(?=.*device_map\s*=\s*['\"]cpu['\"])|"
+       # ... or an Apple silicon Mac, where bitsandbytes had no backend either
+       r"\A(?=.*(Using .?bitsandbytes.? (8|4)-bit quantization requires|bitsandbytes))(?=.*\b(M[1-4]( Pro| Max| Ultra)?"
+       r"(芯片| chip)?|mps|MPS|Apple silicon|Mac(Book)?|macOS)\b)",
        "`load_in_8bit` / `load_in_4bit` quantize with bitsandbytes, whose 8-bit and 4-bit kernels need a CUDA GPU "
-       "(its CPU and XPU backends arrived only in recent releases): on a CPU-only machine or with "
-       "`device_map='cpu'` transformers raised a misleading 'requires accelerate and bitsandbytes' error.",
-       "Run on a GPU (check `torch.cuda.is_available()`); on the CPU load without quantization in bf16 or fp32, or "
-       "upgrade bitsandbytes to a release with a CPU backend."),
+       "(its CPU and XPU backends arrived only in recent releases, and Apple MPS is not supported): on a CPU-only "
+       "machine, a Mac or with `device_map='cpu'` transformers raised a misleading 'requires accelerate and "
+       "bitsandbytes' error.",
+       "Run on a GPU (check `torch.cuda.is_available()`); on the CPU or a Mac load a model that is not a "
+       "bitsandbytes checkpoint (fp16 / bf16 weights, GGUF or MLX builds), or upgrade bitsandbytes to a release "
+       "with a CPU backend."),
     _e("peft-fp32-adapters", "quantized", "PEFT keeps adapter weights in float32",
        r"autocast_adapter_dtype|\blora_[AB](\.default)?\b[^\n]{0,20}\btorch\.float32|"
        r"\b(LoRA|adapter)s? (weights? )?(are|is) (always |silently )?(up)?cast\w* (back )?to .?(float32|fp32)|"
@@ -210,7 +215,9 @@ QUANTIZED = (
        "(trainers skip moving a quantized model; in a pipeline pass the loaded model without `device=`); moving "
        "(`.to(device)`, `.cuda()`) is allowed by recent releases (4-bit with bitsandbytes >= 0.43.2, 8-bit with "
        ">= 0.48, and a transformers of the same era): upgrade both if your code must move it; a dtype cast stays "
-       "refused."),
+       "refused.",
+       # after `model.dequantize()` the refusal is transformers keeping the quantization flag: a library bug
+       unless=r"\.dequantize\(\)"),
     _e("quantized-forced-fp16", "quantized", "a serving engine runs a quantized model in fp16 whatever dtype was asked",
        r"Model is quantized\. Forcing float16 datatype|\bquantiz\w+[^\n]{0,60}\bforc\w+ (float16|fp16|half)\b",
        "The engine (vLLM and engines built on it, before 0.6) casts every GPTQ / AWQ / SqueezeLLM-quantized model "
@@ -266,6 +273,8 @@ QUANTIZED = (
        "dequantizing, at the cost of rounding the delta."),
     _e("merge-into-quantized", "quantized", "merging LoRA into a 4-bit/8-bit base rounds the merged weights",
        r"Merge lora module to (4|8)-bit linear may get different generations due to rounding errors|"
+       r"\bmerg\w*[^.\n]{0,40}\bchang\w* (the )?(inference|outputs?|generations?|results?)\b[^.\n]{0,30}\b(on|with|"
+       r"for) (a )?(4-?bit|8-?bit|quantized)\b|"
        r"merg\w*[^.\n]{0,80}\b(4|8)-?bit[^.\n]{0,80}\b(wrong|differ\w*|worse|garbage|gibberish|degrad\w*|broken|"
        r"bad|nonsense)",
        "Merging adds the LoRA delta to a dequantized copy of each 4-bit/8-bit weight and quantizes the sum again, so "
@@ -294,6 +303,26 @@ QUANTIZED = (
        "the model trained in memory.",
        fix="Load the merged 16-bit model in 16-bit (`load_in_4bit=False`, `dtype=torch.bfloat16`), or save and load "
        "the adapter on the 4-bit base it was trained on, if the 4-bit model is what should be compared."),
+    # int8 tensor-core GEMMs: "int8 mode only works with sm >= 75", bitsandbytes' "does not support Int8 Matmul"
+    _e("int8-gpu-capability", "device-capability", "an int8 GEMM this GPU has no kernel for",
+       r"\bint8 mode only works with sm ?>= ?\d+|Your GPU does not support Int8 Matmul|"
+       r"\A(?=.*CUBLAS_STATUS_NOT_SUPPORTED)(?=.*\bint8\w*)",
+       "int8 GEMMs on tensor cores (cuBLASLt's igemmlt, FasterTransformer's int8 modes, LLM.int8) need a Turing "
+       "(sm_75) or newer GPU, and some int8 layouts or int8 outputs only Ampere (sm_80): Pascal (P40, P100, GTX "
+       "10xx) and Volta (V100) are not supported by those kernels.",
+       "Run fp16 (or fp32) on that GPU, upgrade bitsandbytes (0.37 and later run LLM.int8 on older GPUs through "
+       "a slower path), or use an int8 mode whose output is int32 / a GPU of compute capability 7.5 or newer."),
+    # an 8-bit (LLM.int8) model trained without fp16 mixed precision: a loss of 0
+    _e("int8-train-without-fp16", "quantized", "an 8-bit model trained without fp16 mixed precision",
+       r"\A(?=.*(--quantization_bit\s*8\b|load_in_8bit\s*=\s*True|--load_in_8bit\b))(?=.*\bloss(?![a-z_])[^\n]{0,12}?"
+       r"(一直|总是|都)?(是|为|=|:|is|stays|of)?\s*0(\.0+)?(?![\d.]))(?!.*(--fp16|fp16\s*=\s*True|--bf16|"
+       r"bf16\s*=\s*True))",
+       unless=r"\w+(Error|Exception):",
+       cause="bitsandbytes' LLM.int8 layers compute in fp16, and the 8-bit recipes of trainers pair them with fp16 "
+       "mixed precision: an 8-bit model trained without it (no `--fp16` / `fp16=True`, the trainer's fp32 path) has "
+       "been seen to train with a loss of 0 from the first step.",
+       fix="Train 8-bit models with fp16 mixed precision (`--fp16`, `fp16=True`), or use 4-bit QLoRA with "
+       "`bnb_4bit_compute_dtype=torch.bfloat16` and `bf16=True`."),
     _e("bnb-int8-cast", "quantized", "bitsandbytes 8-bit matmul casts its inputs to fp16",
        r"MatMul8bit\w*: inputs will be cast from|inputs will be cast from \S+ to (torch\.)?float16 during quantization",
        "bitsandbytes' LLM.int8 (8-bit) matmul quantizes its inputs from float16 only, so float32 or bfloat16 "
@@ -415,5 +444,8 @@ QUANTIZED = (
        "float32.",
        # a value that overflowed fp16 told in words is a range story, not a kernel refusing a dtype
        unless=r"\boverflow(s|ed|ing)?\b[^.\n]{0,60}\b(fp16|float16|half)\b|\b(fp16|float16|half)\b[^.\n]{0,60}\boverflow|"
-       r"(Bfloat16|bf16) is only supported on GPUs with compute capability|Index put requires the source and destination"),
+       r"(Bfloat16|bf16) is only supported on GPUs with compute capability|"
+       r"Index put requires the source and destination|"
+       # a loader's config check that names gptq beside a model name ending in -bf16
+       r"quantization_config is set but"),
 )

@@ -247,7 +247,10 @@ OVERFLOW = (
        r"loss scale (goes|going|went|falls|falling|drops|dropping|decreases|decreasing) (down )?to (zero|0|1e-\d+)\b|"
        r"\bmin_loss_scale\b(?!['\"]?\s*[:=])|"
        # icefall / k2 recipes stop when the GradScaler's scale has collapsed
-       r"\bgrad_?scale (is )?too small\b",
+       r"\bgrad_?scale (is )?too small\b|"
+       # TensorFlow's estimator notices the step that loss scaling skipped
+       r"\A(?=.*global step \(tf\.train\.get_global_step\) has not been increased)(?=.*(fp16|mixed[_ ]precision|"
+       r"loss[_ ]scal))",
        "fp16 dynamic loss scaling (apex, DeepSpeed, fairseq, GradScaler) found inf/NaN gradients and skipped the "
        "step: a few skips while the scale calibrates are normal, but when it keeps skipping and the scale falls "
        "to 1 or its minimum, the fp16 forward/backward itself overflows to inf/NaN (or the loss is already NaN), "

@@ -23,7 +23,8 @@ DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) p
                  r"\A(?=.*\b(produces?|produced|gives?|gave|returns?|returned) (an? )?(incorrect|wrong) (outputs?|"
                  r"results?|answers?)\b)(?!.*\btorch\.\w+(\(\))? (gives?|returns?|produces?) )|"
                  r"\b(gives?|gave|produces?|returns?) different (results?|outputs?|values?)\b|"
-                 r"\berror floor\b|\binaccurate (outputs?|results?|sums?|values?)\b|"
+                 r"\berror floor\b|\b(results?|outputs?) (are|is) not the same\b|"
+                 r"\binaccurate (outputs?|results?|sums?|values?)\b|"
                  r"\b(big|large|huge) diff(erence)?s?\b|\bspurious (negative|nonzero|non-zero)\b|"
                  r"\b(is|are|was|were) (not correct|incorrect)\b[^.\n]{0,40}\b(float16|fp16|half|"
                  r"bf16|bfloat16)\b|掉点|(差|低)(于|很多)|\bmax(imum)? (abs(olute)? )?error:? [1-9]|"
@@ -624,17 +625,20 @@ NONFINITE_REPORTS = (
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- _]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
-       r"(seems to be |is |gets? )?stuck|never finish\w*)\b|"
+       r"(seems to be |is |gets? )?stuck|never finish\w*|(does|did|do)(?: not|n'?t) (get |run |train )?faster)\b|"
        r"(fp16|bf16|bfloat16|float16)[^\n]{0,40}(速度[^\n]{0,6}(一样|相同|差不多)|没有(加速|提速|变快|提升)|更慢|变慢)|"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|freez\w*|hang(s|ing)?)\b(?:[^.\n]|\.(?=\w)){0,80}"
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
        r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b",
-       unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b|NCCL|[Ww]atchdog|timed? ?out|deadlock",
+       # (4-bit weights slower than fp16 pay for dequantizing, a different story)
+       unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b|NCCL|[Ww]atchdog|timed? ?out|deadlock|"
+       r"\b(4|8)-?bit\b[^.\n]{0,30}\bslower than (fp16|float16|bf16)",
        cause="Half precision is faster only where the hardware computes that dtype natively: bf16 is emulated on "
        "GPUs before Ampere (V100, T4, GTX/RTX 20xx) and on CPUs without AVX512-BF16 / AMX, and fp16 runs at a "
        "fraction of fp32's rate on Pascal consumer GPUs (GTX 10xx) and on most CPUs, so there it is slower than "
-       "fp32; on capable hardware, small models and batches are bound by kernel launches and casts rather than "
-       "arithmetic.",
+       "fp32, and mixed precision speeds up matmuls only on GPUs with tensor cores (Volta and newer; a K40, P40 or "
+       "GTX 10xx has none); on capable hardware, small models and batches are bound by kernel launches and casts "
+       "rather than arithmetic.",
        fix="Use a dtype the device has: bf16 on Ampere or newer, fp16 with loss scaling on V100/T4/RTX 20xx, fp32 on "
        "Pascal GPUs and on CPUs without bf16 instructions (`lscpu | grep -E 'avx512_bf16|amx'`); `amplora doctor` "
        "reports what the device supports and `precision='auto'` picks it; measure at realistic batch sizes."),
