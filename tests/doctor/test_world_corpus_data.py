@@ -183,7 +183,10 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout214", 27),
                                          ("heldout215", 33),
                                          ("heldout216", 24),
-                                         ("heldout217", 25)])
+                                         ("heldout217", 25),
+                                         ("heldout218", 27),
+                                         ("heldout219", 25),
+                                         ("heldout220", 14)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -278,14 +281,18 @@ def test_split_sizes(records, split, size):
                               "heldout214": 13,
                               "heldout215": 19,
                               "heldout216": 11,
-                              "heldout217": 9}.get(split, 20)
+                              "heldout217": 9,
+                              "heldout218": 14,
+                              "heldout219": 13,
+                              "heldout220": 7}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
-    # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6
+    # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
-                               "heldout170": 4, "heldout205": 6}.get(split, 9)
-    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10
-    assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10}.get(split, 12)
+                               "heldout170": 4, "heldout205": 6, "heldout220": 7}.get(split, 9)
+    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10
+    assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
+                                                 "heldout220": 10}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -533,7 +540,10 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (215, "heldout214", "w42300", 13, 14, 20),
     (216, "heldout215", "w42500", 19, 14, 29),
     (217, "heldout216", "w42701", 11, 13, 13),
-    (218, "heldout217", "w42900", 9, 16, 24)])
+    (218, "heldout217", "w42900", 9, 16, 24),
+    (219, "heldout218", "w43100", 14, 13, 19),
+    (220, "heldout219", "w43300", 13, 12, 21),
+    (221, "heldout220", "w43500", 7, 7, 10)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -554,14 +564,14 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202, 204, 208, 210), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
                               207, 209, 213, 214, 215, 216), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
-                              217, 218), 3),
+                              217, 218, 220, 221), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -711,7 +721,10 @@ def test_load_filters_by_split(records):
               + wc.load("heldout214")
               + wc.load("heldout215")
               + wc.load("heldout216")
-              + wc.load("heldout217"))
+              + wc.load("heldout217")
+              + wc.load("heldout218")
+              + wc.load("heldout219")
+              + wc.load("heldout220"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
