@@ -307,11 +307,14 @@ QUANTIZED = (
     _e("int8-gpu-capability", "device-capability", "an int8 GEMM this GPU has no kernel for",
        r"\bint8 mode only works with sm ?>= ?\d+|Your GPU does not support Int8 Matmul|"
        r"\A(?=.*CUBLAS_STATUS_NOT_SUPPORTED)(?=.*\bint8\w*)",
-       "int8 GEMMs on tensor cores (cuBLASLt's igemmlt, FasterTransformer's int8 modes, LLM.int8) need a Turing "
+       # (CTranslate2's compute types have their own story)
+       unless=r"\bcompute_type\b",
+       cause="int8 GEMMs on tensor cores (cuBLASLt's igemmlt, FasterTransformer's int8 modes, LLM.int8) need a Turing "
        "(sm_75) or newer GPU, and some int8 layouts or int8 outputs only Ampere (sm_80): Pascal (P40, P100, GTX "
        "10xx) and Volta (V100) are not supported by those kernels.",
-       "Run fp16 (or fp32) on that GPU, upgrade bitsandbytes (0.37 and later run LLM.int8 on older GPUs through "
-       "a slower path), or use an int8 mode whose output is int32 / a GPU of compute capability 7.5 or newer."),
+       fix="Run fp16 (or fp32) on that GPU, upgrade bitsandbytes (0.37 and later run LLM.int8 on older GPUs "
+       "through a slower path), or use an int8 mode whose output is int32 / a GPU of compute capability 7.5 or "
+       "newer."),
     # an 8-bit (LLM.int8) model trained without fp16 mixed precision: a loss of 0
     _e("int8-train-without-fp16", "quantized", "an 8-bit model trained without fp16 mixed precision",
        r"\A(?=.*(--quantization_bit\s*8\b|load_in_8bit\s*=\s*True|--load_in_8bit\b))(?=.*\bloss(?![a-z_])[^\n]{0,12}?"
