@@ -42,9 +42,9 @@ BACKENDS = (
        r"Invalid scalar type",
        context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics",
        cause="The gloo backend (the default on Windows, and for CPU tensors) cannot broadcast, all-reduce or "
-       "all-gather bfloat16 tensors (bf16 is not supported by its collectives in those releases): "
-       "DDP broadcasting a bf16 model's parameters and buffers at setup, or a metric "
-       "library gathering bf16 states, fails with 'Invalid scalar type'.",
+       "all-gather bfloat16 tensors (bf16 is not supported by its collectives in those releases): DDP broadcasting "
+       "a bf16 model's parameters and buffers at setup, or a metric library gathering bf16 states, fails with "
+       "'Invalid scalar type'.",
        fix="Use NCCL on Linux GPUs; under gloo keep what is communicated fp32: load the model in fp32 and train "
        "with bf16 mixed precision (`precision='bf16-mixed'`, not `'bf16-true'`; autocast), cast metric states to "
        "float before syncing, or train on a single device without DDP."),
@@ -87,10 +87,9 @@ BACKENDS = (
        r"\bType \w+ is not supported in NCCL mode\b|"
        r"NCCL.{0,100}(BFloat16|bfloat16|bf16).{0,60}(not supported|unsupported)|"
        r"NCCL\w*.{0,60}(does not|doesn't) support (BFloat16|bfloat16|bf16)",
-       "NCCL communicates only its own types (others are not supported): "
-       "bfloat16 needs NCCL 2.10 or newer (torch 1.9 on; torch 1.8 and "
-       "before cannot send bf16 gradients), and complex tensors (ComplexFloat, a complex-valued layer's "
-       "parameters), int16 (Short) and other types torch has are not NCCL types at all.",
+       "NCCL communicates only its own types (others are not supported): bfloat16 needs NCCL 2.10 or newer (torch "
+       "1.9 on; torch 1.8 and before cannot send bf16 gradients), and complex tensors (ComplexFloat, a "
+       "complex-valued layer's parameters), int16 (Short) and other types torch has are not NCCL types at all.",
        "Cast around the collective and back: bf16 → upgrade torch (or `dist.all_reduce(t.float())`); complex → "
        "send `torch.view_as_real(t)` (two float32 per value) and `torch.view_as_complex` it after (DDP does this "
        "for complex parameters in recent torch); int16 → int32 (`t.int()`), bool → uint8; or send the raw bytes "
@@ -250,10 +249,9 @@ KERNELS = (
        r"\bdeviat\w*|\bdiffer\w*|\bmismatch\w*))|"
        # float32 matmul error larger than float32's own, on an Ampere-or-newer GPU or beyond a tolerance
        r"\A(?=.*\b(float32|fp32)\b)(?=.*\b(matmul\w*|matrix[- ](\w+[- ])?multiplication|gemm)\b)"
-       r"(?=.*\b(toleran\w*|relative "
-       r"error|lower precision than expected|(higher|larger) than expected)\b)(?=.*\b(RTX ?)?(30[5-9]0|40[6-9]0|"
-       r"A100|A10G?|A6000|H100|H200|L4|L40S?|Ampere|Ada|Hopper)\b|.*(float16|fp16)[^.\n]{0,30}\b(works|fine|"
-       r"correct)\b)",
+       r"(?=.*\b(toleran\w*|relative error|lower precision than expected|(higher|larger) than expected)\b)"
+       r"(?=.*\b(RTX ?)?(30[5-9]0|40[6-9]0|A100|A10G?|A6000|H100|H200|L4|L40S?|Ampere|Ada|Hopper)\b|"
+       r".*(float16|fp16)[^.\n]{0,30}\b(works|fine|correct)\b)",
        unless=r"\b(?!Assertion)\w+(Error|Exception):(?![^\n]*matmul precision)",
        cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
        "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "
@@ -411,10 +409,9 @@ KERNELS = (
     _e("rotary-cos-sin-dtype", "attention", "a fused rotary kernel got q/k and cos/sin in two dtypes",
        r"Input and cos/sin must have the same dtype",
        "flash-attn's fused rotary embedding (`apply_rotary_emb`) takes the query or key and the cos/sin tables in "
-       "the same dtype, and here one side was cast (a dtype mismatch): "
-       "modeling code that upcasts q/k to float32 for rotary while the "
-       "cos/sin cache stays bf16/fp16 (or a cache built in float32 beside half q/k), as in Qwen2.5-VL and "
-       "Qwen2.5-Omni's flash-attention path.",
+       "the same dtype, and here one side was cast (a dtype mismatch): modeling code that upcasts q/k to float32 "
+       "for rotary while the cos/sin cache stays bf16/fp16 (or a cache built in float32 beside half q/k), as in "
+       "Qwen2.5-VL and Qwen2.5-Omni's flash-attention path.",
        "Cast the tables to the tensor they rotate (`cos, sin = cos.to(q.dtype), sin.to(q.dtype)`, `.type_as(q)`), "
        "or upgrade transformers to the release that does; `attn_implementation='sdpa'` avoids the fused kernel."),
     _e("conv-state-dtype", "attention", "a Mamba / causal-conv1d cache in another dtype than the activations",
