@@ -1996,6 +1996,14 @@ CLASS_WORDINGS = [
     ("int8-gpu-capability", "Tesla P40 -> ERROR: Your GPU does not support Int8 Matmul!"),
     ("int8-gpu-capability", "int8_mode=2\n[FT][ERROR] CUDA runtime error: CUBLAS_STATUS_NOT_SUPPORTED "
      "cublasMMWrapper.cc:1066"),
+    # a KeyError naming a dtype is a dtype table's gap, not a missing data field; an empty tensor saved and
+    # recomputed on two devices is no ZeRO-3 placeholder
+    ("complex-unsupported", "torch.compile of a model with complex-valued layers fails during inductor codegen:\n"
+     "    typ = _type_of(arg.dtype)\ntorch._inductor.exc.InductorError: KeyError: 'complex64'"),
+    ("checkpoint-recompute-metadata", "CheckpointError: Recomputed values for the following tensors have different "
+     "metadata than during the forward pass.\nsaved metadata: {'shape': torch.Size([0]), 'dtype': torch.float64, "
+     "'device': device(type='cuda', index=0)}\nrecomputed metadata: {'shape': torch.Size([0]), 'dtype': "
+     "torch.float64, 'device': device(type='cpu')}"),
 ]
 
 
@@ -2265,6 +2273,8 @@ LOOKALIKE_REJECTS = [
     "Merging into axolotl-quants/Llama-4-Scout-bnb-nf4-bf16: ValueError: model_config.quantization_config is set but "
     "`gptq` flag is not.",
     "I compare the inference speed of fp16 and 4bit: the 4bit is much slower than fp16 (04:47 vs. 3:04).",
+    # an unqualified `Half` from an older dispatch macro: a namespace problem in the extension's build
+    "lltm_cuda_kernel.cu(123): error: identifier \"Half\" is undefined",
 ]
 
 
