@@ -5,6 +5,14 @@ from amplora.doctor.explain import explain
 from amplora.doctor.kb import GENERAL_ADVICE
 
 OTHERS = [
+    ("RuntimeError: No suitable kernel. h_in=64 h_out=3424 dtype=Float out_dtype=BFloat16", "tensor-parallel size"),
+    ("GPU Type: RTX4070\nCUDA Version: cuda_11.0.2\nHalf2 support requested on hardware without native FP16 support, "
+     "performance will be negatively affected", "predates its architecture"),
+    ("    return self._apply(lambda t: t.cuda(device))\nRuntimeError: Invalid device, must be cuda device",
+     "torch.cuda.is_available()"),
+    ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n     query       : "
+     "shape=(1, 5617, 16, 64) (torch.float32)\n`fa3F@0.0.0` is not supported because:\n    xFormers wasn't build with "
+     "CUDA support\n    dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})", "Reinstall the xformers"),
     ("torch.compile returns nan for my conv + relu model; eager has no nan on the same input", "compiler"),
     ("Unhandled FakeTensor Device Propagation for aten.index.Tensor, found two different devices cuda:0, cpu",
      "allowed in eager"),

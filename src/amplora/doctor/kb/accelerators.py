@@ -6,6 +6,21 @@ from amplora.doctor.kb.entry import make as _e
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    # torch 1.6's autocast had no casts for the fused RNN cell kernels (LSTMCell / GRUCell / RNNCell)
+    _e("rnn-cell-autocast", "autocast", "an RNN cell (LSTMCell / GRUCell) under torch 1.6's autocast",
+       r"\A(?=.*expected scalar type (Half|Float) but found (Float|Half))(?=.*(\b(LSTMCell|GRUCell|RNNCell|lstm_cell|"
+       r"gru_cell)\b|\bself\.(weight|bias)_ih\b(?!_l\d)))",
+       "An RNN cell module (LSTMCell, GRUCell, RNNCell) ran under autocast in torch 1.6, whose autocast had no "
+       "casts for the fused cell kernels: the fp16 gates met the cell's fp32 bias.",
+       "Upgrade torch (1.7 added autocast for `lstm_cell` / `gru_cell`), or run the cell outside autocast in fp32 "
+       "(`with torch.autocast('cuda', enabled=False): h, c = cell(x.float(), (h.float(), c.float()))`)."),
+    _e("cudnn-rnn-autocast", "autocast", "a cuDNN RNN given autocast-cast weights it cannot use",
+       r"\A(?=.*CUDNN_STATUS_BAD_PARAM)(?=.*\b(autocast|amp|mixed precision|fp16|half)\b)(?=.*\b(lstm|gru|rnn)\b)",
+       "Under autocast the LSTM / GRU weights were cast to fp16 without being flattened again into the single "
+       "buffer cuDNN's RNN kernels read (a bug in torch 1.6's pre-release autocast), so cuDNN got weights in a "
+       "layout and dtype it rejects.",
+       "Upgrade torch (the 1.6 release makes autocast handle cuDNN RNN weights), or run the RNN outside autocast in "
+       "fp32 (`with torch.autocast('cuda', enabled=False): out, h = rnn(x.float())`)."),
     # Ascend/pytorch: a CUDA call on an NPU machine
     _e("npu-cuda-call", "device", "a CUDA call on an Ascend NPU machine",
        r"Torch not compiled with CUDA enabled", context=r"torch_npu|\bnpu\b|Ascend|\bCANN\b",
@@ -198,6 +213,17 @@ ACCELERATORS = (
        "out the same for every frame.",
        "Convert the frame to a Float32Array normalised as in training (`x / 255`, mean and std), or use a uint8 "
        "(quantized) model whose input tensor is uint8."),
+    # (before DirectML's: ONNX Runtime's DirectML provider is a runtime, not torch-directml)
+    _e("ort-norm-fp16-variance", "overflow", "a normalization kernel keeping its variance in fp16",
+       r"\A(?=.*\b(LayerNormalization|LayerNorm|SimplifiedLayerNormalization|GroupNorm\w*)\b)"
+       r"(?=.*\b(fp16|float16|half)\b)(?=.*\b(variance|outside the (fp16|float16|half) range|stash_type)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The runtime's normalization kernel computes the variance in fp16 (ignoring `stash_type=1`, which asks "
+       "for fp32 statistics), and a variance above fp16's largest value (65504) overflows to inf, so the layer "
+       "outputs NaN or zeros.",
+       fix="Run the normalization in fp32: an execution provider that honours `stash_type` (CUDA), the node kept "
+       "out of the fp16 conversion (`op_block_list=['LayerNormalization']`, `keep_io_types`), or a runtime release "
+       "that fixes the kernel."),
     _e("directml-dtype", "device-capability", "DirectML: no bf16, float64 or complex, and no autocast",
        r"\b(DirectML|torch[_-]directml|torch_dml|dml_util|privateuseone)\b",
        context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type|"

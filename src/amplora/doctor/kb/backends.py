@@ -40,7 +40,9 @@ BACKENDS = (
        "after, or leave buffers out (`DistributedDataParallel(..., broadcast_buffers=False)`)."),
     _e("gloo-bf16", "backend", "gloo has no collectives for bf16",
        r"Invalid scalar type",
-       context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics",
+       context=r"\bgloo\b|torch[\\/.]distributed|all_gather|all_reduce|broadcast|\bDDP\b|strategy|torchmetrics|"
+       # a model-parallel checkpoint (fairscale's parallel embedding) run in bf16 on the CPU, where gloo is used
+       r"\A(?=.*\b(BF16|bf16|bfloat16)\b)(?=.*\bCPU\b)(?=.*\b(13B|70B|model[- ]parallel|shards?|embedding)\b)",
        cause="The gloo backend (the default on Windows, and for CPU tensors) cannot broadcast, all-reduce or "
        "all-gather bfloat16 tensors (bf16 is not supported by its collectives in those releases): DDP broadcasting "
        "a bf16 model's parameters and buffers at setup, or a metric library gathering bf16 states, fails with "
@@ -156,6 +158,36 @@ BACKENDS = (
        "GPUs (`torch.backends.cuda.cufft_plan_cache.clear()`), or make the tensors' GPU current "
        "(`torch.cuda.set_device(x.device)`) and run each GPU's FFTs in their own process."),
     # oneDNN (mkldnn) on a CPU or torch build without a bf16 primitive for the op
+    # oneDNN's inner product (linear) with input and weights of two dtypes: an IPEX bf16 model outside autocast
+    _e("onednn-mixed-primitive", "mismatch", "oneDNN given input and weights of two dtypes",
+       r"could not create a primitive descriptor for an? (inner product|matmul)\b",
+       unless=r"\b(bf16|bfloat16|BFloat16)\b",
+       cause="oneDNN (mkldnn, under torch on the CPU and IPEX) could not build the inner-product (linear) primitive "
+       "because its input and weights are not the same dtype: a model optimized or cast to bfloat16 (IPEX "
+       "`ipex.optimize(dtype=torch.bfloat16)`) called with fp32 inputs outside autocast, or the reverse.",
+       fix="Give both one dtype: run the model under `torch.autocast('cpu', dtype=torch.bfloat16)` (`torch.cpu.amp."
+       "autocast()`) with `torch.no_grad()`, or cast the inputs (or the model back) so they match."),
+    # a bf16 convolution on the CPU that is wrong, not just imprecise: oneDNN's kernel on that CPU
+    _e("onednn-bf16-wrong", "cpu-kernel", "a bf16 convolution on the CPU giving wrong values",
+       r"\A(?=.*\b(incorrect|wrong|unexpected)\b[^\n]{0,30}\b(bf16|bfloat16)\b[^\n]{0,30}"
+       r"\b(results?|outputs?|values?)\b)"
+       r"(?=.*\bconv\w*)",
+       unless=r"\b(cuda|gpu|mps)\b",
+       cause="bf16 convolutions on the CPU run through oneDNN (mkldnn), and a result that is wrong rather than a "
+       "few bf16 rounding steps off points at that kernel misbehaving on this CPU (a missing or emulated bf16 "
+       "instruction path).",
+       fix="Check with oneDNN off (`torch.backends.mkldnn.enabled = False`) or in float32; report it with the CPU "
+       "model and torch version, and meanwhile run that conv in float32 or with mkldnn disabled."),
+    # oneDNN's RNN primitive: the cell-state dtype an engine expects differs from the one given
+    _e("onednn-rnn-cell-state", "mismatch", "an RNN cell state in another dtype than the engine expects",
+       r"\A(?=.*\bcell state\b)(?=.*\b(f16|fp16|float16|half)\b)(?=.*\b(f32|fp32|float32)\b)"
+       r"(?=.*\b(nan|nans|wrong|incorrect)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The RNN primitive reads its LSTM cell state in the dtype the engine expects: oneDNN keeps the cell "
+       "state f32 on the CPU, but its GPU engines' f16 LSTM expects an f16 cell state, so an f32 cell-state buffer "
+       "beside f16 data is misread and gives NaN.",
+       fix="Give the cell state the dtype the engine's configuration expects (f16 with f16 data on GPU engines, f32 "
+       "on the CPU), as the primitive descriptor reports (`query_md`), or run the RNN in f32."),
     _e("onednn-bf16-primitive", "cpu-kernel", "oneDNN has no bf16 primitive for this op on this CPU",
        r"\A(?=.*could not create a primitive descriptor)(?=.*\b(bf16|bfloat16|BFloat16)\b)",
        "CPU ops in bf16 (LSTM and other RNNs, some convolutions) go through oneDNN (mkldnn), which in that torch "
@@ -302,7 +334,8 @@ KERNELS = (
        r"lhs and rhs must have the same dtype|Block element type\(\w+\) and value element type\(\w+\) mismatch",
        "A Triton kernel (a fused LoRA / attention / quantization kernel of unsloth, liger, bitsandbytes, vLLM or a "
        "`torch.compile` graph) calls `tl.dot` on tiles of two dtypes, because the tensors it was given differ, such "
-       "as fp32 adapter weights or activations with a bf16/fp16 base, and Triton's dot never promotes.",
+       "as fp32 adapter weights or activations with a bf16/fp16 base, or a kernel that hard-codes fp16 for some "
+       "tiles while given fp32 inputs; Triton's dot never promotes, so the dtype mismatch fails.",
        "Give the kernel's inputs one dtype before the call (load the model and adapters in one `torch_dtype`, or "
        "`x.to(w.dtype)`); in your own kernel cast a tile before the dot (`tl.dot(a.to(b.dtype), b)`; arithmetic "
        "with a Python float promotes a tile to fp32), and keep the dot's fp32 accumulator, casting the result when "
@@ -316,7 +349,8 @@ KERNELS = (
        "move it to 'cuda'), or turn xFormers off (`disable_xformers_memory_efficient_attention()`, use "
        "`attn_implementation='sdpa'`); if the reasons also say xFormers was built without CUDA, reinstall the "
        "xformers build that matches your torch.",
-       context=r"dtype=torch\.(float32|float64)|device=(cpu|mps)\b"),
+       context=r"dtype=torch\.(float32|float64)|device=(cpu|mps)\b",
+       unless=r"wasn'?t buil[dt] with CUDA support|was not buil[dt] with CUDA support"),
     _e("cutlass-no-kernel", "attention", "no memory-efficient attention kernel for this dtype on this GPU",
        r"cutlassF: no kernel found to launch|cutlassB: no kernel found to launch",
        "The memory-efficient (CUTLASS) attention of xFormers or PyTorch's SDPA has no kernel for this dtype on "
@@ -757,7 +791,7 @@ DIFFUSION = (
        r"(all |completely |totally |just |only )?black\b))(?=.*(" + HALF_EVIDENCE + r"|\bnan\b|upcast|no[-_]half|\bSD ?XL))",  # the SDXL VAE overflows fp16
        context=r"\bVAE\b|SD ?XL|stable[ _-]?diffusion|diffusers|ComfyUI|img2img|txt2img|\bunet\b|image_processor|"
                r"\bFlux\b|\bSD ?(1\.5|2\.1|3)\b",
-       unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError",
+       unless=r"NSFW|safety[ _]checker|out of memory|OutOfMemoryError|" + PRECISION_RULED_OUT,
        cause="The generated image is NaN, which turns black when cast to 8 bits (NumPy warns 'invalid value "
        "encountered in cast'): almost always the VAE (the decoder, or the encoder for img2img) running in fp16 "
        "overflows past 65504 (the SDXL VAE is known for it, and a Core ML VAE compiled in fp16 does the same), less "

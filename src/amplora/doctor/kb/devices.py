@@ -304,8 +304,33 @@ DEVICES = (
        "memory (or load in 4-bit, `load_in_4bit`, so the model fits; `max_memory`) or an `offload_folder` so every "
        "weight is materialized."),
     # ---- devices -----------------------------------------------------------------------------------------------
+    # MXNet's check when two NDArrays of one op live in different contexts (cpu vs gpu)
+    _e("mxnet-context-mismatch", "device", "MXNet arrays of one op in different contexts (CPU and GPU)",
+       r"TBlob\.get: device type do not match specified type|\bdevice type do not match specified type\b",
+       "An MXNet op got NDArrays from two contexts, one on the CPU and one on the GPU; after a resume the usual one is "
+       "the optimizer states (`load_optimizer_states`, `Trainer.load_states`), which are unpickled on the CPU while "
+       "the weights are on the GPU, so the Adam update mixes them.",
+       "Keep every array in one context: create data and labels with `ctx=mx.gpu()` (or `.as_in_context(ctx)`), and "
+       "load optimizer states only after the module is bound on the GPU, or move the states to the weights' context "
+       "before the first update."),
+    # each process of a multi-GPU job also holding memory on the first GPU
+    _e("ddp-first-gpu-memory", "device", "every process of a multi-GPU job also using memory on GPU 0",
+       r"\A(?=.*\b(process(es)?|ranks?|DistributedDataParallel|DDP|GPUs? [1-9])\b)"
+       r"(?=.*\b(us(e|es|ing)|allocat\w*|occup\w*|tak(e|es|ing)|holds?|consum\w*)\b[^\n]{0,60}"
+       r"\b(memory|space|MiB|MB|GB)\b[^\n]{0,20}\bon (GPU ?0|cuda:0|device 0|the first GPU)\b)",
+       unless=r"out of memory|OutOfMemoryError",
+       cause="Each process also creates a CUDA context and tensors on cuda:0: `torch.load` without `map_location` "
+       "restores a checkpoint saved from rank 0 onto cuda:0 in every process, and anything that touches CUDA before "
+       "`torch.cuda.set_device(local_rank)` (a tensor made with `device='cuda'`, `torch.cuda.empty_cache()`) lands "
+       "on the current device, which is GPU 0 by default.",
+       fix="Call `torch.cuda.set_device(local_rank)` first in each process, load checkpoints with "
+       "`torch.load(path, map_location=f'cuda:{local_rank}')` (or `'cpu'`), and create tensors with an explicit "
+       "`device=`."),
     _e("rnn-hidden-device", "device", "an RNN's initial hidden state on another device than its input",
-       r"Input and hidden tensors are not (at|on) the same device|hidden tensors? (is|are) not (at|on) the same device",
+       r"Input and hidden tensors are not (at|on) the same device|hidden tensors? (is|are) not (at|on) the same device|"
+       # told in words beside the generic message: a hidden state not moved with the model
+       r"\A(?=.*\bhidden (states?|tensors?)\b[^\n]{0,40}\bnot (passed|moved|put|sent)\b[^\n]{0,20}\bdevice\b)"
+       r"(?=.*(Expected all tensors to be on the same device|found at least two devices))",
        cause="An RNN / LSTM / GRU got its initial hidden state (h0, and c0 for an LSTM) on another device than its "
        "input: the state was made in `forward` or an `init_hidden()` with `torch.zeros(num_layers, batch, hidden)` "
        "and no device, so on the CPU, or kept from an earlier batch, while the model and inputs moved to the GPU.",
@@ -451,6 +476,16 @@ DEVICES = (
        "Load with `torch.load(path, map_location='cpu')` (or `map_location='cuda:0'`), or install a CUDA build "
        "of torch if the GPU should be visible."),
     # a checkpoint saved from Apple MPS tensors read where torch has no MPS (Linux, Windows)
+    # loading straight onto Apple's MPS device: refused by TorchScript's loader, zeros from torch.load in some builds
+    _e("mps-direct-load", "device", "a checkpoint deserialized straight onto the MPS device",
+       r"\bsupported devices include\b[^\n]{0,60}\bhowever got MPS\b|"
+       r"\A(?=.*(\bmap_location\s*=\s*[\"']mps\b|load_on_device\([^)\n]*\bMps\b))"
+       r"(?=.*(\bzeros?\b|\b0\.,\s*0\.|\bwrong\b|\bgarbage\b|\bnan\b|\bcorrupt\w*))",
+       "The checkpoint is deserialized straight onto Apple's MPS device: TorchScript's loader (libtorch, tch-rs) "
+       "does not support MPS as a load target, and `torch.load(..., map_location='mps')` of larger checkpoints gives "
+       "tensors filled with zeros in some torch releases.",
+       "Load on the CPU first (`torch.load(path, map_location='cpu')`, `load_on_device(path, Device::Cpu)`), then "
+       "move the loaded model to MPS (`model.to('mps')`, `vs.set_device(Device::Mps)`)."),
     _e("deserialize-mps", "device", "an MPS checkpoint loaded where there is no MPS",
        r"Storage device not recognized: mps|don'?t know how to restore data location of \S+ \(tagged with mps\)",
        "The checkpoint was saved from tensors on Apple's MPS device, so its storages are tagged `mps`, and this "
@@ -535,7 +570,7 @@ DEVICES = (
     _e("numpy-bf16", "numpy", "NumPy has no bfloat16",
        r"(Got )?unsupported ScalarType BFloat16|can'?t convert.{0,40}bfloat16|bfloat16.{0,40}numpy|"
        r"\bnumpy\b.{0,20}\b(do(es)?n'?t|do(es)? not|cannot|can'?t) (support|handle|have)\b.{0,10}\bbfloat16\b|"
-       r"data type .?bfloat16.? not understood|"
+       r"data type .?bfloat16.? not understood|\bnot understood( yet)?:? .?bfloat16\b|"
        r"np\.ndarray of type numpy\.void|Item size 2 for PEP 3118 buffer format string \w+ does not match the dtype|"
        r"\A(?=.*\bml_dtypes\b)(?=.*\bbfloat16\b)(?=.*\bcomplex(64|128)?\b)|"
        # a bf16 tensor written by `datasets.map` through Arrow, the traceback ending in pyarrow

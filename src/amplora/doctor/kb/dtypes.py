@@ -160,9 +160,37 @@ KERNELS = (
        "Cast the float inputs yourself: `inputs['pixel_values'] = inputs['pixel_values'].to(model.dtype)` "
        "(token ids and masks stay integer), or call the processor so it returns a `BatchFeature`, whose "
        "`.to(device, dtype)` casts floating tensors only."),
+    # a uint8 index is read as a boolean mask, not as positions
+    _e("uint8-index-as-mask", "index", "a uint8 tensor used as indices, read as a mask",
+       r"\A(?=.*The shape of the mask \[[\d, ]*\] at index \d+ does not match the shape of the indexed tensor)"
+       r"(?=.*\b(uint8|ByteTensor|\.byte\(\))\b)",
+       "Indexing with a uint8 (byte) tensor selects by mask, as a bool tensor does, not by position: uint8 tags or "
+       "labels used as indices are read as a mask, whose shape then does not match the indexed tensor.",
+       "Make indices int64 (`tags.long()`, `dtype=torch.long`), and keep uint8 / bool for masks only."),
+    # an RNN's initial hidden state in float64 beside float32 weights
+    _e("rnn-hidden-float64", "mismatch", "an RNN's initial hidden state in float64",
+       r"\A(?=.*\b(GRU|LSTM|RNN)\b)(?=.*(\b(hidden state|h0|hx)\b[^\n]{0,40}\b(float64|double)\b|"
+       r"\b(float64|double)\b[^\n]{0,40}\b(hidden state|h0|hx)\b|\bh0\s*=.{0,60}\.double\(\)))",
+       unless=r"\w+(Error|Exception):",
+       cause="The RNN's initial hidden state (h0) is float64 (made with `.double()` or from NumPy) while its weights "
+       "and input are float32: on the CPU that raises a dtype error, but torch 1.6's cuDNN path did not check it and "
+       "read the double buffer as float, giving garbage, exploding outputs.",
+       fix="Create the hidden state in the input's dtype (`torch.zeros(..., dtype=x.dtype, device=x.device)`, "
+       "`h0.float()`); torch 1.7 and later raise the mismatch instead."),
+    # a kernel written for float32 only, whose dtype check was removed to feed it fp16
+    _e("float32-kernel-fed-half", "cpu-kernel", "a float32-only kernel given fp16 data",
+       r"\A(?=.*\b(must be|needs? (to be)?|requires?|only (supports?|accepts?))\b[^\n]{0,30}\b(torch\.)?float32\b)"
+       r"(?=.*\b(float16|fp16|half|apex|amp)\b)(?=.*illegal memory access)",
+       "The kernel is implemented for float32 only, and fp16 (half) tensors reached it with its dtype check "
+       "removed or bypassed: it reads the 2-byte fp16 buffers as 4-byte float32 and runs past their end, an illegal "
+       "memory access; fp16 is not supported there.",
+       "Keep that op in float32: cast its inputs (`log_probs.float()`) and run it outside autocast "
+       "(`with torch.autocast('cuda', enabled=False):`), and keep the library's dtype check."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"\bmust be of type int32 or int64,? but got (torch\.)?(float\d*|double|half|bfloat16)\b|"
+       # OneFlow's kernel check: a float tensor given where an integer index goes
+       r"data_type mismatched\. value: k(Float|Double|Float16|BFloat16), template T:kInt(32|64)\b|"
        r"Expected object of scalar type (Long|Int) but got scalar type \w+|"
        r"Expected a long tensor for index,? but got (Int|Short|Byte|Char|Float|Double|Half|BFloat16)\b|"
        r"Expected object of type (Variable\[)?torch\.(cuda\.)?LongTensor\]? but found type|"
@@ -207,7 +235,7 @@ KERNELS = (
        context=r"load_in_[48]bit|\b[48]-?bit\b|\bint8\b|bitsandbytes|BitsAndBytesConfig"),
     _e("int-requires-grad", "int-grad", "an integer tensor made trainable",
        r"Only Tensors of floating point( and complex| \(and complex\))? dtype can require gradients|"
-       r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|isDifferentiableType\(|"
+       r"only (floating[ -]point|float)[^\n]{0,40}(can|may) require grad|"
        # TensorFlow's GradientTape watching an integer input (an attribution of a uint8 one-hot sequence)
        r"The dtype of the watched tensor must be floating|"
        # trainable weights made from a list of Python ints, reported to get zero gradients
@@ -341,11 +369,13 @@ KERNELS = (
        # stft / fft: "stft(torch.ShortTensor[16, 16480], ...) : expected a tensor of floating point or complex values"
        r"expected a tensor of floating point or complex values|"
        r"Can only calculate the mean of floating types\. Got (Long|Int|Short|Byte|Char|Bool) instead|"
+       r"one of the following scalar types: [^;\n]*\bFloat\b[^;\n]*; but got (torch\.)?(cuda\.)?"
+       r"(Long|Int|Short|Byte|Char|Bool)Tensor|"
        # torch < 1.0: "_thnn_conv2d_forward is not implemented for type torch.LongTensor"
        r"\bis not implemented for type (torch\.)?(cuda\.)?(Long|Int|Short|Byte|Char|Bool)Tensor\b",
        "A floating-point op (a layer such as a convolution or linear, matmul, mean, init, an STFT) got an integer or "
-       "bool tensor: data built from integer values (`torch.tensor([1, 2])`, uint8 images, int16 PCM audio, NumPy int "
-       "arrays) was never converted to float.",
+       "bool tensor, for which it is not implemented: data built from integer values (`torch.tensor([1, 2])`, uint8 "
+       "images, int16 PCM audio, NumPy int arrays) was never converted to float.",
        "Convert the input to the model's float dtype (float32 unless the model runs in half precision): "
        "`x = x.float()` (uint8 images: `x.float() / 255`; int16 PCM audio: `x.float() / 32768`; an environment's "
        "observations cast where it returns them), or "
@@ -917,15 +947,45 @@ STORIES = (
        "result to float32.",
        "Cast the fp16 operand up before the op (`x.float() * s`), or make the scale a 1-d tensor or keep it within "
        "fp16's range (scale after the op); `torch.result_type(a, b)` shows the dtype an op will use."),
+    # a typed store (a database schema, an Arrow column) of float64 given float32 vectors, or the reverse
+    _e("float-array-width", "mismatch", "a float32 array where a float64 one is expected (or the reverse)",
+       r"expected \w*\(?Float64Array\)?,? (but )?got Float32Array|expected \w*\(?Float32Array\)?,? (but )?got "
+       r"Float64Array",
+       "The store's field is typed with one float width and the vectors come in the other: embedding models return "
+       "float32 vectors, while a field declared as plain Float maps to float64 (Float64Array), so the write is "
+       "refused.",
+       "Convert before writing (`vec.astype(np.float64)`, or the store's float32 type for the field), or upgrade the "
+       "store if it should coerce float32 to float64 itself."),
+    # a large negative index: an id that wrapped around in a narrow integer dtype
+    _e("negative-index-wrapped", "overflow", "a large negative index from an integer that wrapped around",
+       r"(Tried to access index|\bindex) -\d{4,}\b[^\n]{0,40}\bout of (table|range|bounds)",
+       "A large negative index (a token id, a position) is an integer that overflowed and wrapped around: ids saved "
+       "as int16 (largest 32,767) or read as signed from uint16, or counts summed in int32, exceed their dtype and "
+       "turn negative, which the embedding lookup then rejects.",
+       "Store ids and indices as int64 (`torch.long`, `np.int64`; int32 at least for vocabularies above 32,767), and "
+       "check the dtype of saved id arrays."),
+    # unsigned and signed integers combined without promotion
+    _e("unsigned-signed-mix", "mismatch", "uint8 values combined with negative int8 values without promotion",
+       r"\A(?=.*\buint8\b)(?=.*\bint8\b)(?=.*(\bnegative\b|\[\s*-\d))"
+       r"(?=.*\b(incorrect\w*|wrong|unexpected|expected:?)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="A uint8 tensor is compared or combined with int8 values that are negative, and the path taken (a "
+       "compiled kernel, a manual cast) did not apply type promotion: the int8 values are cast to uint8, so -10 "
+       "becomes 246, and results are wrong.",
+       fix="Promote both to one signed dtype first (`torch.promote_types(a.dtype, b.dtype)`, `.to(torch.int16)` or "
+       "`int64`), or run the op uncompiled; upgrade torch (Inductor's lowering promotes in later releases)."),
     _e("int-arithmetic-wraps", "overflow", "integer arithmetic that wrapped around past its dtype's range",
-       r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|Byte(Tensor)?|uint8_t|u?int(16|32)_t|TYPE_U?INT(8|16))\b)"
-       r"(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps|modulo (256|65536))\b)",
+       r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|(Byte|Int|Short)(Tensor)?|uint8_t|u?int(16|32)_t|"
+       r"TYPE_U?INT(8|16))\b)(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps|modulo (256|65536))\b)|"
+       # an int32 dtype printed beside sums that came out hugely negative
+       r"\A(?=.*(dtype\(.int32.\)|\btorch\.int32\b|\bnp\.int32\b))(?=.*(?<![\w.])-\d{9,10}(?![\d.]))",
        unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
-       r"INT_MAX|2147483647|\bnumel\b|too large|\w*(Error|Exception):",
+       r"INT_MAX|2147483647|\bnumel\b(?!\(\))|too large|\w*(Error|Exception):",
        cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "
-       "(uint8 255, uint16 65535, int16 32767, int32 about 2.1e9) wrap around silently to small, zero or negative "
-       "values instead of failing; images read as uint8 / uint16 and labels or masks stored as uint8 are the usual "
-       "sources.",
+       "(uint8 255, uint16 65535, int16 32767, int32 about 2.1e9) overflow and wrap around silently to small, zero "
+       "or negative values instead of failing (NumPy's default integer is int32 on Windows; an IntTensor holding an "
+       "element count overflows past 2.1e9); images read as uint8 / uint16 and labels or masks stored as uint8 are "
+       "the usual sources.",
        fix="Cast to a wider or floating dtype before the arithmetic (`x.astype(np.float32)`, `x.to(torch.int64)`, "
        "`x.float()`) and back only at the end, clamped (`.clamp(0, 255).to(torch.uint8)`)."),
     _e("spirv-64bit-args", "backend", "a Vulkan (SPIR-V) kernel given a 64-bit argument",

@@ -84,14 +84,26 @@ EXPORTED = (
        "(`model.half()` before `torch.onnx.export`, not under autocast), or keep the fp32 model."),
     _e("onnx-input-type-invalid", "onnx", "an ONNX op given an input type its schema does not allow",
        r"Type Error: Type 'tensor\((?!bfloat16)\w+\)' of input parameter \([^)]*\) of operator \(\w+\) "
-       r"in node \([^)]*\) is invalid",
+       r"in node \([^)]*\) is invalid|"
+       r"运算符 \(\w+\) 的输入参数 \([^)]*\) 的类型\W{0,2}tensor\((?!bfloat16)\w+ ?\)\W{0,2}无效",
        "The graph gives this op (named in the message) an input of a type its ONNX schema does not allow there, "
        "typically after a script converted the graph's types: int64 shape and index inputs turned int32 (Reshape, "
-       "Expand, Slice and Gather take int64 shapes and indices), or float inputs turned float16 where the op has "
-       "no fp16 form.",
+       "Expand, Slice and Gather take int64 shapes and indices), or float inputs turned float16 where the op has no "
+       "fp16 form (Resize's roi and scales); or the op takes that type only from a later opset than the graph's "
+       "(int64 for Min and Max from opset 12).",
        "Leave shape and index tensors int64 (and such ops in their types: the converter's `op_block_list` or its "
        "list of ops to skip), convert only the float weights and activations, or export the model in the wanted "
-       "precision from torch instead of rewriting the graph."),
+       "precision from torch instead of rewriting the graph; for an opset limit re-export with a higher "
+       "`opset_version` (and a runtime that supports it)."),
+    # onnx.helper.make_tensor stores FLOAT16 values as their uint16 bit patterns
+    _e("onnx-make-tensor-float16", "onnx", "float16 values given to onnx.helper.make_tensor as numbers",
+       r"has type numpy\.float16, but expected one of: int",
+       "`onnx.helper.make_tensor` is low-level: ONNX stores FLOAT16 (and BFLOAT16) values as their 16-bit patterns "
+       "in an integer field, so it expects the values already reinterpreted as uint16, and numpy.float16 numbers "
+       "are refused.",
+       "Build the tensor with `onnx.numpy_helper.from_array(arr.astype(np.float16), name)`, or pass the bit "
+       "patterns (`vals=arr.astype(np.float16).view(np.uint16)`) or the raw bytes (`raw=True, "
+       "vals=arr.tobytes()`)."),
     _e("savedmodel-signature-float16", "mismatch", "a SavedModel's float32 signature met mixed precision's fp16",
        r"\A(?=.*(Could not find matching function to call loaded from the SavedModel|inputs incompatible with "
        r"input_signature))(?=.*dtype=(tf\.)?float16\b)(?=.*dtype=(tf\.)?float32\b)",
@@ -101,6 +113,12 @@ EXPORTED = (
        "Keep that layer in float32 (`hub.KerasLayer(url, dtype=tf.float32)`, or `dtype='float32'` on the wrapping "
        "layer) and let the rest run mixed; when saving, pass explicit float32 `signatures` or save with the "
        "policy set back to float32."),
+    _e("ort-layernorm-fp16-cpu", "onnx", "a fused fp16 LayerNormalization with no CPU kernel in ONNX Runtime",
+       r"\A(?=.*Failed to find kernel for (Skip)?LayerNormalization\b)(?=.*\b(fp16|float16|half)\b)",
+       "ONNX Runtime's LayerNormFusion optimization fuses an fp16 layer-norm subgraph into one LayerNormalization "
+       "node, and the CPU execution provider has no float16 kernel for it (not implemented), so the session fails.",
+       "Create the session with `disabled_optimizers=['LayerNormFusion']`, keep the layer norm in fp32 (the fp16 "
+       "converter's `op_block_list`), or run the fp16 model on the CUDA provider."),
     _e("onnx-no-kernel", "onnx", "ONNX Runtime has no kernel for this op in this dtype",
        r"Type 'tensor\(\w+\)' of input parameter .{0,200} is invalid|"
        r"Could not find an implementation for (the )?(node )?([\w./-]+:)?\w+\(\d+\)|"

@@ -5,6 +5,15 @@ from __future__ import annotations
 from amplora.doctor.kb.entry import make as _e
 
 FRAMEWORKS = (
+    # Keras' stateful RNNs keep their state variables in the variable dtype (float32) under mixed_float16
+    _e("keras-stateful-mixed", "mismatch", "a stateful Keras RNN under the mixed_float16 policy",
+       r"\A(?=.*\bstateful\s*=\s*True|.*\bstateful (LSTM|GRU|RNN)\b)(?=.*\b(mixed[_ ]precision|mixed_float16)\b|"
+       r".*\bfloat16\b)(?=.*(does not match type|has type float16|float32))",
+       "Under the `mixed_float16` policy a stateful RNN keeps its persistent state variables in the variable "
+       "dtype (float32) while the cell computes in float16, so the recurrent MatMul mixes the fp32 state with fp16 "
+       "weights.",
+       "Build the stateful layer in float32 (`LSTM(units, stateful=True, dtype='float32')`, the rest of the model "
+       "stays mixed), or cast the state yourself in a custom cell."),
     # MindSpore: "For primitive[BatchMatMul], the input type must be same"
     _e("mindspore-input-type-same", "mismatch", "a MindSpore op given inputs of two dtypes",
        r"\bfor primitive ?\[\w+\],? (the )?input types? must be (the )?same\b",

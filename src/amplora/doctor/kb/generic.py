@@ -56,6 +56,10 @@ OTHER_FAULT_CAUSED_BY_OURS = re.compile(r"binarySearchForMultinomial|Multinomial
                                         # an illegal memory access from a kernel launched off its tensors' GPU
                                         r"\A(?=[\s\S]*" + OTHER_GPU + ")"
                                         r"(?=[\s\S]*\billegal (memory access|address)\b)|"
+                                        # a float32-only kernel given fp16 buffers (its dtype check removed)
+                                        r"\A(?=[\s\S]*\b(must be|requires?|only (supports?|accepts?))\b[^\n]{0,30}"
+                                        r"\b(torch\.)?float32\b)(?=[\s\S]*\b(float16|fp16|half)\b)"
+                                        r"(?=[\s\S]*\billegal memory access\b)|"
                                         # DeepSpeed's CPU Adam crashing on GPU parameters
                                         r"DeepSpeedCPUAdam|Adam Optimizer #\d+ is created with AVX", re.IGNORECASE)
 
@@ -103,10 +107,11 @@ FALLBACKS = (
        "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
        "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul, or cast the whole model once "
        "(`model.half()`, `model.to(torch.bfloat16)`): a `torch_dtype` given to a loader casts only the modules it "
-       "loads, not heads or modules around them (a sentence-transformers Dense layer, a value head, a projector); "
-       "or run the forward under `torch.autocast(device_type, dtype=...)`; when it is raised "
-       "inside a library's own code, upgrade that library first (such mismatches are often fixed in a later "
-       "release); `amplora doctor run` names the tensor and the module."),
+       "loads, not heads or modules around them (a sentence-transformers Dense layer, a value head, a projector, a "
+       "text encoder or UNet loaded on its own with `from_pretrained` and no `torch_dtype`); or run the forward "
+       "under `torch.autocast(device_type, dtype=...)`; when it is raised inside a library's own code, upgrade that "
+       "library first (such mismatches are often fixed in a later release); `amplora doctor run` names the tensor "
+       "and the module."),
     _e("device-mismatch", "device", "tensors on different devices",
        r"Expected all tensors to be on the same device|Expected all tensors to be on the same\s*\Z|"
        r"found (at least )?two devices,? \(?[\w:]+ and [\w:]+|"
@@ -144,10 +149,14 @@ FALLBACKS = (
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
        "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
-       "(not a parameter or buffer) stayed on cuda:0 because replicas copy only parameters and buffers to each GPU.",
+       "(not a parameter or buffer) stayed on cuda:0 because replicas copy only parameters and buffers to each GPU; "
+       "or a checkpoint loaded with `torch.load` without `map_location` brought its tensors back to the device they "
+       "were saved from (another rank's GPU).",
        "Move the model and every input to the same device (`model.to(device)`, `batch = {k: v.to(device) for k, v "
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
-       "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; pin the GPU with `CUDA_VISIBLE_DEVICES`; "
+       "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; load "
+       "checkpoints with `torch.load(path, map_location=...)` set to the current device; pin the GPU with "
+       "`CUDA_VISIBLE_DEVICES`; "
        "when the op runs inside a library's own patch, kernel or optimizer, upgrade that library (such device bugs "
        "are often fixed in a later release) or go back to the release that worked."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
@@ -170,6 +179,7 @@ FALLBACKS = (
     _e("conv-type", "mismatch", "conv input and weight/bias types differ",
        r"Input type \(.*?\) and (weight|bias) type \(.*?\) should be the same|"
        r"Input and (weight|bias) (type|dtype)s? (should|must) be the same|"
+       r"Input type and (weight|bias) type should be the same|"
        r"to have the same type as tensor for argument #\d+ '(weight|bias)'",
        "A convolution got an input of another dtype than its weight or bias: the model was cast (`model.half()`, "
        "`torch_dtype`) but the input was not, or the input was cast and a layer was not.",
@@ -201,13 +211,14 @@ FALLBACKS = (
        r"\"?\b\w*(cuda|cudnn|gpu)\w*\"? not implemented for '?(Half|BFloat16|ComplexHalf)\b'?|"
        # torch before 0.4 (THNN / THCUNN): "BatchNormalization_updateOutput is not implemented for type CUDAHalfType"
        r"\bnot implemented for type CUDA(Half|BFloat16)Type\b",
-       "This GPU op has no kernel for that half-precision dtype in this torch build or extension (bf16 kernels "
-       "are missing in older torch and in many custom CUDA ops).",
+       "This GPU op has no kernel for that half-precision dtype in this torch build or extension: it is not "
+       "implemented there (bf16 kernels are missing in older torch, its RNN cells among them, and in many custom "
+       "CUDA ops).",
        "Run that op in fp32: `.float()` its inputs inside `torch.autocast('cuda', enabled=False)` and cast the "
        "result back; a custom op can do it with `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)`; or upgrade torch."),
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
-       r"(Half|BFloat16) (is )?not supported on CPU|"
+       r"(Half|BFloat16) (is )?not supported on CPU|lack of support for .?float16.? operations on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
        r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
        r"\b(do ?n[o']t|does ?n[o']t|do not|does not) work on (the )?CPUs? (when )?(using|with|in) "

@@ -117,13 +117,28 @@ LOWBIT = (
        "(not `..._fast`), turn the fp8 fast mode off (ComfyUI: run without `--fast` or its `fp8_matrix_mult` "
        "option), or load the fp16/bf16 model; on an RTX 40xx / L4 that gets '>= 9.0' upgrade torch (2.3+ runs "
        "`_scaled_mm` on sm_89)."),
+    # TensorRT-LLM's fp8 context attention exists for Hopper only (fp8 GEMMs also run on Ada)
+    _e("fp8-fmha-hopper", "device-capability", "TensorRT-LLM's fp8 attention (FMHA) on a GPU before Hopper",
+       r"Fp8 FMHA cannot be enabled on pre-Hopper",
+       "`--use_fp8_context_fmha` asks for TensorRT-LLM's fp8 attention (FMHA) kernels, which exist only for Hopper "
+       "(sm_90); fp8 GEMMs also run on Ada (sm_89: L4, L40, RTX 40xx), but fp8 attention does not.",
+       "Build without `--use_fp8_context_fmha` (keep the fp8 quantized GEMMs), or on a Hopper GPU."),
+    # an fp8 KV cache is stored as uint8 in vLLM; its Triton prefix-prefill kernel (chunked prefill) meets it raw
+    _e("fp8-kv-triton-prefill", "attention", "an fp8 KV cache (stored as uint8) read raw by a Triton attention kernel",
+       r"\A(?=.*Both operands must be same type)(?=.*\b(bf16|fp16)\b[^\n]{0,60}\b(uint8|u8)\b)",
+       "vLLM stores an fp8 KV cache as uint8, and the Triton prefix-prefill kernel used with chunked prefill "
+       "(turned on for long `max_model_len`, or prefix caching) multiplies the bf16 / fp16 queries with that cache "
+       "without converting it, so `tl.dot` meets bf16 and uint8.",
+       "Turn chunked prefill off (`enable_chunked_prefill=False`, or a smaller `max_model_len`), use the model's "
+       "dtype for the KV cache (`kv_cache_dtype='auto'`), or upgrade vLLM."),
     _e("fp8-capability", "device-capability", "fp8 compute on a GPU (or recipe) without fp8 support",
        r"Device compute capability [\d.]+ or higher required for FP8|"
        r"compute capability [\d.]+\+? (or higher |or newer )?(is )?required for FP8|"
        r"\bf8e4m3\w* is only supported on compute capability|\bF8E4M3\w* not supported in (the )?CUDA backend|"
        r"\bMX?FP8\b[^\n]{0,120}(is )?not supported on [\d.]+\+? architectures|"
        r"\bFP8 (execution|training|GEMMs?|compute)\b[^\n]{0,40}(is )?not supported on (this|the current) (GPU|device)|"
-       r"No feasible kernel found for the problem: sm(7\d|8[0-8])_\w*(e4m3|e5m2|fp8)",  # TurboMind before sm_89
+       r"No feasible kernel found for the problem: sm(7\d|8[0-8])_\w*(e4m3|e5m2|fp8)|"  # TurboMind before sm_89
+       r"Networks with FP8 Q/DQ layers require hardware with FP8 support",
        "fp8 compute needs fp8 tensor cores: NVIDIA compute capability 8.9 (Ada: RTX 40xx, L4, L40) or 9.0 "
        "(Hopper); Ampere (A100 = 8.0, RTX 30xx = 8.6) and older can only store fp8, and block-scaled recipes "
        "(MXFP8, NVFP4) need Blackwell data-center kernels (10.0) that consumer Blackwell (12.0) lacked in early "

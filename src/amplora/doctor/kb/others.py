@@ -83,6 +83,35 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a dtype fault in the data: this torch cannot read NumPy's scalar types at all, which happens when the "
      "installed NumPy is not the one the torch build supports (NumPy 2 with a torch built for NumPy 1). Install a "
      "matching pair (`pip install \"numpy<2\"` for an older torch, or upgrade torch)."),
+    # punica's LoRA kernels are built for a fixed list of sizes (h_in is the rank when expanding, h_out when
+    # shrinking); a size off that list is refused whatever the dtypes
+    (r"No suitable kernel\. h_in=(8|16|32|64|128) h_out=(?!(128|256|512|640|768|1024|1152|1280|1536|1728|1792|2048|"
+     r"2304|2560|2752|2816|3072|3456|3584|4096|4608|5120|5504|5632|6144|6848|6912|7168|8192|9216|10240|11008|13824|"
+     r"14336|15360|22016|24576|27392|28672|32000|32256|32512|32768|33024|36864|43264|49152|64000|64256|64512|102400|"
+     r"102656|102912|128000|128256|128512)\b)\d+\b",
+     "Not a dtype fault: vLLM's punica LoRA kernels are compiled for a fixed list of hidden sizes, and this one "
+     "(a layer's size divided by the tensor-parallel size) is not in it. Use a tensor-parallel size that gives a "
+     "listed size, add the size to the kernel list and rebuild, or upgrade vLLM (its Triton LoRA kernels take any "
+     "size)."),
+    # a GPU newer than the CUDA / TensorRT install: its FP16 check fails because the SM is unknown
+    (r"\A(?=.*without native FP16 support)(?=.*\b(RTX ?(20|30|40|50)\d0( ?Ti| ?SUPER)?|A100|H100|H200|L4|L40S?|A10G?|"
+     r"A[2-6]000|T4|V100|Jetson Orin)\b)",
+     "Not a precision fault: this GPU computes FP16 natively, but the installed CUDA / TensorRT release predates its "
+     "architecture and does not recognise the SM, so its FP16 check fails. Install a CUDA and TensorRT release "
+     "that supports the GPU (Ada RTX 40xx needs CUDA 11.8 and TensorRT 8.5 or newer)."),
+    # `.cuda(device)` given a CPU device: usually a script that fell back to 'cpu' because CUDA is not available
+    (r"Invalid device, must be cuda device",
+     "Not a precision fault: `.cuda(device)` (or `torch.cuda.set_device`) was given a device that is not a CUDA "
+     "device, usually because the script chose `'cpu'` when `torch.cuda.is_available()` was False: a CPU-only "
+     "torch build or a driver problem. Install the torch build for your CUDA (pytorch.org's selector) and check "
+     "`torch.cuda.is_available()`, or use `.to(device)` so the script also runs on the CPU."),
+    # an xFormers wheel without CUDA kernels refuses every input, whatever dtypes its reasons also list
+    (r"\A(?=.*No operator found for .?memory_efficient_attention)(?=.*xFormers (wasn'?t|was not) buil[dt] with CUDA "
+     r"support)",
+     "Not a dtype fault: this xFormers build has no CUDA kernels (a wheel built for another torch or CUDA, or "
+     "without CUDA), so every attention operator is unavailable, whatever dtypes the reasons list. Reinstall the "
+     "xformers wheel that matches the installed torch and CUDA (or newer GPU), or uninstall it and use PyTorch's "
+     "SDPA attention."),
     # no MPS device on this machine or build
     (r"PyTorch is not linked with support for mps devices|MPS backend is not available|"
      r"The MPS backend is supported on MacOS",

@@ -33,7 +33,9 @@ QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit
                   r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")
 # a NaN the text shows precision did not cause: the precision was changed and the NaN stayed, or GRPO's reward std
 # over a single generation per prompt (NaN before any model arithmetic)
-PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|\balready\b[^.\n]{0,40}\b(fp32|float32|full precision)\b|"
+PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"
+                       r"\b(float16|fp16|half)\b[^.\n]{0,40}\b(do ?n'?t|does ?n'?t|do not|does not) (appear|seem) to "
+                       r"(affect|matter|change)\b|\balready\b[^.\n]{0,40}\b(fp32|float32|full precision)\b|"
                        r"\btried (it )?(with |in |using )?(fp32|float32)\W{1,3}(and )?(fp16|float16|bf16|bfloat16)\b|"
                        r"(COMMANDLINE_ARGS\s*=|command-?line arguments\b)[^\n]{0,160}--no-half\b(?!-vae)|"
                        r"\btried\b[^.\n]{0,40}\b(formats|precisions|dtypes)\b[^.\n]{0,15}\b(including|even|also)\s+"

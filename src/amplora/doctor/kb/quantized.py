@@ -17,6 +17,14 @@ _WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bna
                  r"answer)s?|random (tokens|characters|text)")
 
 QUANTIZED = (
+    # a GGUF tensor the loader left as raw bytes (BF16 or a quantized type): uint8, twice as wide for 16-bit types
+    _e("gguf-raw-bytes", "quantized", "a GGUF tensor left as raw uint8 bytes by the loader",
+       r"\A(?=.*\bgguf\w*\b)(?=.*Only Tensors of floating point( and complex)? dtype can require gradients)",
+       "The GGUF loader converts only the tensor types it knows (F32, F16, its quantized types in its own layers); "
+       "a BF16 tensor, or a bare parameter outside the wrapped layers, stays a raw uint8 byte buffer (2 bytes per "
+       "bf16 element, hence a dimension twice the model's), and a uint8 tensor cannot be a trainable parameter.",
+       "Upgrade the GGUF loader (the node or library that reads the file; newer releases dequantize BF16 and bare "
+       "parameters), or convert the file's BF16 tensors to F16 / F32 (or requantize) with llama.cpp's tools."),
     # a model that casts its activations to a layer's weight dtype, met with packed 4-bit weights (uint8 storage)
     _e("activations-cast-to-packed-dtype", "quantized", "activations cast to the packed dtype of a 4/8-bit layer",
        r"\A(?=.*result type \w+?\s*can'?t be cast to the desired output type (Byte|Char|unsigned char)\b)"
@@ -87,6 +95,15 @@ QUANTIZED = (
        fix="Load in 4-bit (`load_in_4bit=True`, nf4, `bnb_4bit_compute_dtype=torch.float16`) or plain fp16 instead "
        "of 8-bit on that GPU, or upgrade bitsandbytes (newer releases fall back for GPUs without int8 tensor "
        "cores)."),
+    _e("vllm-bnb-quant-storage", "quantized", "a 4-bit checkpoint packed in another storage dtype than uint8, in vLLM",
+       r"\A(?=.*bnb_4bit_quant_storage\s*=\s*torch\.(bfloat16|float16|float32))(?=.*\bvllm\b)"
+       r"(?=.*\b(shape|assert\w*|error|fail\w*)\b)",
+       cause="vLLM's bitsandbytes loader reads 4-bit weights packed in the default uint8 storage only; a "
+       "checkpoint saved with `bnb_4bit_quant_storage=torch.bfloat16` (the FSDP-QLoRA setting) packs them into "
+       "another dtype, so the packed shapes differ from what vLLM allocates.",
+       fix="Save the model for vLLM with the default uint8 quant storage (reload the base without "
+       "`bnb_4bit_quant_storage`, or merge the adapter into a 16-bit base and quantize it again), or serve the "
+       "merged 16-bit model."),
     _e("vllm-lora-fp32", "quantized", "vLLM's LoRA kernels run only in fp16 / bf16",
        r"\A(?=.*\bvllm\b)(?=.*(\benable[-_]lora\b|\blora[-_]dtype\b|\bLoRA\b))(?=.*(--lora[-_]dtype\W+float32|"
        r"lora_dtype\W+float32|\bfloat32 support for LoRA|Upcasting torch\.\w+ to torch\.float32))",

@@ -15,6 +15,14 @@ _BAD_OUTPUT = (r"\b(nans?|NaNs?|infs?|wrong|incorrect|differ\w*|garbage|anomal\w
                r"(quality|accuracy|precision))\b")
 
 RUNTIMES = (
+    # TensorRT-LLM ignores a LoRA adapter whose storage type differs from the engine's LoRA plugin dtype
+    _e("trtllm-lora-dtype", "mismatch", "a LoRA adapter converted in another dtype than the engine's LoRA plugin",
+       r"\A(?=.*--lora_plugin\s+(?P<lp>b?float\d+)\b)(?=.*--storage-type\s+(?!(?P=lp)\b)b?float\d+\b)",
+       "The engine was built with its LoRA plugin in one dtype (`--lora_plugin bfloat16`) and the adapter converted "
+       "with another storage type (`--storage-type float16`); the dtype mismatch is not checked, the adapter is "
+       "silently not applied, and the base model answers.",
+       "Convert the adapter with the plugin's dtype (`--storage-type bfloat16`), or build with `--lora_plugin "
+       "float16` (or `auto`, taking the checkpoint's dtype) so both are the same."),
     _e("candle-backend-dtype", "backend", "a Candle backend (text-embeddings-inference) without this dtype",
        r"\bbackend does not support (f16|bf16|f32|f64) \w+|"
        r"\A(?=.*(candle|text[-_]embeddings|\bTEI\b)).*\bis only supported in (fp32|f32|float32)( precision)?\b|"
@@ -132,6 +140,15 @@ RUNTIMES = (
        "cores arrived with Turing (sm75), so Volta (V100) and older GPUs have no SmoothQuant GEMM.",
        "On Volta build an fp16 engine or a weight-only quantized one (`--use_weight_only`, int8 / int4 weights "
        "with fp16 activations); use SmoothQuant on Turing, Ampere or newer GPUs."),
+    _e("tensorrt-fp16-inf", "overflow", "a TensorRT engine whose results overflow to inf",
+       r"\A(?=.*\b(TensorRT|trtexec|TRT)\b)(?=.*\b(results?|outputs?)\b[^\n]{0,30}\b(explod\w*|overflow\w*)\b"
+       r"[^\n]{0,20}\binf\b)",
+       "TensorRT runs layers in fp16 when the engine is built with FP16 allowed, and an intermediate above fp16's "
+       "largest value (65504) overflows to inf: a norm (l2_normalize, a sum of squares), a large activation or an "
+       "unnormalized input.",
+       "Force that layer to fp32 (`layer.precision = trt.float32` with `BuilderFlag.OBEY_PRECISION_CONSTRAINTS`, "
+       "or `trtexec --precisionConstraints=obey --layerPrecisions=<layer>:fp32`), build without `--fp16`, or keep "
+       "inputs and weights in a small range."),
     _e("tensorrt-no-native-fp16", "device-capability", "TensorRT FP16 asked of a GPU without fast fp16",
        r"\b(Half2|FP16) support requested on hardware without native FP16 support",
        # beside a failure of its own (a TensorRT too old for the GPU), or one that FP32 shares, it is only a notice

@@ -92,6 +92,23 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    # generation that prints only '!': token 0 sampled from NaN logits
+    _e("exclamation-output", "overflow", "generated text made only of '!' (NaN logits)",
+       r"\A(?=.*!{8,})(?=.*\b(outputs?|produces?|produced|generat\w*|respon\w*|answers?|completions?)\b)",
+       unless=r"\w+(Error|Exception):|out of memory|\bmps\b",
+       cause="Output made only of '!' is the model picking token id 0 ('!' in Qwen, Llama 3 and other tokenizers) "
+       "at every step because the logits are NaN / inf: in float16 the activations of models trained in bf16 "
+       "(Qwen2, Gemma, ChatGLM) overflow past 65504 in some layers, most of all on long inputs.",
+       fix="Run the model in bfloat16 (`--dtype bfloat16`, `torch_dtype=torch.bfloat16`) on GPUs that have it, or "
+       "float32; on GPUs without bf16 use a model release (or engine version) that clamps the fp16 overflow."),
+    # Ultralytics' check before saving: its EMA weights turned inf when validation cast them to fp16 in place
+    _e("ema-half-cast-overflow", "overflow", "EMA weights overflowed when cast to fp16 for validation",
+       r"EMA contains NaN/?Inf|Skipping checkpoint save\b[^\n]{0,60}\b(NaN|Inf)\b",
+       "Under AMP the validator casts the model it evaluates to fp16, and here that was the live EMA model, cast in "
+       "place: EMA weights above fp16's largest value (65504) overflow to inf, which `.float()` afterwards cannot "
+       "undo, so every later checkpoint is skipped.",
+       "Upgrade the library (the fix validates a deep copy and checks the fp32 weights), or validate without the "
+       "fp16 cast (`half=False` / `amp=False` for validation) and keep the EMA model in fp32."),
     _e("fp16-alone-wrong", "overflow", "fp16 alone gives a wrong result where bf16 and fp32 agree",
        r"\A(?=.*((fp32|float32)\W{1,6}(or|and|/|,)\W{1,6}(dtype\W{1,3})?(\w+\.)?(bf16|bfloat16)|(bf16|bfloat16)\W{1,6}"
        r"(or|and|/|,)\W{1,6}(dtype\W{1,3})?(\w+\.)?(fp32|float32))\b[^\n]{0,60}\b(loss|result|output|accuracy|"

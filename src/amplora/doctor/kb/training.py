@@ -143,6 +143,18 @@ TRAINING = (
        "fp32 with bf16 autocast (mixed precision) instead of casting the model; in a custom optimizer cast the "
        "statistic to the state's dtype (`state.lerp_(v.float(), w)`, `grad.float()`); after loading a checkpoint "
        "cast the state (`for s in opt.state.values(): s['exp_avg'] = s['exp_avg'].to(p.dtype)`)."),
+    # torch.optim's load_state_dict casts floating state to each parameter's dtype
+    _e("optimizer-load-cast", "mismatch", "fp32 optimizer state rounded to fp16 parameters' dtype on loading",
+       r"\A(?=.*\b(load_state_dict|load state dict|loading (the )?(optimizer )?state)\b)(?=.*\b(fp16|float16|half)\b)"
+       r"(?=.*\b(imprecis\w*|precision loss|los(es|t|ing) precision|not (bit[- ]?)?(exact\w*|identical|equal)|"
+       r"torch\.equal|assert\w*)\b)(?=.*\b(optimizer|exp_avg\w*|momentum)\b)",
+       "`torch.optim.Optimizer.load_state_dict` casts each floating-point state tensor to its parameter's dtype, so "
+       "with fp16 parameters and fp32 optimizer state (mixed precision, fp32 master weights kept in the optimizer) "
+       "the state is rounded to fp16 on loading, and an optimizer that keeps fp32 state casts it back: the round "
+       "trip loses precision.",
+       "Load the optimizer state while the parameters it is keyed to are fp32 (the master weights), or restore the "
+       "fp32 state tensors by hand after `load_state_dict` (`opt.state[p]['exp_avg'] = saved.float()`); keep "
+       "trainable parameters fp32 with autocast instead of fp16 parameters."),
     _e("pickle-amp-model", "autocast", "pickling a model whose forward accelerate wrapped for mixed precision",
        r"Cannot pickle a prepared model with automatic mixed precision|"
        r"Can'?t (pickle|get local object) .{0,40}convert_outputs_to_fp32|"
@@ -279,9 +291,55 @@ TRAINING = (
        "Give every parameter one dtype before DeepSpeed sees the model (`model.to(torch.bfloat16)`, a `torch_dtype` "
        "that matches the config's bf16 / fp16 section), or upgrade the trainer (LLaMA-Factory, TRL and others cast "
        "for ZeRO-3 in later releases)."),
+    # ZeRO-3's coalesced all-gather checks that all parameters share a dtype
+    _e("deepspeed-pipeline-bf16", "backend", "bf16 with DeepSpeed's pipeline engine in a ZeRO stage it lacks",
+       r"only bf16 \+ z1 are supported|"
+       r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\bpipe(line)?\b)(?=.*NotImplementedError)(?=.*\b(zero|z[0-3])\b)",
+       "DeepSpeed's pipeline engine reduces bf16 gradients only for some ZeRO stages (the release raising this had "
+       "no bf16 path for the combination configured, such as bf16 with ZeRO stage 1 under pipeline parallelism), so "
+       "it is not implemented there.",
+       "Use a combination that release supports (fp16 with loss scaling, or bf16 with the ZeRO stage its pipeline "
+       "engine handles), or upgrade DeepSpeed."),
+    _e("deepspeed-config-vs-trainer", "mismatch", "DeepSpeed's precision setting disagrees with TrainingArguments'",
+       r"DeepSpeed config values that mismatch TrainingArguments values.{0,300}\b(bf16|fp16)\b",
+       unless=r"not implemented for '",  # a kernel error told beside it is the fault
+       cause="The DeepSpeed config enables one precision (`bf16.enabled=True`) while the Trainer's arguments do not "
+       "(`--bf16` not passed), and the Trainer refuses the mismatch.",
+       fix="Make them agree: set the DeepSpeed config's precision to `\"auto\"` (`\"bf16\": {\"enabled\": \"auto\"}`) "
+       "so it follows `TrainingArguments`, or pass `--bf16` (or turn it off in the config)."),
+    _e("zero3-gather-dtypes", "mismatch", "ZeRO-3's all-gather met parameters of several dtypes",
+       r"expected there to be only one unique element in <generator object Init\._convert_to_deepspeed_param",
+       "ZeRO-3 gathers partitioned parameters together in one dtype, and the model has several: a bitsandbytes "
+       "4-bit / 8-bit (QLoRA) base mixes its packed uint8 / int8 quantized weights with fp16 / fp32 ones, or fp32 "
+       "heads and adapters sit beside bf16 weights.",
+       "Give ZeRO-3 one dtype: for QLoRA store the 4-bit weights in the compute dtype "
+       "(`bnb_4bit_quant_storage=torch.bfloat16`, with DeepSpeed / accelerate / transformers releases that support "
+       "QLoRA under ZeRO-3) or use ZeRO-2; 8-bit bases do not work under ZeRO-3; otherwise cast the model to one "
+       "dtype before `deepspeed.initialize`."),
+    # a model cast to fp16 by hand while DeepSpeed's config has no fp16 section
+    _e("deepspeed-half-model-config", "overflow", "a model cast to fp16 by hand under a DeepSpeed config without fp16",
+       r"\A(?=.*\b(ds_config|deepspeed)\b)(?=.*(\.half\(\)|dtype settings|torch_dtype\s*=\s*torch\.float16))"
+       r"(?=.*\b(nan|inf)\b)(?=.*\b(mismatch\w*|inconsisten\w*|config)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The model was cast to fp16 by hand (`.half()`) while the DeepSpeed config does not enable fp16, so "
+       "DeepSpeed trains the fp16 weights as they are, without fp32 master weights or loss scaling, and the loss "
+       "turns NaN.",
+       fix="Keep the model fp32 and enable the precision in the DeepSpeed config (`\"fp16\": {\"enabled\": true}` "
+       "with loss scaling, or `\"bf16\": {\"enabled\": true}`), and let DeepSpeed cast; model dtype and config "
+       "must agree."),
+    # DeepSpeed 0.14.1 / 0.14.2: ZeRO's step with offloaded optimizer state mixed a GPU scale and CPU gradients
+    _e("deepspeed-step-offload-device", "device", "DeepSpeed's step mixed a GPU scale factor with offloaded CPU "
+       "gradients",
+       r"\A(?=.*(Expected all tensors to be on the same device|found at least two devices))"
+       r"(?=.*\b(model_engine\.step|engine\.step|unscale_and_clip_grads)\b)",
+       "In DeepSpeed 0.14.1 and 0.14.2 the ZeRO optimizer's step with CPU offload computed the clip / loss-scale "
+       "factor as a GPU tensor and applied it to the fp32 gradient partitions offloaded to the CPU (cuda:0 and cpu "
+       "in one op); a regression fixed in later releases.",
+       "Upgrade DeepSpeed (or pin 0.14.0); without offload (`offload_optimizer` off) the step stays on the GPU."),
     _e("fsdp-integer-params", "quantized", "FSDP asked to flatten a quantized model's integer weights",
        r"Cannot flatten integer dtype tensors|(FSDP|FlatParameter|flatten).{0,200}\b(u?int8|Byte|Char)\b.{0,80}"
-       r"(not supported|integer)",
+       r"(not supported|integer)|"
+       r"\A(?=.*Integer parameters are unsupported)(?=.*\b(FSDP|load_in_[48]bit|int8|bitsandbytes)\b)",
        cause="FSDP (v1) flattens parameters into floating-point buffers it can shard and all-gather, and the "
        "model holds integer parameters: a bitsandbytes 4-bit or 8-bit base stores its packed weights as uint8 "
        "(int8), which FSDP cannot flatten.",
@@ -289,6 +347,50 @@ TRAINING = (
        "`BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_storage=torch.bfloat16, "
        "bnb_4bit_compute_dtype=torch.bfloat16)` with `torch_dtype=torch.bfloat16`; 8-bit bases do not work with "
        "FSDP, so use 4-bit or DeepSpeed ZeRO-3 with an unquantized base."),
+    # FSDP takes the current CUDA device as its compute device
+    _e("fsdp-current-device", "device", "FSDP's compute device is not the current CUDA device",
+       r"Expects tensor to be on the compute device|"
+       r"\A(?=.*\b(FSDP|FullyShardedDataParallel)\b)(?=.*\b(tensors|parameters) on (multiple|different|two) "
+       r"(devices|GPUs)\b)",
+       "FSDP runs on the current CUDA device and expects it to be this process's GPU, but `torch.cuda.set_device` "
+       "was not called, so each process's current device is still cuda:0 while its model (or `device_id`) is on "
+       "cuda:local_rank, and tensors end up on different devices.",
+       "Call `torch.cuda.set_device(local_rank)` at the start of each process, before moving or wrapping the model, "
+       "and create inputs on that device (`torch.randn(..., device='cuda')`)."),
+    # SyncBatchNorm's CUDA statistics kernels take fp32 counts and running stats
+    _e("syncbn-half", "mismatch", "SyncBatchNorm run in half precision",
+       r"Expected counts to have type (Half|BFloat16) but got Float",
+       "SyncBatchNorm's CUDA kernels gather the batch statistics with fp32 counts and running stats, and mixed "
+       "precision (FSDP's `MixedPrecision`, a model cast to fp16) handed the BatchNorm layers half-precision inputs "
+       "and parameters.",
+       "Keep BatchNorm in fp32: wrap each BatchNorm layer in its own FSDP unit with mixed precision off (newer torch "
+       "does it for `_BatchNorm` by default), or run under autocast (which keeps batch norm fp32) instead of casting "
+       "the model; `sync_batchnorm=False` avoids it on one GPU."),
+    # FSDP's clip_grad_norm_ all-reduces per-rank norms: a model of mixed dtypes hangs or fails there
+    _e("fsdp-clip-mixed-dtypes", "mismatch", "FSDP's gradient clipping on a model of mixed dtypes",
+       r"\A(?=.*clip_grad_norm)(?=.*\b(stuck|hang(s|ing)?|hung|freez\w*)\b)(?=.*\b(FSDP|fsdp\w*)\b)",
+       "FSDP's `clip_grad_norm_` computes each rank's norm over its shards and all-reduces them, and expects all the "
+       "model's parameters in one dtype; a part cast to bfloat16 by hand (a vision backbone assumed frozen, then "
+       "trained) beside float32 parts breaks that step.",
+       "Keep one dtype for trained parameters (do not cast a trained backbone to bf16 by hand; let FSDP's "
+       "`MixedPrecision` cast), or keep the cast part frozen and outside the clipped parameters."),
+    _e("fsdp-grad-dtypes", "mismatch", "gradients of two dtypes in one FSDP reduce-scatter",
+       r"reduce-scatter expects uniform gradient dtype|\breduce[_-]scatter\b[^\n]{0,60}\b(mixed|uniform|same) "
+       r"(gradient |grad )?dtypes?\b",
+       "FSDP reduce-scatters each group's gradients in one dtype, and this group mixes two: gradients accumulated "
+       "over no-sync micro-batches and upcast to the reduce dtype (fp32) beside fresh gradients still in the "
+       "parameters' dtype (bf16), e.g. zero-filled ones for parameters a rank did not use.",
+       "Give every gradient of the group the reduce dtype before the collective (`MixedPrecisionPolicy(param_dtype="
+       "torch.bfloat16, reduce_dtype=torch.float32)` applied to all of them, unused parameters included), or "
+       "upgrade the framework (FSDP2 and its wrappers cast mixed gradients to the reduce dtype in later releases)."),
+    # fairscale's FSDP with cpu_offload keeps fp32 shards on the CPU and wants the model there when it is wrapped
+    _e("fsdp-offload-model-on-gpu", "device", "a model moved to the GPU before FSDP wrapped it with CPU offload",
+       r"_fp32_shard\.device == torch\.device\(.cpu.\)|"
+       r"\A(?=.*\bcpu_offload\s*=\s*True)(?=.*assert[^\n]{0,60}\.device == torch\.device\(.cpu.\))",
+       "With `cpu_offload=True` fairscale's FSDP keeps the fp32 parameter shards on the CPU and expects the model "
+       "still on the CPU when it is wrapped, but the model was moved to the GPU first.",
+       "Wrap the model while it is on the CPU (no `.cuda()` / `.to(device)` before `FullyShardedDataParallel(..., "
+       "cpu_offload=True)`); FSDP moves what each step needs to the GPU itself."),
     _e("fsdp-mixed-dtypes", "mismatch", "one FSDP unit holds parameters of two dtypes",
        r"(FlatParameter|flat param\w*) requires uniform dtype|"
        r"FSDP.{0,200}(uniform (original )?(parameter )?dtype|mixed dtypes|must have the same dtype)|"
@@ -581,7 +683,9 @@ NONFINITE_REPORTS = (
        r"\A(?=.*\b(gemma[- ]?[23]\w*|(flan[- ])?t5|mt5|byt5|pegasus|phi-2)\b)(?=.*\b(empty (strings?|outputs?|"
        r"responses?|text)|garbage|gibberish|nonsense|nan|blank (outputs?|responses?)|only pad\w*)\b)",
        unless=r"\w+(Error|Exception):|out of memory|tokeni[sz]er\w* (files?|config\w*|changed|was|is wrong)|"
-       r"chat template|rope_(theta|scaling)|" + PRECISION_RULED_OUT,
+       r"chat template|rope_(theta|scaling)|"
+       # a NaN under DeepSpeed ZeRO-3 with no fp16 in sight: a sharding or loading bug, not fp16 overflow
+       r"\A(?=.*\b(zero[- _]?3|ZeRO stage 3)\b)(?!.*\b(fp16|float16|half)\b)|" + PRECISION_RULED_OUT,
        cause="Gemma 2 / 3, T5 and its family, Pegasus and phi-2 were trained in bf16 (or fp32), and some of their "
        "activations exceed 65504, fp16's largest value; run in float16 (a server's default dtype, "
        "`torch_dtype='auto'` on an fp16 checkpoint, a GPU without bf16) they overflow to inf/NaN, which comes out "
@@ -629,7 +733,9 @@ NONFINITE_REPORTS = (
        r"(fp16|bf16|bfloat16|float16)[^\n]{0,40}(速度[^\n]{0,6}(一样|相同|差不多)|没有(加速|提速|变快|提升)|更慢|变慢)|"
        r"\b(slower|(very |extremely |much |super |so )?slow|no speed-?up|not faster|freez\w*|hang(s|ing)?)\b(?:[^.\n]|\.(?=\w)){0,80}"
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
-       r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b",
+       r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b|"
+       r"\b(fp16|bf16|bfloat16|float16|f16)\W{0,3}(throughput|speed|fps|performance)\W{0,3}(<|is (lower|worse|less) "
+       r"than)\W{0,3}(fp32|f32|float32)\b",
        # (4-bit weights slower than fp16 pay for dequantizing, a different story)
        unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b|NCCL|[Ww]atchdog|timed? ?out|deadlock|"
        r"\b(4|8)-?bit\b[^.\n]{0,30}\bslower than (fp16|float16|bf16)",
