@@ -186,7 +186,18 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout217", 25),
                                          ("heldout218", 27),
                                          ("heldout219", 25),
-                                         ("heldout220", 14)])
+                                         ("heldout220", 14),
+                                         ("heldout221", 38),
+                                         ("heldout222", 41),
+                                         ("heldout223", 26),
+                                         ("heldout224", 35),
+                                         ("heldout225", 26),
+                                         ("heldout226", 24),
+                                         ("heldout227", 27),
+                                         ("heldout228", 36),
+                                         ("heldout229", 30),
+                                         ("heldout230", 30),
+                                         ("heldout231", 20)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -284,15 +295,27 @@ def test_split_sizes(records, split, size):
                               "heldout217": 9,
                               "heldout218": 14,
                               "heldout219": 13,
-                              "heldout220": 7}.get(split, 20)
+                              "heldout220": 7,
+                              "heldout221": 18,
+                              "heldout222": 20,
+                              "heldout223": 14,
+                              "heldout224": 19,
+                              "heldout225": 13,
+                              "heldout226": 13,
+                              "heldout227": 15,
+                              "heldout228": 17,
+                              "heldout229": 16,
+                              "heldout230": 11,
+                              "heldout231": 7}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
                                "heldout170": 4, "heldout205": 6, "heldout220": 7}.get(split, 9)
-    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10
+    # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10;
+    # heldout230, 11; heldout231, 11
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
-                                                 "heldout220": 10}.get(split, 12)
+                                                 "heldout220": 10, "heldout230": 11, "heldout231": 11}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -543,7 +566,18 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (218, "heldout217", "w42900", 9, 16, 24),
     (219, "heldout218", "w43100", 14, 13, 19),
     (220, "heldout219", "w43300", 13, 12, 21),
-    (221, "heldout220", "w43500", 7, 7, 10)])
+    (221, "heldout220", "w43500", 7, 7, 10),
+    (222, "heldout221", "w43700", 18, 20, 25),
+    (223, "heldout222", "w43900", 20, 21, 35),
+    (224, "heldout223", "w44100", 14, 12, 20),
+    (225, "heldout224", "w44300", 19, 16, 33),
+    (226, "heldout225", "w44500", 13, 13, 13),
+    (227, "heldout226", "w44700", 13, 11, 16),
+    (228, "heldout227", "w44900", 15, 12, 16),
+    (229, "heldout228", "w45100", 17, 19, 24),
+    (230, "heldout229", "w45300", 16, 14, 13),
+    (231, "heldout230", "w45500", 11, 19, 11),
+    (232, "heldout231", "w45700", 7, 13, 11)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -564,14 +598,14 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
-                              207, 209, 213, 214, 215, 216), 4),
+                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
-                              217, 218, 220, 221), 3),
+                              217, 218, 220, 221, 223, 227, 229), 3),
              **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -724,7 +758,18 @@ def test_load_filters_by_split(records):
               + wc.load("heldout217")
               + wc.load("heldout218")
               + wc.load("heldout219")
-              + wc.load("heldout220"))
+              + wc.load("heldout220")
+              + wc.load("heldout221")
+              + wc.load("heldout222")
+              + wc.load("heldout223")
+              + wc.load("heldout224")
+              + wc.load("heldout225")
+              + wc.load("heldout226")
+              + wc.load("heldout227")
+              + wc.load("heldout228")
+              + wc.load("heldout229")
+              + wc.load("heldout230")
+              + wc.load("heldout231"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
