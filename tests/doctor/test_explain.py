@@ -498,8 +498,8 @@ SAMPLES = [
     ("flash-attn-upcast-input", "The input hidden states seems to be silently casted in float32, this might be "
      "related to the fact you have upcasted embedding or layer norm layers in float32. We will cast back the input in "
      "torch.float16.", ["fp32"], None),
-    ("autocast-without-cuda", "UserWarning: User provided device_type of 'cuda', but CUDA is not available. "
-     "Disabling", [], None),
+    ("autocast-without-cuda", "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+     "Disabling.", [], None),
     ("offloaded-move", "RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.", [],
      None),
     ("collective-cpu-tensor", "RuntimeError: No backend type associated with device type cpu", [], None),
@@ -1333,6 +1333,59 @@ SAMPLES = [
      "point dtype can require gradients',)", [], None),
     ("exclamation-output", "vLLM for Qwen 2.5 produces all !!!!!!!!!!!!!!!! outputs, regardless of prompt", [],
      None),
+    ("collate-python-float64", "Why the default_collate in dataloader will change the type of the data? I found the "
+     "type of my data has been changed into torch.DoubleTensor.", [], None),
+    ("legacy-cpu-half-collate", "TypeError: torch.HalfTensor constructor received an invalid combination of "
+     "arguments - got (torch.HalfStorage), but expected one of:", [], None),
+    ("int-to-float32-rounding", "select arrow_cast(arrow_cast(4294967295, 'UInt32'), 'Float32');\n4294967300.0", [],
+     None),
+    ("numpy-nulp-float16", "assert_array_almost_equal_nulp(np.array(1., dtype=np.float16), np.array(2., "
+     "dtype=np.float16))\nValueError", [], None),
+    ("half-accumulation-accuracy", "float16 cumsum GPU 11-15x less accurate: GPU error vs float64 reference: "
+     "5.5936e+00", [], None),
+    ("fp32-test-tolerance", "AssertionError:\nNot equal to tolerance rtol=1e-07, atol=0\n x: array(2.313629150390625, "
+     "dtype=float32)\n y: array(2.313629388809204, dtype=float32)", [], None),
+    ("mixed-precision-worse-in-words", "When fp32 is used the BLEU score converges well. With the same "
+     "hyperparameters the mixed precision training got a very bad BLEU curve.", [], None),
+    ("default-device-sampler", "torch.set_default_device('cuda')\nDataLoader(ds, shuffle=True)\nTypeError: can't "
+     "convert cuda:0 device type tensor to numpy.", [], None),
+    ("worker-share-gpu-tensor", "RuntimeError: _share_filename_: only available on CPU", [], None),
+    ("nonblocking-d2h-read-early", "When transferring the result back with .cpu() I get chunks of zeros in my "
+     "images, in a non-reproducible manner.", [], None),
+    ("fp8-rowwise-bf16-output", "RuntimeError: Only bf16 high precision output types are supported for row-wise "
+     "scaling.", [], None),
+    ("bits-dtype-copy", "RuntimeError: \"copy_\" not implemented for 'Bits2x4'", [], None),
+    ("fastllm-quantized-source", "FastLLM Error: Linear's weight's shape error", [], None),
+    ("megatron-params-dtype", "when enable bf16, the model forward will encounter an param dtype RunTimeError\n"
+     "  File \"/megatron/core/transformer/switch_mlp.py\", line 94, in forward", [], None),
+    ("buffer-cast-by-half-wrapper", "Although the buffer `expert_bias` was registered with float32, it is in "
+     "bfloat16 during the forward pass when I pretrain in bf16.", [], None),
+    ("nan-gone-in-fp32", "The loss becomes NaN after a few hundred steps; with float32 the loss never becomes nan.",
+     [], None),
+    ("autocast-device-unsupported", "RuntimeError: User specified an unsupported autocast device_type 'mps'", [],
+     None),
+    ("autocast-backend-dtype", "UserWarning: In openreg autocast, but the target dtype torch.float16 is not "
+     "supported. Disabling autocast.", [], None),
+    ("autocast-scatter-mismatch", "Autocast region with torch.scatter_add generates type mismatch errors", [], None),
+    ("hook-grad-dtype", "PermissionDeniedError: The dtype of tensor(auto_0_@GRAD) before(float) and "
+     "after(::paddle::platform::float16) hook are not consistent", [], None),
+    ("gradcheck-not-double", "UserWarning: At least one of the inputs that requires gradient is not of double "
+     "precision floating point.", [], None),
+    ("legacy-half-stateless", "RuntimeError: Type HalfTensor doesn't implement stateless methods", [], None),
+    ("plot-half-values", "ValueError: Unsupported dtype when calling self.dict_to_tb_figure", [], None),
+    ("half-count-overflow", "torch_scatter.scatter(src_half, idx, reduce='mean') gives different results than the "
+     "float32 one: tensor([-0.7241], dtype=torch.float16)", [], None),
+    ("sparse-indices-values-device", "RuntimeError: Values and crow_indices need to be on the same device.", [],
+     None),
+    ("sparse-extension-cpu-kernel", "RuntimeError: mat.device().is_cpu() INTERNAL ASSERT FAILED at "
+     "\"csrc/cpu/spmm_cpu.cpp\":14, please report a bug to PyTorch. mat must be CPU tensor", [], None),
+    ("arrayfire-type-mismatch", "RuntimeError: In function af_err __cdecl af_sparse_matmul(void **,void *const ,void "
+     "*const ,const af_mat_prop,const af_mat_prop)\nIn file src\\api\\c\\blas.cpp:76\nType mismatch inputs", [],
+     None),
+    ("cusparse-half-type", " ** On entry to cusparseSpMM_bufferSize() parameter number 6 (matB) had an illegal value: "
+     "CUDA_R_16BF (__nv_bfloat16) is not supported on GPUs with compute capability < 8.0 (current: 7.5)", [], None),
+    ("scheduler-before-skipped-step", "With fp16=True the Trainer prints: UserWarning: Detected call of "
+     "`lr_scheduler.step()` before `optimizer.step()`.", [], None),
 ]
 
 
@@ -1446,6 +1499,19 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
     # wider wordings of known classes
+    ("pin-memory-no-cuda", "UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then "
+     "device pinned memory won't be used."),
+    ("pin-memory-no-cuda", "RuntimeError: pin_memory=True requires a CUDA or other accelerator backend; no pinned "
+     "memory allocator is available on this system."),
+    ("half-tolerance", "in check_allreduce_grad_empty_half\nx = array([2.4003906, 2.4003906], dtype=float32)\n"
+     "y = array([2.4, 2.4]), atol = 1e-05, rtol = 0.0001"),
+    ("half-tolerance", "AssertionError: False is not true : Tensors failed to compare as equal! With rtol=0 and "
+     "atol=1e-05, found 121 element(s)\nFAIL: test_div_inplace_tensor_cuda_bfloat16"),
+    ("half-tolerance", "model = MLP(d_model, mp_mesh=mesh).to(torch.bfloat16)\nassert torch.allclose(text_output, "
+     "parallel_text_out)  # incorrect results with tensor parallelism"),
+    ("tf32-matmul", "The matrix multiplication operator can't get correct results on 3090 !!"),
+    ("tf32-matmul", "torch.matmul() gives rounded results for 30xx cards: tensor([1025.]) on a 3090, tensor([1024.5]) "
+     "on a 2080"),
     # hidden states not moved with the model, told beside the generic device message
     ("rnn-hidden-device", "[BUG] Hidden states of RNN is not passed into device.\n\nRuntimeError: Expected all "
      "tensors to be on the same device, but found at least two devices, cpu and cuda:0!"),
@@ -2110,6 +2176,12 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # FSDP2 leaving a rank's shard empty after `to_empty`: a sharding bug, not a model moved off meta
+    "FSDP2 fails with \"Cannot copy out of meta tensor; no data!\" when rank is left empty; this testcase calls "
+    "`model.to_empty(device=local_rank)`",
+    # fp8 NaN after an upgrade of the stack: a regression, not fp8's range
+    "NaN loss with rowwise FP8\n\nI tried running llama3_8b with rowwise fp8 quantization and get NaN loss. Same "
+    "command worked ~2 weeks ago.",
     # an integer-output op asked for a gradient hit an internal assert: a PyTorch bug, fixed upstream
     "RuntimeError: isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED at \"../torch/csrc/autograd/"
     "functions/utils.h\":59, please report a bug to PyTorch.",

@@ -5,6 +5,12 @@ from amplora.doctor.explain import explain
 from amplora.doctor.kb import GENERAL_ADVICE
 
 OTHERS = [
+    ("NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the "
+     "'SparseMPS' backend.", "to_dense"),
+    ("UserWarning: Please use the new API settings to control TF32 behavior, such as "
+     "torch.backends.cudnn.conv.fp32_precision = 'tf32'", "fp32_precision"),
+    ("I have 3080 and installed it as per git readme.\nUserWarning: User provided device_type of 'cuda', but CUDA is "
+     "not available. Disabling", "same interpreter"),
     ("RuntimeError: No suitable kernel. h_in=64 h_out=3424 dtype=Float out_dtype=BFloat16", "tensor-parallel size"),
     ("GPU Type: RTX4070\nCUDA Version: cuda_11.0.2\nHalf2 support requested on hardware without native FP16 support, "
      "performance will be negatively affected", "predates its architecture"),
@@ -39,7 +45,7 @@ OTHERS = [
      "will fall back to run on the CPU. This may have performance implications.", "correct but slower"),
     ("  File \"transformers/models/llama/modeling_llama.py\", line 141, in forward\n"
      "    with torch.autocast(device_type=device_type, enabled=False):\n"
-     "RuntimeError: User specified an unsupported autocast device_type 'mps'", "Upgrade torch"),
+     "RuntimeError: User specified an unsupported autocast device_type 'xpu'", "Upgrade torch"),
     ("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the "
      "quantized model.", "llm_int8_enable_fp32_cpu_offload"),
     ("ValueError: You can't train a model that has been loaded in 8-bit precision with CPU or disk offload.",

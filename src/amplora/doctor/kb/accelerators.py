@@ -6,6 +6,28 @@ from amplora.doctor.kb.entry import make as _e
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    _e("autocast-device-unsupported", "autocast", "autocast asked for a device type this torch has no autocast for",
+       r"User specified an unsupported autocast device_type '?mps\b",
+       "`torch.autocast(device_type=...)` was called for a device this torch has no autocast support for: MPS "
+       "before torch 2.5 (transformers 4.38.2 wrapped its rotary embedding in `torch.autocast(device_type=x.device."
+       "type)`, so Llama and Gemma failed on Macs), or a backend plugin that registers none.",
+       "Upgrade transformers (4.38.3 / 4.39 skip autocast there) or torch (MPS autocast from 2.5), pin the library "
+       "release before the change, or run that code outside autocast on MPS (a `contextlib.nullcontext()` in its "
+       "place, plain fp32)."),
+    _e("autocast-backend-dtype", "autocast", "autocast on a backend that does not support the requested dtype",
+       r"In (?!(CPU|XPU|cpu|xpu)\b)\w+ autocast, but the target dtype (torch\.)?\w+ is not supported",
+       "Autocast on this device type supports only the dtypes its backend registers (a custom PrivateUse1 backend "
+       "often only float32), so the requested dtype is not supported and autocast is disabled.",
+       "Ask for a dtype the backend's autocast supports (the warning names them), or register the lower-precision "
+       "casts in the backend."),
+    _e("autocast-scatter-mismatch", "autocast", "a scatter / index op under autocast given float32 and float16",
+       r"\A(?=.*\b(autocast|amp)\b)(?=.*\b(scatter_add|scatter|index_add|index_put|index_copy|put)_?\b)"
+       r"(?=.*\b(type mismatch|dtype mismatch|same dtype|expected scalar type|types? mismatch)\b)",
+       "Under autocast some ops return float32 (LayerNorm, softmax, sums) and others float16 (Linear, matmul), and "
+       "scatter_add / index_add were not on autocast's promote list in that torch, so `self` (float32) and `src` "
+       "(float16) reach them in two dtypes.",
+       "Cast `src` to the destination's dtype (`x.scatter_add(0, idx, y.to(x.dtype))`), or upgrade torch (later "
+       "releases promote these ops under autocast)."),
     # torch 1.6's autocast had no casts for the fused RNN cell kernels (LSTMCell / GRUCell / RNNCell)
     _e("rnn-cell-autocast", "autocast", "an RNN cell (LSTMCell / GRUCell) under torch 1.6's autocast",
        r"\A(?=.*expected scalar type (Half|Float) but found (Float|Half))(?=.*(\b(LSTMCell|GRUCell|RNNCell|lstm_cell|"

@@ -188,6 +188,13 @@ BACKENDS = (
        "beside f16 data is misread and gives NaN.",
        fix="Give the cell state the dtype the engine's configuration expects (f16 with f16 data on GPU engines, f32 "
        "on the CPU), as the primitive descriptor reports (`query_md`), or run the RNN in f32."),
+    _e("cusparse-half-type", "device-capability", "a cuSPARSE routine given a half-precision type it does not support",
+       r"On entry to cusparse\w+\(\).{0,300}\b(CUDA_R_16F|CUDA_C_16F|CUDA_R_16BF)\b.{0,200}"
+       r"(not supported|illegal value)",
+       "This cuSPARSE routine does not support that 16-bit type: some routines (ConstrainedGeMM) take no CUDA_R_16F "
+       "at all, and bf16 (CUDA_R_16BF) sparse matmuls need compute capability 8.0 (Ampere) or newer.",
+       "Use float32 data for that routine, or a GPU of compute capability 8.0+ for bf16; fp16 where the routine "
+       "lists it."),
     _e("onednn-bf16-primitive", "cpu-kernel", "oneDNN has no bf16 primitive for this op on this CPU",
        r"\A(?=.*could not create a primitive descriptor)(?=.*\b(bf16|bfloat16|BFloat16)\b)",
        "CPU ops in bf16 (LSTM and other RNNs, some convolutions) go through oneDNN (mkldnn), which in that torch "
@@ -283,7 +290,13 @@ KERNELS = (
        r"\A(?=.*\b(float32|fp32)\b)(?=.*\b(matmul\w*|matrix[- ](\w+[- ])?multiplication|gemm)\b)"
        r"(?=.*\b(toleran\w*|relative error|lower precision than expected|(higher|larger) than expected)\b)"
        r"(?=.*\b(RTX ?)?(30[5-9]0|40[6-9]0|A100|A10G?|A6000|H100|H200|L4|L40S?|Ampere|Ada|Hopper)\b|"
-       r".*(float16|fp16)[^.\n]{0,30}\b(works|fine|correct)\b)",
+       r".*(float16|fp16)[^.\n]{0,30}\b(works|fine|correct)\b)|"
+       # fp32 results on an Ampere-or-newer GPU that differ from older GPUs and the CPU, no half precision in sight
+       r"\A(?=.*\b(RTX ?)?(30[5-9]0|30xx|40[6-9]0|A100|A10G?|A6000|A40|H100|H200|L4|L40S?)\b)"
+       r"(?=.*(\b(results?|outputs?)\b[^.\n]{0,60}\b(totally |completely |very )?"
+       r"(different|differ\w*|wrong|inaccurate)\b|\b(rounded|wrong|incorrect)\b[^.\n]{0,20}\b(results?|outputs?)\b|"
+       r"\b(can'?t|cannot|not) get (the )?correct results\b))"
+       r"(?!.*\b(bf16|bfloat16|half\(\)|amp|autocast|torch_dtype|int8|4-?bit|8-?bit)\b)",
        unless=r"\b(?!Assertion)\w+(Error|Exception):(?![^\n]*matmul precision)",
        cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
        "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "

@@ -199,9 +199,12 @@ DEVICES = (
        "(`buffer.append_transform(lambda td: td.to(device))`), or use `LazyTensorStorage(size, device='cuda')` when "
        "the buffer fits in GPU memory."),
     _e("pin-memory-no-cuda", "device", "pinned memory asked for where there is no CUDA",
-       r"Could not run 'aten::_pin_memory' with arguments from the '\w+' backend",
+       r"Could not run 'aten::_pin_memory' with arguments from the '\w+' backend|"
+       r"pin.?memory'? argument is s[ae]t as true but no accelerator is found|"
+       r"pin_memory=True requires a CUDA or other accelerator backend",
        "`pin_memory()` (the DataLoader's `pin_memory=True`) asks the CUDA backend for page-locked host memory, and "
-       "this torch has no CUDA (a Mac with MPS, a CPU-only build): pinning only speeds host-to-CUDA copies.",
+       "this torch or machine has no CUDA (a Mac with MPS, a CPU-only build or node): pinning only speeds "
+       "host-to-accelerator copies.",
        "Pin only when the batches go to a CUDA GPU (`pin_memory=(device.type == 'cuda')`, and `non_blocking=True` "
        "only then); on MPS or the CPU just call `.to(device)`."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
@@ -238,7 +241,9 @@ DEVICES = (
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`); weights the checkpoint lacks "
        "(a newer library's layer names, a missing text encoder key) stay on meta under `low_cpu_mem_usage=True`, "
        "the default of recent transformers and diffusers: load with `low_cpu_mem_usage=False` (they are then "
-       "initialised), or use the library version the checkpoint was saved with."),
+       "initialised), or use the library version the checkpoint was saved with.",
+       # FSDP2 leaving a rank's shard empty after `to_empty` is a sharding bug, not a meta-device misuse
+       unless=r"\b(rank|shard)s? (is |are )?left empty\b|\bempty (local )?shards?\b"),
     _e("meta-context-load", "device", "a checkpoint loaded inside `with torch.device('meta')`",
        r"from_pretrained[^\n]{0,120}(under|inside|within|in)\s+`?with torch\.device\(['\"]meta['\"]\)|"
        r"with torch\.device\(['\"]meta['\"]\)\s*:\s*(\n[^\n]*){0,4}?[^\n]*\.from_pretrained\(",
@@ -425,6 +430,33 @@ DEVICES = (
        "`model.to(local_rank)`, `DDP(model, device_ids=[local_rank], output_device=local_rank)` (not DataParallel "
        "under torchrun); with DataParallel in one process, move the model to `device_ids[0]` "
        "(`model.to('cuda:0')`)."),
+    # a global default device of cuda puts the DataLoader's shuffling on the GPU
+    _e("default-device-sampler", "device", "set_default_device('cuda') moving a sampler's permutation to the GPU",
+       r"\A(?=.*set_default_device\(\s*.cuda)(?=.*(can'?t convert cuda|Expected a 'cuda' device type for generator|"
+       r"\brandperm\b|\bshuffle\s*=\s*True\b|\bsampler\b))",
+       "`torch.set_default_device('cuda')` makes every factory call without a device run on the GPU, the DataLoader's "
+       "shuffling too: `RandomSampler` builds its `torch.randperm` permutation there (with a CPU generator, or none), "
+       "then converts it to a Python list / NumPy, which a CUDA tensor refuses.",
+       "Do not set the global default device to cuda for data loading: move the model and each batch with "
+       "`.to(device)`; or give the DataLoader a generator on the same device (`generator=torch.Generator("
+       "device='cuda')`)."),
+    # tensors in a dataset on MPS / CUDA shared with spawned DataLoader workers
+    _e("worker-share-gpu-tensor", "device", "a dataset holding GPU / MPS tensors shared with DataLoader workers",
+       r"_share_filename_: only available on CPU",
+       "DataLoader workers started with the spawn method (the default on macOS and Windows) receive the dataset by "
+       "pickling it through shared memory, which exists only for CPU storage; the dataset holds tensors on MPS (or "
+       "CUDA).",
+       "Keep the dataset's tensors on the CPU and move each batch to the device in the loop, or use `num_workers=0`; "
+       "on a Mac `multiprocessing_context='fork'` also avoids it."),
+    # an asynchronous device-to-host copy read before it finished
+    _e("nonblocking-d2h-read-early", "device", "a non-blocking GPU-to-CPU copy read before it finished",
+       r"\A(?=.*(\.cpu\(\)|\bto\(\s*.cpu|non_blocking))(?=.*\b(chunks of zeros|zeros)\b)"
+       r"(?=.*\b(non-reproducible|not reproducible|randomly|sometimes|intermittent\w*|non-deterministic)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="A GPU-to-CPU copy made with `non_blocking=True` returns before the data has arrived, and the CPU tensor "
+       "was read before the asynchronous copy finished, so parts of it are still zeros, differently each run.",
+       fix="Copy device-to-host with `non_blocking=False` (the default), or call `torch.cuda.synchronize()` (or "
+       "record and wait on an event) before reading the CPU tensor."),
     _e("generator-device", "device", "a random generator on the wrong device",
        r"Expected a '\w+' device type for generator but found '\w+'|Expected a '[\w:]+' generator device but found|"
        r"Cannot generate a \w+ tensor from a generator of type \w+",

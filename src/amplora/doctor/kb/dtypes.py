@@ -763,10 +763,45 @@ KERNELS = (
        fix="Cast the inputs inside the region: `with torch.autocast('cuda', enabled=False): loss = "
        "criterion(pred.float(), target.float())`; autocast's own float32 list (softmax, log_softmax, losses) "
        "applies only while it is enabled."),
+    _e("half-accumulation-accuracy", "overflow", "a reduction computed and stored in bf16 / fp16 losing accuracy",
+       r"\A(?=.*(float16|fp16|half|bfloat16|bf16|b16)\b)(?=.*\b(cumsum|logsumexp|log_softmax|softmax|cross[_ ]entropy|"
+       r"running sum|accumulat\w*|reduction))(?=.*\b(less accurate|inaccura\w*|precision bug|error vs|quantized|"
+       r"precision loss|loses? precision)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The op computed and stored its intermediate results in bf16 / fp16 (a running sum, a logsumexp): bf16 "
+       "keeps 8 mantissa bits and fp16 11, so each step rounds to that coarse grid and the rounding accumulates, "
+       "where a float32 accumulator (as some CPU paths use) stays close to the reference.",
+       fix="Upcast to float32 for the reduction and cast back (`x.float().cumsum(0).to(x.dtype)`, logits "
+       "`.astype(jnp.float32)` inside the loss), or use a library release that accumulates in float32."),
+    # float32 results compared with a tolerance at float32's own precision, across devices
+    _e("fp32-test-tolerance", "overflow", "a float32 result compared with a tolerance tighter than float32 holds",
+       r"\A(?=.*(Not equal to tolerance rtol=|Arrays are not (almost )?equal|Max (absolute|relative) difference|"
+       r"\bassert [\d.]+\.{3} == [\d.]+ ± [\d.]+))(?=.*(\bfloat32\b|\bfp32\b|\bsingle precision\b|"
+       r"\bfail\w* on (the )?GPU\b))(?!.*(half|float16|fp16|bf16|bfloat16))",
+       "float32 keeps about 7 significant digits, and a GPU (or another library build) reduces in another order "
+       "than the CPU where the reference was made, so results agree only to about 1e-6 relative, less over long "
+       "reductions; a test tolerance at or below that fails on other hardware although nothing is wrong.",
+       "Loosen the tolerance to what float32 holds for that computation (rtol about 1e-5, up to 1e-3 for long "
+       "reductions), make the reference in float64, or compare on the device the reference came from."),
+    _e("mixed-precision-worse-in-words", "overflow", "fp16 mixed precision training ending worse than fp32",
+       r"\A(?=.*\b(fp32|float32)\b[^.\n]{0,60}\b(converg\w*|works?|fine|good|well)\b)"
+       r"(?=.*\bmixed[ -]precision\b[^.\n]{0,80}\b(bad|worse|diverg\w*|drops?|lower|poor)\b)",
+       unless=r"\w+(Error|Exception):|\b(bf16|bfloat16)\b",
+       cause="fp16 mixed precision without loss scaling (or with a fixed scale too small): small gradients underflow "
+       "to zero in fp16, so training stalls or drifts where fp32 converges.",
+       fix="Enable dynamic loss scaling (`torch.amp.GradScaler`, a framework's `\"loss_scaling\": \"Backoff\"` / "
+       "dynamic scale), or train in bf16 where the hardware has it."),
     _e("half-tolerance", "overflow", "a half-precision result compared with float32's tolerance",
        r"Greatest (relative|absolute) difference:?.{0,160}\(up to [\d.e+-]+ allowed\)|Tensor-likes are not close|"
-       r"\bNot equal to tolerance rtol=",
-       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|BFloat16|fp16|float16|half|Half)(?![A-Za-z0-9_])",
+       r"\bNot equal to tolerance rtol=|Tensors failed to compare as equal|"
+       # numpy's assert_allclose dump: float16 values beside a tolerance of 1e-5
+       r"\A(?=.*(\b(assert_allclose|assert_array_almost_equal|allclose)\b|\brtol\s*=))(?=.*\batol\s*=\s*1e-0?[5-9]\b)"
+       r"(?=.*(half|float16|fp16)\b)|"
+       # bf16 outputs compared with allclose's default tolerance (tensor parallel, another op order)
+       r"\A(?=.*\b(torch\.)?allclose\()(?=.*\b(bfloat16|bf16)\b)(?=.*\b(parallel\w*|DTensor|incorrect|differ\w*|"
+       r"mismatch\w*)\b)",
+       context=r"(?<![A-Za-z0-9_])(bf16|bfloat16|BFloat16|fp16|float16|half|Half)(?![A-Za-z0-9_])|"
+               r"_(half|bfloat16|bf16|float16|fp16)\b",
        cause="bf16 keeps about 3 significant decimal digits and fp16 about 3 to 4, so a result computed in them "
        "differs from a float32 reference by up to about 1e-2 relative; a check with float32's tolerance (rtol "
        "1.3e-6) fails although nothing is wrong; an inf difference means one side overflowed past fp16's 65504 "
@@ -830,6 +865,17 @@ KERNELS = (
        "a file), or an int where a float is declared.",
        "Cast the odd argument to the other's scalar type (`wp.float32(m)`, `float(np.float32(m))`, `wp.vec3f(v)`), "
        "or keep the data in float32 from where it is loaded (`np.asarray(x, dtype=np.float32)`)."),
+    # default_collate: Python floats become float64 tensors
+    _e("collate-python-float64", "mismatch", "the DataLoader's collate turned Python floats into float64",
+       r"\A(?=.*\b(default_collate|DataLoader|dataloader)\b)"
+       r"(?=.*\b(DoubleTensor|torch\.float64|float64|torch\.double)\b)"
+       r"(?=.*\b(type|dtype|changed?|converts?|became|becomes)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="`default_collate` keeps the dtype of tensors and NumPy arrays but turns Python float scalars into "
+       "float64 (DoubleTensor), and NumPy arrays of float64 stay float64, so a Dataset returning Python floats or "
+       "default NumPy arrays yields float64 batches.",
+       fix="Return float32 from `__getitem__` (`torch.tensor(x, dtype=torch.float32)`, `np.float32` arrays), or cast "
+       "in a custom `collate_fn` or after loading (`batch.float()`)."),
     _e("float-double", "mismatch", "float64 (Double) data meets float32 weights",
        r"(?=[^\n]*(Double|double|float64))(?=[^\n]*(\b|(?<=CUDA)|(?<=CPU))(Float|float|float32)(Tensor|Type)?\b)"
        r"(?![^\n]*(Half|BFloat16|bfloat16|float16))[^\n]*\b(dtype|scalar type|type)\b|"
@@ -956,6 +1002,66 @@ STORIES = (
        "refused.",
        "Convert before writing (`vec.astype(np.float64)`, or the store's float32 type for the field), or upgrade the "
        "store if it should coerce float32 to float64 itself."),
+    _e("legacy-cpu-half-collate", "cpu-kernel", "a CPU HalfTensor built in the DataLoader of an old torch",
+       r"torch\.HalfTensor constructor received an invalid combination of arguments - got \(torch\.HalfStorage\)",
+       "In that torch float16 on the CPU was a storage type with almost no operations (not supported for tensors "
+       "there), so the DataLoader's collate could not build a CPU HalfTensor from the workers' shared HalfStorage.",
+       "Keep CPU data in float32 in the Dataset and DataLoader, and convert on the GPU (`batch.cuda().half()`), or "
+       "upgrade torch."),
+    _e("int-to-float32-rounding", "overflow", "large integers rounded when cast to float32",
+       r"\A(?=.*\b(u?int(32|64)|UInt(32|64)|Int(32|64)|u32|u64|i32|i64)\b)(?=.*\b(float32|Float32|f32)\b)"
+       r"(?=.*cast)(?=.*\b\d{8,}(\.0)?\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="float32 has a 24-bit mantissa, so integers above 16,777,216 (2^24) are not all representable: casting "
+       "large int32 / uint32 / int64 values to float32 rounds them (4294967295 becomes 4294967296); the cast is "
+       "lossy by design.",
+       fix="Cast to float64 (exact up to 2^53) or keep the values integer or decimal when they must stay exact."),
+    _e("numpy-nulp-float16", "cpu-kernel", "NumPy's ulp-based comparison without float16 support",
+       r"\A(?=.*\b(assert_array_almost_equal_nulp|assert_array_max_ulp|nulp_diff|integer_repr)\b)"
+       r"(?=.*\b(float16|np\.half|fp16)\b)",
+       "`numpy.testing`'s ulp comparisons (`assert_array_almost_equal_nulp`, `assert_array_max_ulp`) built their "
+       "integer representation for float32 and float64 only, so float16 inputs were not supported there (a "
+       "ValueError when the values differ).",
+       "Upgrade NumPy (1.15 added float16), or compare float16 arrays as float32 (`x.astype(np.float32)`) with an "
+       "explicit tolerance."),
+    _e("legacy-half-stateless", "cpu-kernel", "a HalfTensor without the functions an op needs (torch before 0.4)",
+       r"Type (torch\.)?(cuda\.)?HalfTensor doesn'?t implement stateless methods",
+       "In torch before 0.4 HalfTensor was not supported by many functions: the stateless forms (`torch.mm`, used by "
+       "`F.linear`'s backward) were not implemented for it.",
+       "Upgrade torch, or keep that layer (and its gradients) in fp32 there."),
+    _e("plot-half-values", "cpu-kernel", "fp16 values handed to a plotting or image-logging call",
+       r"Unsupported dtype\b[^\n]{0,80}(tb_figure|figure|plot\w*|imshow|add_image|add_figure)\b|"
+       r"\b(tb_figure|imshow|add_figure)\b[^\n]{0,80}Unsupported dtype",
+       "Under mixed precision the tensors logged as figures (alignments, spectrograms) are float16, and matplotlib / "
+       "TensorBoard's image writers do not accept float16 arrays.",
+       "Cast to float32 before plotting or logging (`x.float().cpu().numpy()`)."),
+    _e("half-count-overflow", "overflow", "a sum or count over many elements accumulated in fp16",
+       r"\A(?=.*\b(scatter|segment_\w+|scatter_mean|index_add|reduce=.mean.|max\(\)\.backward)\b)"
+       r"(?=.*(half|float16|fp16)\b)(?=.*\b(different results?|wrong|garbage|incorrect|zero gradients|all-zero)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="The reduction accumulates its sum (and its count) in fp16: fp16 holds at most 65504 and counts integers "
+       "exactly only up to 2048, so over many elements the sum or count overflows or rounds, giving garbage or "
+       "zeros where float32 is right.",
+       fix="Reduce in float32 (`scatter(src.float(), idx, reduce='mean').half()`), or upgrade to a release that "
+       "accumulates half reductions in float32."),
+    _e("sparse-indices-values-device", "device", "a sparse tensor's indices and values on different devices",
+       r"(Values|values) and (crow_|col_|ccol_|row_)?indices need to be on the same device",
+       "A sparse tensor's indices and values ended up on different devices: built from index and value tensors on "
+       "two devices, or by a torch path that moved one and not the other (`empty_like` of a CSR tensor with "
+       "`device=` kept the indices where they were).",
+       "Move the sparse tensor as a whole (`x.to('cuda')`) before such ops, build it from indices and values on one "
+       "device (pass `device=`), or upgrade torch."),
+    _e("sparse-extension-cpu-kernel", "device", "a sparse / scatter extension's CPU kernel given a GPU tensor",
+       r"\b(mat|src|other|index|rowptr)\.device\(\)\.is_cpu\(\) INTERNAL ASSERT FAILED|\bmust be CPU tensor\b",
+       "The extension picked its CPU kernel because one operand (a SparseTensor such as `adj_t`, an index) is on the "
+       "CPU, while another is on the GPU: the operands are on different devices, not the same device.",
+       "Move every operand to one device (`adj_t = adj_t.to(device)` along with `x`), e.g. with the data object "
+       "(`data.to(device)`)."),
+    _e("arrayfire-type-mismatch", "mismatch", "ArrayFire arrays of two dtypes in one op",
+       r"\baf_\w+\b.{0,300}Type mismatch inputs|Type mismatch inputs.{0,100}\baf_\w+",
+       "ArrayFire ops need their inputs in one dtype, and here they differ: typically float64 values (a NumPy array "
+       "of Python floats) beside a float32 array.",
+       "Create both in one dtype (`np.array(vals, dtype=np.float32)`, or `arr.as_type(af.Dtype.f32)`)."),
     # a large negative index: an id that wrapped around in a narrow integer dtype
     _e("negative-index-wrapped", "overflow", "a large negative index from an integer that wrapped around",
        r"(Tried to access index|\bindex) -\d{4,}\b[^\n]{0,40}\bout of (table|range|bounds)",

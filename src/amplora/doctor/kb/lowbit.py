@@ -118,6 +118,20 @@ LOWBIT = (
        "option), or load the fp16/bf16 model; on an RTX 40xx / L4 that gets '>= 9.0' upgrade torch (2.3+ runs "
        "`_scaled_mm` on sm_89)."),
     # TensorRT-LLM's fp8 context attention exists for Hopper only (fp8 GEMMs also run on Ada)
+    _e("fp8-rowwise-bf16-output", "backend", "row-wise scaled fp8 matmul with a non-bf16 output",
+       r"Only bf16 high precision output types are supported for row-?wise scaling",
+       "`torch._scaled_mm` with row-wise scales (torchao's rowwise float8 recipe) produces bf16 output only, and the "
+       "model or its tensors are float32 (or fp16).",
+       "Run the rowwise float8 layers with bf16 as the high-precision dtype (`model.to(torch.bfloat16)` or bf16 "
+       "autocast), use tensorwise scaling for float32 models, or a torchao release that computes in bf16 and casts "
+       "back."),
+    _e("bits-dtype-copy", "backend", "a tensor subclass exposing a raw bits dtype (bits2x4, bits4x2)",
+       r"\bnot implemented for 'Bits\w+'|does not support casting bits types to different bits types",
+       "The bits dtypes (`torch.bits2x4`, `bits4x2`, `bits8`, `bits16`) are raw storage types without arithmetic or "
+       "casts; a tensor subclass (torchao's NF4Tensor in early releases) reported its dtype as `bits2x4`, so "
+       "`copy_` / `.to()` between it and a bf16 tensor fails.",
+       "Upgrade torchao (NF4Tensor reports the dtype it was built from, bf16 / fp16 / fp32), and build such "
+       "subclasses with the original float dtype as their `dtype`."),
     _e("fp8-fmha-hopper", "device-capability", "TensorRT-LLM's fp8 attention (FMHA) on a GPU before Hopper",
        r"Fp8 FMHA cannot be enabled on pre-Hopper",
        "`--use_fp8_context_fmha` asks for TensorRT-LLM's fp8 attention (FMHA) kernels, which exist only for Hopper "

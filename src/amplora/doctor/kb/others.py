@@ -112,6 +112,25 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "without CUDA), so every attention operator is unavailable, whatever dtypes the reasons list. Reinstall the "
      "xformers wheel that matches the installed torch and CUDA (or newer GPU), or uninstall it and use PyTorch's "
      "SDPA attention."),
+    # no sparse kernels on MPS: a layout the backend lacks, as for other ops missing on MPS
+    (r"with arguments from the 'SparseMPS' backend",
+     "Not a precision fault: this torch has no sparse kernels for Apple's MPS device, so sparse tensors cannot be "
+     "created or used there. Keep sparse tensors and their ops on the CPU (or densify with `x.to_dense()` before "
+     "moving to MPS), or run that part of the model on the CPU."),
+    # torch 2.9's notice about the old TF32 flags
+    (r"Please use the new API settings to control TF32 behavior",
+     "Not a precision fault: a deprecation notice. The code (or a library) sets TF32 through the old flags "
+     "(`torch.backends.cuda.matmul.allow_tf32`, `torch.backends.cudnn.allow_tf32`), which newer torch replaces with "
+     "`torch.backends.cuda.matmul.fp32_precision = 'tf32'` / `'ieee'` and `torch.backends.cudnn.conv.fp32_precision`; "
+     "the numbers are unaffected. Switch to the new settings, or upgrade the library that sets them."),
+    # autocast for CUDA where this interpreter's torch sees no GPU, not told as a CPU run on purpose
+    (r"\A(?=.*User provided device_type of .?cuda.?, but CUDA is not available)"
+     r"(?!.*(\brun on (the )?CPU\b|\bpassing the .?cpu.? parameter|torch\.device\(.cpu.\)))",
+     "Not a precision fault: the code asks autocast for CUDA, and the torch of the interpreter that runs it sees no "
+     "GPU (a CPU-only build, another environment's Python, or a driver that is not loaded), so autocast is disabled "
+     "and everything runs in fp32 on the CPU. Run `python -c \"import torch; print(torch.cuda.is_available())\"` "
+     "with the same interpreter and install the CUDA build of torch there; when the CPU is meant, pass "
+     "`enabled=False` (or `device_type='cpu'`)."),
     # no MPS device on this machine or build
     (r"PyTorch is not linked with support for mps devices|MPS backend is not available|"
      r"The MPS backend is supported on MacOS",
@@ -174,9 +193,9 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "Not a device fault as told: indexing a CUDA tensor with CPU indices is allowed in eager PyTorch, and "
      "torch.compile's fake-tensor pass did not handle it in this release. Move the indices to the tensor's device "
      "(`idx.to(x.device)`) to compile it, or upgrade torch."),
-    (r"unsupported autocast device_type '(mps|xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
-     "Not a precision fault as told: this torch has no autocast for that device type (MPS autocast arrived in torch "
-     "2.5; XPU, HPU and NPU need their plugin imported), and the call comes from code written for a newer stack. "
+    (r"unsupported autocast device_type '(xpu|hpu|npu|xla|ipu|mtia|privateuseone)'",
+     "Not a precision fault as told: this torch has no autocast for that device type (XPU, HPU and NPU need their "
+     "plugin imported), and the call comes from code written for a newer stack. "
      "Upgrade torch (or import the backend's plugin), or use a release of the calling library that supports "
      "yours."),
     # float labels of a regression task refused by a classification loss: the config, not the labels' dtype

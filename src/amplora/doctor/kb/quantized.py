@@ -18,6 +18,12 @@ _WRONG_OUTPUT = (r"gibberish|garbage|garbled|nonsense|meaningless|repeat\w*|\bna
 
 QUANTIZED = (
     # a GGUF tensor the loader left as raw bytes (BF16 or a quantized type): uint8, twice as wide for 16-bit types
+    _e("fastllm-quantized-source", "quantized", "an already-quantized checkpoint given to fastllm's converter",
+       r"FastLLM Error: Linear's weight's shape error",
+       "fastllm's `from_hf` quantizes a float (fp16 / fp32) Hugging Face model itself, and was given a checkpoint that "
+       "is already int4 / int8 quantized, whose packed weights do not have a Linear's shape.",
+       "Load the fp16 (float) model and let fastllm quantize it (`llm.from_hf(model, tokenizer, dtype='int4')`), or "
+       "convert the float model to fastllm's own format first."),
     _e("gguf-raw-bytes", "quantized", "a GGUF tensor left as raw uint8 bytes by the loader",
        r"\A(?=.*\bgguf\w*\b)(?=.*Only Tensors of floating point( and complex)? dtype can require gradients)",
        "The GGUF loader converts only the tensor types it knows (F32, F16, its quantized types in its own layers); "

@@ -92,6 +92,16 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 
 # NaN / inf with a specific story (the generic overflow entry is in generic.py)
 OVERFLOW = (
+    _e("scheduler-before-skipped-step", "scaler", "lr_scheduler stepped while GradScaler skipped optimizer steps",
+       r"Detected call of .?lr_scheduler\.step\(\).? before .?optimizer\.step\(\)",
+       context=r"\b(fp16|amp|GradScaler|scaler|mixed[ _-]precision|Trainer|transformers|accelerate|deepspeed|apex)\b|"
+               r"\bwe have this warning\b",
+       cause="Under fp16 mixed precision the GradScaler skips `optimizer.step()` on the first iterations while it "
+       "looks for a loss scale that does not overflow (inf / NaN gradients), but the scheduler still steps, so torch "
+       "warns as if the calls were out of order; mostly harmless (the schedule moves a step or two early).",
+       fix="Step the scheduler only when the optimizer stepped (compare `scaler.get_scale()` before and after "
+       "`scaler.update()`), or upgrade the trainer (transformers skips it since 4.6); outside AMP, call "
+       "`optimizer.step()` before `lr_scheduler.step()`."),
     # generation that prints only '!': token 0 sampled from NaN logits
     _e("exclamation-output", "overflow", "generated text made only of '!' (NaN logits)",
        r"\A(?=.*!{8,})(?=.*\b(outputs?|produces?|produced|generat\w*|respon\w*|answers?|completions?)\b)",

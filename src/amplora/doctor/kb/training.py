@@ -307,6 +307,40 @@ TRAINING = (
        "(`--bf16` not passed), and the Trainer refuses the mismatch.",
        fix="Make them agree: set the DeepSpeed config's precision to `\"auto\"` (`\"bf16\": {\"enabled\": \"auto\"}`) "
        "so it follows `TrainingArguments`, or pass `--bf16` (or turn it off in the config)."),
+    _e("megatron-params-dtype", "mismatch", "a Megatron layer built without the config's params_dtype",
+       r"\A(?=.*\bmegatron\b)(?=.*\b(bf16|bfloat16|fp16)\b)(?=.*\b(param(eter)?s? dtype|params_dtype)\b)"
+       r"(?=.*\b(error|RuntimeError|RunTimeError)\b)",
+       "A layer was created as a plain `nn.Linear` (an MoE router, a custom head) without the config's "
+       "`params_dtype`, so its weight stays float32 while the bf16 / fp16 hidden states reach it.",
+       "Build the layer with `dtype=config.params_dtype` (and the config's init method), or upgrade Megatron-Core, "
+       "which passes it for its own layers."),
+    _e("buffer-cast-by-half-wrapper", "overflow", "a float32 buffer cast to bf16 by the model's half wrapper",
+       r"\A(?=.*\bbuffer\b[^\n]{0,80}\b(registered|created|initiali[sz]ed) (with|as|in) (torch\.)?(float32|fp32)\b)"
+       r"(?=.*\b(bfloat16|bf16|float16|fp16)\b)",
+       unless=r"\w+(Error|Exception):",
+       cause="Casting the model to bf16 / fp16 (`model.to(torch.bfloat16)`, Megatron's Float16Module) casts every "
+       "floating-point buffer too, so a buffer registered in float32 to accumulate small updates (a router's expert "
+       "bias, running statistics) becomes bf16 and its small per-step updates round away: a precision loss.",
+       fix="Keep that buffer float32: cast it back after the model cast (or override `_apply` for it), keep it as a "
+       "float32 attribute outside the module cast, or use a release that preserves it."),
+    _e("hook-grad-dtype", "mismatch", "a gradient hook that returns another dtype than the gradient it got",
+       r"dtype of tensor\(.{0,80}\) before\(\S+\) and after\(\S+\) hook are not consistent|"
+       r"\bhook\b[^\n]{0,80}\b(returned|returns?)\b[^\n]{0,60}\b(float16|fp16|half|bfloat16|bf16)\b[^\n]{0,40}\b"
+       r"(float32|fp32)\b[^\n]{0,20}\b(tensor|gradient)",
+       "A gradient hook (`register_hook`) returned a gradient of another dtype than the one it received: it computed "
+       "under autocast (`amp.auto_cast`), so its result is float16 for a float32 tensor, and a hook must return the "
+       "same dtype (and device).",
+       "Cast the hook's result back (`return new_grad.astype(grad.dtype)` / `.to(grad.dtype)`), or compute it outside "
+       "autocast."),
+    _e("gradcheck-not-double", "mismatch", "gradcheck run on float32 inputs",
+       r"inputs? that requires? gradient (is|are) not of double precision|"
+       r"Jacobian mismatch for output \d+ with respect to input \d+",
+       context=r"not of double precision|\b(float32|fp32|float16|half)\b",
+       cause="`gradcheck` compares the analytic gradients with finite differences, which need float64: in float32 "
+       "(let alone fp16) the finite differences are too inaccurate, so the check fails (a Jacobian mismatch) "
+       "although the backward may be right.",
+       fix="Run gradcheck with double inputs and a double module (`inputs = [x.double().requires_grad_()]`, "
+       "`fn.double()`); check half-precision kernels against a float64 reference with a tolerance instead."),
     _e("zero3-gather-dtypes", "mismatch", "ZeRO-3's all-gather met parameters of several dtypes",
        r"expected there to be only one unique element in <generator object Init\._convert_to_deepspeed_param",
        "ZeRO-3 gathers partitioned parameters together in one dtype, and the model has several: a bitsandbytes "
@@ -419,6 +453,16 @@ _ODD_OUTPUT = (r"\b(strange|weird|odd|abnormal|bad|wrong|incorrect|non-?sensical
 
 # tried just before the generic entries: more specific overflow stories (a VAE, an exported engine) come first
 NONFINITE_REPORTS = (
+    # a NaN the text says float32 avoids: reduced precision is the cause
+    _e("nan-gone-in-fp32", "overflow", "a NaN that float32 avoids",
+       r"\A(?=.*\b(nan|NaN)\b)(?=.*(\b(fp32|float32|full precision)\b[^.\n]{0,40}\b(never|no longer|does ?n'?t|"
+       r"does not|won'?t|no)\b[^.\n]{0,30}\b(nan|NaN)\b|\b(fp32|float32)\b[^\n]{0,20}(不会|没有|不再)[^\n]{0,20}(nan|NaN)))",
+       unless=r"\w+(Error|Exception):",
+       cause="The NaN does not appear when the run is float32, so it comes from reduced precision: an fp16 value "
+       "overflowing past 65504 (or a bf16 / fp16 one underflowing to zero before a division or a log) somewhere in "
+       "the forward or the loss.",
+       fix="Keep float32 where it overflows (the loss, norms, softmax, exp), train in bf16 instead of fp16, or use "
+       "dynamic loss scaling; `amplora doctor run` names the op where the first inf or NaN appears."),
     _e("bf16-weights-as-fp16", "overflow", "weights trained in bf16 are loaded or converted as fp16",
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\b(forced|hard-?coded|always|converted|conversion|casts?|loaded|saved|"
        r"stored|served)\b[^.\n]{0,40}\b(in|to|as|into)\s+[`'\"]?(fp16|float16|half)\b)|"
@@ -772,7 +816,8 @@ NONFINITE_REPORTS = (
        NONFINITE_SYMPTOM,
        context=r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*|e4m3\w*|e5m2\w*)(?![A-Za-z0-9_]))"
                r"(?=.*\b(train\w*|loss|transformer[ _]engine)\b)",
-       unless=r"out of memory|OutOfMemoryError",
+       unless=r"out of memory|OutOfMemoryError|"
+       r"\b(worked|was working|used to work)\b[^.\n]{0,30}\b(weeks?|days?|months?) ago\b",
        cause="fp8 training ran out of fp8's narrow range: E4M3 holds at most 448 and E5M2 57344 with few digits, "
        "so a per-tensor scale taken from an amax history that lags behind a spike lets outliers overflow to "
        "inf/NaN or small gradients flush to zero; a large weight initialization or unnormalized activations make "
