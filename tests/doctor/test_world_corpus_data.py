@@ -197,7 +197,14 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout228", 36),
                                          ("heldout229", 30),
                                          ("heldout230", 30),
-                                         ("heldout231", 20)])
+                                         ("heldout231", 20),
+                                         ("heldout232", 18),
+                                         ("heldout233", 24),
+                                         ("heldout234", 31),
+                                         ("heldout235", 23),
+                                         ("heldout236", 28),
+                                         ("heldout237", 29),
+                                         ("heldout238", 34)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -306,16 +313,25 @@ def test_split_sizes(records, split, size):
                               "heldout228": 17,
                               "heldout229": 16,
                               "heldout230": 11,
-                              "heldout231": 7}.get(split, 20)
+                              "heldout231": 7,
+                              "heldout232": 7,
+                              "heldout233": 9,
+                              "heldout234": 15,
+                              "heldout235": 16,
+                              "heldout236": 13,
+                              "heldout237": 15,
+                              "heldout238": 18}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
-    # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7
+    # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7;
+    # heldout235, with 7
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
-                               "heldout170": 4, "heldout205": 6, "heldout220": 7}.get(split, 9)
+                               "heldout170": 4, "heldout205": 6, "heldout220": 7, "heldout235": 7}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10;
-    # heldout230, 11; heldout231, 11
+    # heldout230, 11; heldout231, 11; heldout232, 10
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
-                                                 "heldout220": 10, "heldout230": 11, "heldout231": 11}.get(split, 12)
+                                                 "heldout220": 10, "heldout230": 11, "heldout231": 11,
+                                                 "heldout232": 10}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -577,7 +593,14 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (229, "heldout228", "w45100", 17, 19, 24),
     (230, "heldout229", "w45300", 16, 14, 13),
     (231, "heldout230", "w45500", 11, 19, 11),
-    (232, "heldout231", "w45700", 7, 13, 11)])
+    (232, "heldout231", "w45700", 7, 13, 11),
+    (233, "heldout232", "w45900", 7, 11, 10),
+    (234, "heldout233", "w46100", 9, 15, 13),
+    (235, "heldout234", "w46300", 15, 16, 21),
+    (236, "heldout235", "w46500", 16, 7, 18),
+    (237, "heldout236", "w46700", 13, 15, 20),
+    (238, "heldout237", "w46900", 15, 14, 17),
+    (239, "heldout238", "w47100", 18, 16, 19)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -598,15 +621,15 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232, 236, 237), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
-                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231), 4),
+                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
-                              217, 218, 220, 221, 223, 227, 229), 3),
-             **dict.fromkeys((86, 103, 169, 171), 2)}  # narrow themes
+                              217, 218, 220, 221, 223, 227, 229, 238), 3),
+             **dict.fromkeys((86, 103, 169, 171, 234), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
@@ -769,7 +792,14 @@ def test_load_filters_by_split(records):
               + wc.load("heldout228")
               + wc.load("heldout229")
               + wc.load("heldout230")
-              + wc.load("heldout231"))
+              + wc.load("heldout231")
+              + wc.load("heldout232")
+              + wc.load("heldout233")
+              + wc.load("heldout234")
+              + wc.load("heldout235")
+              + wc.load("heldout236")
+              + wc.load("heldout237")
+              + wc.load("heldout238"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
