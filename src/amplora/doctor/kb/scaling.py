@@ -94,8 +94,7 @@ _FP16 = (r"(?<![A-Za-z0-9_])(fp16|float16|half|16-bit|16-true|16-mixed|precision
 OVERFLOW = (
     _e("scheduler-before-skipped-step", "scaler", "lr_scheduler stepped while GradScaler skipped optimizer steps",
        r"Detected call of .?lr_scheduler\.step\(\).? before .?optimizer\.step\(\)",
-       context=r"\b(fp16|amp|GradScaler|scaler|mixed[ _-]precision|Trainer|transformers|accelerate|deepspeed|apex)\b|"
-               r"\bwe have this warning\b",
+       context=r"\b(fp16|amp|GradScaler|scaler|mixed[ _-]precision|deepspeed|apex)\b",
        cause="Under fp16 mixed precision the GradScaler skips `optimizer.step()` on the first iterations while it "
        "looks for a loss scale that does not overflow (inf / NaN gradients), but the scheduler still steps, so torch "
        "warns as if the calls were out of order; mostly harmless (the schedule moves a step or two early).",
