@@ -2702,6 +2702,8 @@ def test_a_kernel_story_follows_the_device_in_the_text():
     ("Type Error: Type 'tensor(int64)' of input parameter (relative_position) of operator (Min) in node (Min_2286) is "
      "invalid.", ["opset_version"]),
     ("RuntimeError: \"where_cuda\" not implemented for 'Bool'", ["not implemented"]),
+    ("RuntimeError: Expected attn_mask dtype to be bool or to match query dtype, but got attn_mask.dtype: "
+     "c10::BFloat16 and  query.dtype: float instead.", ["rmsnorm"]),
 ])
 def test_new_classes_name_the_cause_and_the_fix(text, words):
     e = explain(text)

@@ -737,7 +737,8 @@ CAPABILITY = (
        "scaled_dot_product_attention takes a bool mask or a float mask (its 'bias') in the query's dtype; an "
        "additive mask built in fp32 (or two masks of different types) met fp16/bf16 queries, as under autocast, "
        "where the query comes out half while a mask made by hand stays fp32 (torch.compile has mishandled a "
-       "nested autocast region this way).",
+       "nested autocast region this way); or the reverse, a bf16 mask with a float32 query, when a norm whose weight "
+       "stayed float32 (Llama's RMSNorm in some transformers releases) upcast the hidden states before attention.",
        "Pass a bool mask, or build the additive mask in the query dtype: `mask.to(q.dtype)` filled with "
        "`torch.finfo(q.dtype).min` instead of -inf/-1e9; give `key_padding_mask` and `attn_mask` one type; when "
        "the mask or bias is built inside a library (a serving engine's ALiBi bias, a model's own mask), upgrade it: "
