@@ -204,7 +204,8 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout235", 23),
                                          ("heldout236", 28),
                                          ("heldout237", 29),
-                                         ("heldout238", 34)])
+                                         ("heldout238", 34),
+                                         ("heldout239", 5)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -320,18 +321,20 @@ def test_split_sizes(records, split, size):
                               "heldout235": 16,
                               "heldout236": 13,
                               "heldout237": 15,
-                              "heldout238": 18}.get(split, 20)
+                              "heldout238": 18,
+                              "heldout239": 2}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7;
-    # heldout235, with 7
+    # heldout235, with 7; heldout239, with 3
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
-                               "heldout170": 4, "heldout205": 6, "heldout220": 7, "heldout235": 7}.get(split, 9)
+                               "heldout170": 4, "heldout205": 6, "heldout220": 7, "heldout235": 7,
+                               "heldout239": 3}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10;
-    # heldout230, 11; heldout231, 11; heldout232, 10
+    # heldout230, 11; heldout231, 11; heldout232, 10; heldout239, 4
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
                                                  "heldout220": 10, "heldout230": 11, "heldout231": 11,
-                                                 "heldout232": 10}.get(split, 12)
+                                                 "heldout232": 10, "heldout239": 4}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -600,7 +603,8 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (236, "heldout235", "w46500", 16, 7, 18),
     (237, "heldout236", "w46700", 13, 15, 20),
     (238, "heldout237", "w46900", 15, 14, 17),
-    (239, "heldout238", "w47100", 18, 16, 19)])
+    (239, "heldout238", "w47100", 18, 16, 19),
+    (240, "heldout239", "w47300", 2, 3, 4)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -629,7 +633,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
                               217, 218, 220, 221, 223, 227, 229, 238), 3),
-             **dict.fromkeys((86, 103, 169, 171, 234), 2)}  # narrow themes
+             **dict.fromkeys((86, 103, 169, 171, 234, 240), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
@@ -799,7 +803,8 @@ def test_load_filters_by_split(records):
               + wc.load("heldout235")
               + wc.load("heldout236")
               + wc.load("heldout237")
-              + wc.load("heldout238"))
+              + wc.load("heldout238")
+              + wc.load("heldout239"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
