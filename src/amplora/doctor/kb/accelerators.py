@@ -3,6 +3,7 @@ for a dtype its device does not support."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
@@ -239,7 +240,7 @@ ACCELERATORS = (
     _e("ort-norm-fp16-variance", "overflow", "a normalization kernel keeping its variance in fp16",
        r"\A(?=.*\b(LayerNormalization|LayerNorm|SimplifiedLayerNormalization|GroupNorm\w*)\b)"
        r"(?=.*\b(fp16|float16|half)\b)(?=.*\b(variance|outside the (fp16|float16|half) range|stash_type)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The runtime's normalization kernel computes the variance in fp16 (ignoring `stash_type=1`, which asks "
        "for fp32 statistics), and a variance above fp16's largest value (65504) overflows to inf, so the layer "
        "outputs NaN or zeros.",
@@ -346,7 +347,7 @@ ACCELERATORS = (
        # (SDXL: its VAE's story)
        r"\A(?=.*" + _MAC + r")(?!.*\bSD ?XL)(?=.*\b(black (output |result )?(images?|pictures?)|(images?|outputs?|"
        r"results?) (is|are|was|were) (a |an )?(solid|all|completely|totally|just)? ?black)\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="fp16 on Apple's MPS backend: several kernels (attention, group norm and the VAE's upsampling in "
        "diffusion models, in many torch / macOS releases) overflow or fail in float16 there, so the process "
        "crashes or images and videos come out black / NaN, while the same run in float32 works.",
@@ -360,7 +361,7 @@ ACCELERATORS = (
        r"nonsense|meaningless)\b[^.\n]{0,20}\b(audio|sound|speech|outputs?|results?|images?|text|answers?|"
        r"responses?)\b)|"
        r"\A(?=.*(?<![A-Za-z0-9_])mps(?![A-Za-z0-9_]))(?=.*\bsilently (incorrect|wrong)\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="Apple's MPS backend computes some ops differently from the CPU in many torch / macOS releases (ops on "
        "non-contiguous or large tensors, some reductions and in-place updates have given wrong values), so the same "
        "script trains or evaluates to other numbers on `mps` than on `cpu`.",

@@ -3,8 +3,8 @@ models, ONNX Runtime and TensorRT, are in exported.py)."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (CUDA_INIT_FAILED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU, ONLY_HALF_FAILS,
-                                        OTHER_GPU, PRECISION_RULED_OUT)
+from amplora.doctor.kb.patterns import (CUDA_INIT_FAILED, EXCEPTION_NAMED, HALF_EVIDENCE, HALF_WORDS, NO_BF16_GPU,
+                                        ONLY_HALF_FAILS, OTHER_GPU, PRECISION_RULED_OUT)
 
 # backends without a dtype
 BACKENDS = (
@@ -53,7 +53,7 @@ BACKENDS = (
     _e("gloo-half-sums", "backend", "gloo's float16 all-reduce giving wrong sums",
        r"\A(?=.*\bgloo\b)(?=.*\b(float16|fp16|half)\b)(?=.*\b(didn'?t match|mismatch\w*|wrong|incorrect|"
        r"differ\w*|unexpected)\b)",
-       unless=r"\w+(Error|Exception):|Invalid scalar type",
+       unless=EXCEPTION_NAMED + r"|Invalid scalar type",
        cause="gloo (torch.distributed's CPU backend) sums float16 tensors with its own half type, whose arithmetic "
        "rounded differently from torch's in older releases, so some elements of an fp16 all-reduce came out wrong; "
        "newer torch builds make gloo use torch's half type.",
@@ -78,7 +78,7 @@ BACKENDS = (
        r"(?=.*(\b(different|wrong|another) (d(ata ?)?type|type)\b|\bdtype mismatch|\b(float32|float16|half|bf16|"
        r"bfloat16) to (int64|int32|long|float16|float32)\b))(?=.*\b(garbage|wrong (results?|values?)|silently|"
        r"TypeError|should raise)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="torch.distributed collectives move raw bytes and (in those releases) did not check that every rank's "
        "tensor, and the output list, share one dtype: a float16 input gathered into float32 outputs, or a float32 "
        "tensor broadcast into an int64 one, is reinterpreted bit for bit (a dtype mismatch) and reads as garbage.",
@@ -182,7 +182,7 @@ BACKENDS = (
     _e("onednn-rnn-cell-state", "mismatch", "an RNN cell state in another dtype than the engine expects",
        r"\A(?=.*\bcell state\b)(?=.*\b(f16|fp16|float16|half)\b)(?=.*\b(f32|fp32|float32)\b)"
        r"(?=.*\b(nan|nans|wrong|incorrect)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The RNN primitive reads its LSTM cell state in the dtype the engine expects: oneDNN keeps the cell "
        "state f32 on the CPU, but its GPU engines' f16 LSTM expects an f16 cell state, so an f32 cell-state buffer "
        "beside f16 data is misread and gives NaN.",
@@ -233,7 +233,7 @@ BACKENDS = (
        "before 7 for rocBLAS fp8."),
     _e("miopen-fp16-rounding", "backend", "MIOpen's fp16 convolution rounds more than a reference",
        r"\A(?=.*\bMIOpen\b)(?=.*\b(fp16|float16|half)\b)(?=.*\b(toleran\w*|rounding|mismatch\w*|accuracy)\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="MIOpen picks a convolution solver per shape, and for some fp16 convolutions (3x3 depthwise) a "
        "Winograd solver whose fp16 rounding error is several times that of a correctly rounded result, so outputs "
        "differ from cuDNN's or a native kernel's by more than an fp16-sized tolerance.",
@@ -583,7 +583,7 @@ CAPABILITY = (
        r"\A(?=.*(?<![A-Za-z0-9_])(fp8|float8\w*)(?![A-Za-z0-9_]))(?=.*\b(slow\w*|no (speed ?up|acceleration|faster)|"
        r"(fails?|failed) to (accelerate|speed)|not faster)\b)(?=.*\b((RTX )?(20[5-8]0|30[5-9]0)( Ti)?|A100|A10G?|A6000|"
        r"V100|T4|Ampere|Turing|Volta|sm_?(7\d|8[06]))\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="fp8 matmuls need fp8 tensor cores (compute capability >= 8.9: Ada or Hopper); on an Ampere or older "
        "GPU the fp8 weights only save memory and are dequantized to fp16/bf16 before every matmul, so the model "
        "runs slower than without fp8.",

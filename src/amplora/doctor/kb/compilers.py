@@ -3,7 +3,7 @@ their code generators handle, and the precision their fused kernels compute in."
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import LOW_DTYPE_WORD
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED, LOW_DTYPE_WORD
 
 # CUDA's own spelling too, which the word edges of LOW_DTYPE_WORD do not take
 _LOW = "(?:" + LOW_DTYPE_WORD + r"|(?<![A-Za-z0-9_])__half(?![A-Za-z0-9_]))"
@@ -90,7 +90,7 @@ COMPILERS = (
     _e("cudagraph-wrong-device", "device", "a CUDA graph captured on another GPU than its tensors",
        r"\A(?=.*\b(CUDAGraph\w*|cuda\.graph|graphs? capture)\b)(?=.*\bwrong (device|GPU)\b|"
        r".*torch\.cuda\.device\(\s*['\"]?cuda:\d)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="A CUDA graph records the work queued on the current device's capture stream: with another GPU current "
        "(`torch.cuda.device('cuda:1')`) than the one the tensors are on (cuda:0), their kernels are not captured, "
        "so the graph is empty and replaying it never updates the outputs, without an error.",
@@ -100,7 +100,7 @@ COMPILERS = (
        r"\bskipping cudagraphs due to cpu device\b|"
        r"\A(?=.*mode\s*=\s*['\"]reduce-overhead['\"])(?=.*\bCUDAGraphs?\b)(?!.*(\.cuda\(|device\s*=|\.to\())"
        r"(?=.*\b(expected|should|but|instead|successful|no error)\b)",
-       unless=r"\w+(Error|Exception):(?! Error: accessing tensor output of CUDAGraphs)",
+       unless=EXCEPTION_NAMED + r"(?! Error: accessing tensor output of CUDAGraphs)",
        cause="torch.compile's `reduce-overhead` mode uses CUDA graphs only for CUDA tensors: with inputs on the CPU "
        "(`torch.randn(10, 10)` without `device=`) it skips cudagraphs and runs the compiled code without them, so "
        "nothing CUDA-graph specific (speed-up, the overwritten-output error) happens.",
@@ -118,7 +118,7 @@ COMPILERS = (
     # TransformerEngine: a graphed callable keeps the fp8 setting it was captured with
     _e("te-graphed-fp8", "backend", "a TransformerEngine graphed module that keeps its capture-time fp8 setting",
        r"\A(?=.*make_graphed_callables)(?=.*\bfp8\w*)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="TransformerEngine's `make_graphed_callables` replaces the module's forward with a replay of graphs "
        "captured inside `fp8_autocast` with the fp8 setting given at graph creation (`fp8_enabled`), so an outer "
        "`fp8_autocast(enabled=False)` around the call is ignored.",
@@ -127,7 +127,7 @@ COMPILERS = (
     _e("triton-dot-tf32", "backend", "Triton's `tl.dot` computing float32 in TF32",
        r"\A(?=.*\b(tl\.dot|triton)\b)(?=.*\b(tl\.float32|float32|fp32)\b)(?=.*\b(steady |small |constant )?"
        r"(errors?|differ\w*|mismatch\w*|discrepanc\w*)\b)(?=.*\b(einsum|torch\.matmul|torch\.bmm|matmul|cuBLAS)\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="`tl.dot` on float32 inputs computes in TF32 on the tensor cores by default (`allow_tf32=True`, "
        "`input_precision='tf32'`), a 10-bit mantissa, so a Triton matmul differs from torch's full-precision "
        "float32 result by about 1e-3 relative, however carefully the variables are kept tl.float32.",

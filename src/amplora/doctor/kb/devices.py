@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import CPU_TYPE, DEVICE_CLASH, GPU_TYPE, OTHER_GPU
+from amplora.doctor.kb.patterns import CPU_TYPE, DEVICE_CLASH, EXCEPTION_NAMED, GPU_TYPE, OTHER_GPU
 
 # meta tensors, then other placement errors with a specific message
 DEVICES = (
@@ -452,7 +452,7 @@ DEVICES = (
     _e("nonblocking-d2h-read-early", "device", "a non-blocking GPU-to-CPU copy read before it finished",
        r"\A(?=.*(\.cpu\(\)|\bto\(\s*.cpu|non_blocking))(?=.*\b(chunks of zeros|zeros)\b)"
        r"(?=.*\b(non-reproducible|not reproducible|randomly|sometimes|intermittent\w*|non-deterministic)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="A GPU-to-CPU copy made with `non_blocking=True` returns before the data has arrived, and the CPU tensor "
        "was read before the asynchronous copy finished, so parts of it are still zeros, differently each run.",
        fix="Copy device-to-host with `non_blocking=False` (the default), or call `torch.cuda.synchronize()` (or "

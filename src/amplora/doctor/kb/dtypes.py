@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import LOW_DTYPE_WORD, MATMUL, PACKED, QUANT_CONTEXT
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED, LOW_DTYPE_WORD, MATMUL, PACKED, QUANT_CONTEXT
 
 # a text that also names a half-precision kernel missing: the half kernels' entries answer it
 _HALF_KERNEL_TOO = r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"
@@ -171,7 +171,7 @@ KERNELS = (
     _e("rnn-hidden-float64", "mismatch", "an RNN's initial hidden state in float64",
        r"\A(?=.*\b(GRU|LSTM|RNN)\b)(?=.*(\b(hidden state|h0|hx)\b[^\n]{0,40}\b(float64|double)\b|"
        r"\b(float64|double)\b[^\n]{0,40}\b(hidden state|h0|hx)\b|\bh0\s*=.{0,60}\.double\(\)))",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The RNN's initial hidden state (h0) is float64 (made with `.double()` or from NumPy) while its weights "
        "and input are float32: on the CPU that raises a dtype error, but torch 1.6's cuDNN path did not check it and "
        "read the double buffer as float, giving garbage, exploding outputs.",
@@ -339,7 +339,7 @@ KERNELS = (
     _e("explicit-float32-vs-default", "mismatch", "tensors made explicitly float32 in a float64 run",
        r"\A(?=.*set_default_dtype)(?=.*\b(float32|fp32)\b)(?=.*\b(numerical errors?|precision|inaccura\w*|differ\w*|"
        r"wrong|goes against|ignor\w*)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The component creates its tensors (a metric's states, a buffer) explicitly as float32, which ignores "
        "`torch.set_default_dtype(torch.float64)`, so a run meant to be float64 accumulates in float32 precision "
        "there and its results drift by float32's rounding (about 1e-8 relative per step).",
@@ -423,7 +423,7 @@ KERNELS = (
     _e("dtype-arg-overridden", "mismatch", "a dtype option overridden by the model config's torch_dtype",
        r"\A(?=.*\bdtype\b)(?=.*\b(model )?config\b)(?=.*\b(ignored|nothing happened|does ?n[o']t work|no effect|"
        r"not (applied|used|respected))\b)(?=.*\b(forc\w*|pass\w*|specif\w*|set)\b)",
-       unless=r"\w+(Error|Exception):|merge_method|mergekit",
+       unless=EXCEPTION_NAMED + r"|merge_method|mergekit",
        cause="The tool takes the dtype from the model's config (`torch_dtype` in config.json) whenever there is one, "
        "so the dtype passed in the command line or model arguments is ignored (the config overrides it) in this "
        "release.",
@@ -767,7 +767,7 @@ KERNELS = (
        r"\A(?=.*(float16|fp16|half|bfloat16|bf16|b16)\b)(?=.*\b(cumsum|logsumexp|log_softmax|softmax|cross[_ ]entropy|"
        r"running sum|accumulat\w*|reduction))(?=.*\b(less accurate|inaccura\w*|precision bug|error vs|quantized|"
        r"precision loss|loses? precision)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The op computed and stored its intermediate results in bf16 / fp16 (a running sum, a logsumexp): bf16 "
        "keeps 8 mantissa bits and fp16 11, so each step rounds to that coarse grid and the rounding accumulates, "
        "where a float32 accumulator (as some CPU paths use) stays close to the reference.",
@@ -786,7 +786,7 @@ KERNELS = (
     _e("mixed-precision-worse-in-words", "overflow", "fp16 mixed precision training ending worse than fp32",
        r"\A(?=.*\b(fp32|float32)\b[^.\n]{0,60}\b(converg\w*|works?|fine|good|well)\b)"
        r"(?=.*\bmixed[ -]precision\b[^.\n]{0,80}\b(bad|worse|diverg\w*|drops?|lower|poor)\b)",
-       unless=r"\w+(Error|Exception):|\b(bf16|bfloat16)\b",
+       unless=EXCEPTION_NAMED + r"|\b(bf16|bfloat16)\b",
        cause="fp16 mixed precision without loss scaling (or with a fixed scale too small): small gradients underflow "
        "to zero in fp16, so training stalls or drifts where fp32 converges.",
        fix="Enable dynamic loss scaling (`torch.amp.GradScaler`, a framework's `\"loss_scaling\": \"Backoff\"` / "
@@ -813,7 +813,7 @@ KERNELS = (
        r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|"
        r"imprecis\w*)\b",
        context=LOW_DTYPE_WORD,
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache were computed or stored in fp16 / "
        "bf16 (the model cast with `.half()` / `.to(torch.bfloat16)`, or FSDP mixed precision casting buffers): bf16 "
        "holds integers exactly only up to 256 and fp16 up to 2048, so positions and angles round and the cache "
@@ -831,7 +831,7 @@ KERNELS = (
        r"((their|its|some) )?precision\b|"
        r"dtype=torch\.(bfloat16|float16)\)\.(to\(torch\.(int(8|16|32|64)|long)\)|long\(\)|int\(\))))",
        context=LOW_DTYPE_WORD,
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="bf16 keeps 8 significant bits and holds integers exactly only up to 256 (fp16: 11 bits, up to 2048): "
        "integer-valued tensors computed or stored in half precision (a quantizer's codes and levels, indices, token "
        "or position ids, counts) round to their neighbours, so distinct codes collide and a codebook's "
@@ -870,7 +870,7 @@ KERNELS = (
        r"\A(?=.*\b(default_collate|DataLoader|dataloader)\b)"
        r"(?=.*\b(DoubleTensor|torch\.float64|float64|torch\.double)\b)"
        r"(?=.*\b(type|dtype|changed?|converts?|became|becomes)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="`default_collate` keeps the dtype of tensors and NumPy arrays but turns Python float scalars into "
        "float64 (DoubleTensor), and NumPy arrays of float64 stay float64, so a Dataset returning Python floats or "
        "default NumPy arrays yields float64 batches.",
@@ -1011,7 +1011,7 @@ STORIES = (
     _e("int-to-float32-rounding", "overflow", "large integers rounded when cast to float32",
        r"\A(?=.*\b(u?int(32|64)|UInt(32|64)|Int(32|64)|u32|u64|i32|i64)\b)(?=.*\b(float32|Float32|f32)\b)"
        r"(?=.*cast)(?=.*\b\d{8,}(\.0)?\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="float32 has a 24-bit mantissa, so integers above 16,777,216 (2^24) are not all representable: casting "
        "large int32 / uint32 / int64 values to float32 rounds them (4294967295 becomes 4294967296); the cast is "
        "lossy by design.",
@@ -1038,7 +1038,7 @@ STORIES = (
     _e("half-count-overflow", "overflow", "a sum or count over many elements accumulated in fp16",
        r"\A(?=.*\b(scatter|segment_\w+|scatter_mean|index_add|reduce=.mean.|max\(\)\.backward)\b)"
        r"(?=.*(half|float16|fp16)\b)(?=.*\b(different results?|wrong|garbage|incorrect|zero gradients|all-zero)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The reduction accumulates its sum (and its count) in fp16: fp16 holds at most 65504 and counts integers "
        "exactly only up to 2048, so over many elements the sum or count overflows or rounds, giving garbage or "
        "zeros where float32 is right.",
@@ -1074,7 +1074,7 @@ STORIES = (
     _e("unsigned-signed-mix", "mismatch", "uint8 values combined with negative int8 values without promotion",
        r"\A(?=.*\buint8\b)(?=.*\bint8\b)(?=.*(\bnegative\b|\[\s*-\d))"
        r"(?=.*\b(incorrect\w*|wrong|unexpected|expected:?)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="A uint8 tensor is compared or combined with int8 values that are negative, and the path taken (a "
        "compiled kernel, a manual cast) did not apply type promotion: the int8 values are cast to uint8, so -10 "
        "becomes 246, and results are wrong.",
@@ -1155,7 +1155,7 @@ STORIES = (
     _e("uint8-index-is-mask", "index", "a uint8 (Byte) tensor used as an index is read as a mask",
        r"\A(?=.*(\btorch\.uint8\b|\bdtype=torch\.uint8\b|\bByteTensor\b|\buint8\b))(?=.*\b(index\w*|indices)\b)"
        r"(?=.*\b(not (ok|okay|work\w*|correct)|wrong|empty|unexpected\w*|incorrect|strange|weird)\b)",
-       unless=r"\w+(Error|Exception):|deprecated",
+       unless=EXCEPTION_NAMED + r"|deprecated",
        cause="A uint8 (Byte) tensor used as an index is read as a boolean mask (torch treated uint8 indices as "
        "masks, and warns that this is deprecated), not as integer positions: a uint8 index of 0 selects nothing, "
        "so the result is empty or other elements than the positions meant.",

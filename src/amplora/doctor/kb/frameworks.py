@@ -3,6 +3,7 @@ MindSpore): the dtype checks they raise in their own words."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 FRAMEWORKS = (
     # Keras' stateful RNNs keep their state variables in the variable dtype (float32) under mixed_float16
@@ -90,7 +91,7 @@ FRAMEWORKS = (
     _e("gguf-bf16-raw-bytes", "mismatch", "a GGUF loader that took BF16 bytes for values",
        r"\A(?=.*\bGGUF\b)(?=.*\b(BF16|bfloat16)\b)(?=.*\b(garbage|gibberish|incoherent|nonsense|corrupt\w*)\b)"
        r"(?=.*\bsafetensors\b[^.\n]{0,40}\b(works?|fine|correct\w*)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The `gguf` Python package returns BF16 tensors as raw uint8 bytes (NumPy has no bfloat16), shaped with "
        "twice the columns, and a loader that wraps them as bfloat16 without reinterpreting the bytes corrupts every "
        "weight, while the same model from safetensors loads right.",

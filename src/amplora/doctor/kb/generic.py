@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (AMP_NOTICE, BF16_ONLY, DIVERGED, HALF_EVIDENCE, HALF_WORDS, MATMUL, MATMUL_TAIL,
-                                        NAN_BEYOND_TRAINING, OTHER_GPU, PRECISION_RULED_OUT)
+from amplora.doctor.kb.patterns import (AMP_NOTICE, BF16_ONLY, DIVERGED, EXCEPTION_NAMED, HALF_EVIDENCE, HALF_WORDS,
+                                        MATMUL, MATMUL_TAIL, NAN_BEYOND_TRAINING, OTHER_GPU, PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -304,7 +304,7 @@ FALLBACKS = (
        r"\A(?=.*\bexpect\w*\b)(?=.*(\bInfinity\b|\binf\b))(?=.*(?<![\d.e-])(6[6-9]\d{3}|[7-9]\d{4}|[1-9]\d{5,})"
        r"(?![\d.]))",
        context=r"\b(MPS|Metal|WebGL|WebGPU|WebNN|GPU|fp16|float16|half)\b",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The expected values exceed 65504, float16's largest finite value, and the backend (MPS / Metal, WebGL "
        "or WebGPU, a mobile GPU delegate) stores or computes in float16 for speed, so they overflow to Infinity.",
        fix="Run that backend in float32 (its precision or `float16` option off), or scale inputs and weights so "

@@ -31,6 +31,8 @@ CPU_TYPE = r"(torch\.(?!cuda\.)[A-Z]\w*Tensor|\bCPU\w+(Type|Tensor)\b)"
 QUANTIZED_BASE = (r"load_in_(8|4)bit|enable_int(8|4)\s*=\s*True|quantization_bit|BitsAndBytesConfig|"
                   r"Linear(8bitLt|4bit)|\bqlora\b|\bint8 quantiz|8-bit quantiz|4-bit quantiz|\bbnb\b[\w ]{0,20}quantiz|"
                   r"bnb_4bit_\w+|load_in_(8|4)_?bit|--bits[ =](8|4)\b|\bbits\s*=\s*(8|4)\b|\bgguf\w*|dequantiz\w*")
+# an exception's name in the text: entries that read a fault told in words step aside for a pasted exception
+EXCEPTION_NAMED = r"\w+(Error|Exception):"
 # a NaN the text shows precision did not cause: the precision was changed and the NaN stayed, or GRPO's reward std
 # over a single generation per prompt (NaN before any model arithmetic)
 PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"

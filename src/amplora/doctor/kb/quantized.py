@@ -3,7 +3,7 @@ where activations meet a packed or dequantized weight of another dtype."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import LOW, MATMUL, NO_BF16_GPU, PACKED, QUANT_CONTEXT, QUANT_KERNEL
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED, LOW, MATMUL, NO_BF16_GPU, PACKED, QUANT_CONTEXT, QUANT_KERNEL
 
 # two floating dtypes in a mismatch message (a dequantized weight meets activations): never a packed int8/uint8 weight
 _FLOAT = (r"(?:struct )?(?:c10::|at::|torch\.)?"
@@ -343,7 +343,7 @@ QUANTIZED = (
        r"\A(?=.*(--quantization_bit\s*8\b|load_in_8bit\s*=\s*True|--load_in_8bit\b))(?=.*\bloss(?![a-z_])[^\n]{0,12}?"
        r"(一直|总是|都)?(是|为|=|:|is|stays|of)?\s*0(\.0+)?(?![\d.]))(?!.*(--fp16|fp16\s*=\s*True|--bf16|"
        r"bf16\s*=\s*True))",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="bitsandbytes' LLM.int8 layers compute in fp16, and the 8-bit recipes of trainers pair them with fp16 "
        "mixed precision: an 8-bit model trained without it (no `--fp16` / `fp16=True`, the trainer's fp32 path) has "
        "been seen to train with a loss of 0 from the first step.",

@@ -3,7 +3,7 @@ or the engine chose, and what reading or constraining it takes."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import HALF_SAID_RIGHT
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED, HALF_SAID_RIGHT
 
 _COREML = (r"coremltools|Core ?ML|\bmlpackage\b|\bmlprogram\b|\.?mlmodel\b|\bct\.convert\b|\bANE\b|"
            r"convert_neural_network(_spec)?_weights_to_fp16")
@@ -342,7 +342,7 @@ RUNTIMES = (
        "check with a model viewer that no float tensors remain."),
     _e("dla-gpu-differ", "tensorrt", "a TensorRT engine's results differ between the DLA and the GPU",
        r"\A(?=.*\bDLA\b)(?=.*\bGPU\b)(?=.*\b(differen\w*|mismatch\w*|worse|better|accuracy|not the same)\b)",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="NVIDIA's DLA runs only fp16 and int8 layers and implements them differently from the GPU's kernels "
        "(its internal precision and rounding differ: fp16 / TF32-like accumulation, its own int8 scaling), so the "
        "same engine's numbers differ a little between the DLA and the GPU and the differences add up through the "

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import AMP_WORDS, BF16_WORDS, HALF_WORDS, LOSS_SCALE_SKIP, PRECISION_RULED_OUT
+from amplora.doctor.kb.patterns import (AMP_WORDS, BF16_WORDS, EXCEPTION_NAMED, HALF_WORDS, LOSS_SCALE_SKIP,
+                                        PRECISION_RULED_OUT)
 
 # GradScaler misuse: what it may unscale, what it needs to check
 SCALING = (
@@ -104,7 +105,7 @@ OVERFLOW = (
     # generation that prints only '!': token 0 sampled from NaN logits
     _e("exclamation-output", "overflow", "generated text made only of '!' (NaN logits)",
        r"\A(?=.*!{8,})(?=.*\b(outputs?|produces?|produced|generat\w*|respon\w*|answers?|completions?)\b)",
-       unless=r"\w+(Error|Exception):|out of memory|\bmps\b",
+       unless=EXCEPTION_NAMED + r"|out of memory|\bmps\b",
        cause="Output made only of '!' is the model picking token id 0 ('!' in Qwen, Llama 3 and other tokenizers) "
        "at every step because the logits are NaN / inf: in float16 the activations of models trained in bf16 "
        "(Qwen2, Gemma, ChatGLM) overflow past 65504 in some layers, most of all on long inputs.",

@@ -4,6 +4,7 @@ the inputs."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 _PREC = r"(FP|fp|float|Float|complex)(16|32|64|128)\b|single[- ]precision|double[- ]precision"
 
@@ -11,7 +12,7 @@ SCIENTIFIC = (
     _e("gp-gpu-tf32", "backend", "Gaussian-process solves on a GPU whose float32 matmuls run in TF32",
        r"\A(?=.*\b(GPs?|Gaussian process(es)?|gpytorch|botorch|kernel matri(x|ces))\b)(?=.*\b(GPUs?|cuda)\b)"
        r"(?=.*\b(noisy|wrong|inaccurate|incorrect|unstable|garbage)\b)",
-       unless=r"\w+(Error|Exception):|out of memory|same device",
+       unless=EXCEPTION_NAMED + r"|out of memory|same device",
        cause="A Gaussian process solves with its kernel matrix, which a small likelihood noise makes nearly singular, "
        "so it needs every digit of float32 or more; on Ampere and newer GPUs float32 matmuls may run in TF32 (a "
        "10-bit mantissa: `torch.backends.cuda.matmul.allow_tf32`, the default in torch 1.7-1.11, or "
@@ -102,7 +103,7 @@ SCIENTIFIC = (
        r"(?=.*\b(f32|float32|single[- ]precision)\b)(?=.*\b(f64|float64|double)\b)"
        r"(?=.*\b(returns? None|fails?|failed|NaN|not positive[- ]definite|singular|ill[- ]conditioned)\b)",
        # a library that retries in double precision itself warns about the matrix, not about its dtype
-       unless=r"\w+(Error|Exception):|out of memory|\bRetrying in double\b",
+       unless=EXCEPTION_NAMED + r"|out of memory|\bRetrying in double\b",
        cause="The matrix is close to singular or to losing positive definiteness, and float32's rounding error "
        "(about 1e-7 relative) is enough to make a pivot non-positive or a solve blow up, while float64's smaller "
        "rounding keeps the decomposition valid.",

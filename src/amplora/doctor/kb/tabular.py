@@ -3,6 +3,7 @@ and data sit on, the array dtypes they read, and the single precision their GPU 
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 TABULAR = (
     _e("xgboost-data-device", "device", "an XGBoost booster on the GPU given data on the host",
@@ -25,7 +26,7 @@ TABULAR = (
        r"\A(?=.*\btreelite\b)(?=.*(\b(different|differ\w*|mismatch\w*|inconsisten\w*)\b[^.\n]{0,60}\b(predict\w*|"
        r"scores?|results?|outputs?)\b|\b(predict\w*|scores?|results?|outputs?)\b[^.\n]{0,40}\b(differ\w*|mismatch\w*|"
        r"(are |is )?not (the )?same)\b))",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="Treelite stores a model's split thresholds, and reads the inputs, in single precision (float32) unless "
        "told otherwise, while LightGBM and XGBoost keep double-precision (float64) thresholds: an input close to a "
        "threshold goes down the other branch, so some compiled predictions differ from the trainer's.",
@@ -36,7 +37,7 @@ TABULAR = (
        r"\A(?=.*\b(LightGBM|lgbm|lgb)\b)(?=.*\bGPU\b)(?=.*(\b(non-?reproducible|not reproducible|"
        r"non-?deterministic|not deterministic)\b|\b(slightly |very )?different (results?|predictions?|scores?|models?|"
        r"AUC|loss)\b|\bdiffer\w* (from|than) (the )?CPU\b))",
-       unless=r"\w+(Error|Exception):|No OpenCL device|out of memory",
+       unless=EXCEPTION_NAMED + r"|No OpenCL device|out of memory",
        cause="LightGBM's GPU (OpenCL / CUDA) learner builds its gradient histograms in single precision "
        "(`gpu_use_dp=false` by default) and adds them in an order the GPU's threads decide, so float32 rounding "
        "makes runs differ from each other and from the CPU learner, which sums in double precision.",

@@ -4,8 +4,8 @@ overflow reported in words rather than by an exception."""
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import (AMP_NOTICE, AMP_WORDS, BF16_WORDS, HALF_EVIDENCE, HALF_SAID_RIGHT, HALF_WORDS,
-                                        NO_BF16_GPU, PRECISION_RULED_OUT, SAME_OUTPUT_ZH)
+from amplora.doctor.kb.patterns import (AMP_NOTICE, AMP_WORDS, BF16_WORDS, EXCEPTION_NAMED, HALF_EVIDENCE,
+                                        HALF_SAID_RIGHT, HALF_WORDS, NO_BF16_GPU, PRECISION_RULED_OUT, SAME_OUTPUT_ZH)
 
 # results that are worse or different without being non-finite
 DRIFT_SYMPTOM = (r"\b((extreme(ly)?|huge|large|big|severe|significant|serious) precision loss|loss of precision|"
@@ -317,7 +317,7 @@ TRAINING = (
     _e("buffer-cast-by-half-wrapper", "overflow", "a float32 buffer cast to bf16 by the model's half wrapper",
        r"\A(?=.*\bbuffer\b[^\n]{0,80}\b(registered|created|initiali[sz]ed) (with|as|in) (torch\.)?(float32|fp32)\b)"
        r"(?=.*\b(bfloat16|bf16|float16|fp16)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="Casting the model to bf16 / fp16 (`model.to(torch.bfloat16)`, Megatron's Float16Module) casts every "
        "floating-point buffer too, so a buffer registered in float32 to accumulate small updates (a router's expert "
        "bias, running statistics) becomes bf16 and its small per-step updates round away: a precision loss.",
@@ -354,7 +354,7 @@ TRAINING = (
     _e("deepspeed-half-model-config", "overflow", "a model cast to fp16 by hand under a DeepSpeed config without fp16",
        r"\A(?=.*\b(ds_config|deepspeed)\b)(?=.*(\.half\(\)|dtype settings|torch_dtype\s*=\s*torch\.float16))"
        r"(?=.*\b(nan|inf)\b)(?=.*\b(mismatch\w*|inconsisten\w*|config)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The model was cast to fp16 by hand (`.half()`) while the DeepSpeed config does not enable fp16, so "
        "DeepSpeed trains the fp16 weights as they are, without fp32 master weights or loss scaling, and the loss "
        "turns NaN.",
@@ -457,7 +457,7 @@ NONFINITE_REPORTS = (
     _e("nan-gone-in-fp32", "overflow", "a NaN that float32 avoids",
        r"\A(?=.*\b(nan|NaN)\b)(?=.*(\b(fp32|float32|full precision)\b[^.\n]{0,40}\b(never|no longer|does ?n'?t|"
        r"does not|won'?t|no)\b[^.\n]{0,30}\b(nan|NaN)\b|\b(fp32|float32)\b[^\n]{0,20}(不会|没有|不再)[^\n]{0,20}(nan|NaN)))",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The NaN does not appear when the run is float32, so it comes from reduced precision: an fp16 value "
        "overflowing past 65504 (or a bf16 / fp16 one underflowing to zero before a division or a log) somewhere in "
        "the forward or the loss.",
@@ -726,7 +726,7 @@ NONFINITE_REPORTS = (
     _e("bf16-model-in-fp16", "overflow", "a model trained in bf16 that overflows when run in fp16",
        r"\A(?=.*\b(gemma[- ]?[23]\w*|(flan[- ])?t5|mt5|byt5|pegasus|phi-2)\b)(?=.*\b(empty (strings?|outputs?|"
        r"responses?|text)|garbage|gibberish|nonsense|nan|blank (outputs?|responses?)|only pad\w*)\b)",
-       unless=r"\w+(Error|Exception):|out of memory|tokeni[sz]er\w* (files?|config\w*|changed|was|is wrong)|"
+       unless=EXCEPTION_NAMED + r"|out of memory|tokeni[sz]er\w* (files?|config\w*|changed|was|is wrong)|"
        r"chat template|rope_(theta|scaling)|"
        # a NaN under DeepSpeed ZeRO-3 with no fp16 in sight: a sharding or loading bug, not fp16 overflow
        r"\A(?=.*\b(zero[- _]?3|ZeRO stage 3)\b)(?!.*\b(fp16|float16|half)\b)|" + PRECISION_RULED_OUT,
@@ -739,7 +739,7 @@ NONFINITE_REPORTS = (
     # RL: the trainer's and the rollout engine's log-probs of the same tokens
     _e("train-rollout-logprob-gap", "overflow", "trainer and rollout engine disagree on log-probs (bf16 rounding)",
        r"\A(?=.*\brollout\w*\b)(?=.*\b(log[-_ ]?probs?|logp)\b)(?=.*(\bdiff\w*|\bmismatch\w*|Δ|\bgap\b))",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="The trainer (HF / FSDP) and the rollout engine (vLLM, SGLang) compute the same log-probs with different "
        "kernels in bf16: different cast points (an RMSNorm that casts to bf16 before or after the weight multiply), "
        "reduction orders and fused kernels round differently, so log-probs differ by ~1e-3 to 1e-1 per token even "
@@ -752,7 +752,7 @@ NONFINITE_REPORTS = (
        r"\A(?=.*\b(accuracy|metrics?|auroc|auc|f1|precision|recall)\b)(?=.*(\.half\(\)|half[- ]precision|float16|fp16))"
        r"(?=.*\b(preds?|predictions?)\b)(?=.*\b(is|are|returns?|gives?|becomes?)\b[^.\n]{0,20}\b(zero|0\.0|wrong|"
        r"incorrect)\b)",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The metric's input check tests `preds.dtype == torch.float` (float32) rather than "
        "`preds.is_floating_point()`, so float16 (half) probabilities are not recognised as probabilities, are not "
        "thresholded, and are compared with the targets as labels.",
@@ -762,7 +762,7 @@ NONFINITE_REPORTS = (
     _e("batch-shape-rounding", "overflow", "batched results differing from one-at-a-time in half precision",
        r"\bbatch\w*\b[^.\n]{0,60}\b(disagree\w*|differ\w*|different|inconsistent|mismatch\w*)\b[^.\n]{0,40}"
        r"\b(one[- ]at[- ]a[- ]time|single|unbatched|batch[_ ]size ?(=|of)? ?1|bs ?= ?1|individual\w*)\b",
-       unless=r"\w+(Error|Exception):|out of memory",
+       unless=EXCEPTION_NAMED + r"|out of memory",
        cause="In bf16 / fp16 the matmul and attention kernels picked, and the padding that shifts positions, depend "
        "on the batch shape, so the rounding differs between a batch and a single sequence; greedy decoding then "
        "takes another token where two logits are close (in float32 every batch size agrees to ~1e-6), and a fully "

@@ -3,6 +3,7 @@ predict, ExecuTorch, MNN): the dtypes their tensors, textures and bindings hold,
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
+from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 # CJK characters are word characters, so "模型fp16精度" has no \b around fp16
 _FP16 = r"(?<![a-z0-9])(fp16|float16|half)(?![a-z0-9])"
@@ -76,7 +77,7 @@ WEBMOBILE = (
        r"\A(?=.*(量化|\bpost[- ]training quantiz\w*|\bPTQ\b|\bint8 quantiz\w*|\bquantized model\b))"
        r"(?=.*(精度[^\n。]{0,10}(降低|下降|损失|变差|差)|\b(accuracy|precision|mAP\w*) (drops?|dropped|degrad\w*|loss)\b))"
        r"(?=.*(rknn|\bnpu\b|\brv\d{3,4}\b|\brk\d{3,4}\b|hailo|\bsnpe\b|\bqnn\b|edge ?tpu))",
-       unless=r"\w+(Error|Exception):",
+       unless=EXCEPTION_NAMED,
        cause="The NPU runs the model in int8 from post-training quantization, and its error concentrates in some "
        "layers (often the last ones, or outputs with a wide or skewed range), so those outputs drift from the "
        "float model's; a calibration set too small or unlike the real inputs makes every scale worse.",
