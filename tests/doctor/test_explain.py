@@ -1305,7 +1305,7 @@ SAMPLES = [
      "raise NotImplementedError()", [], None),
     ("deepspeed-config-vs-trainer", "ValueError: Please correct the following DeepSpeed config values that "
      "mismatch TrainingArguments values:\n- ds bf16.enabled=True vs hf bf16|bf16_full_eval=False", [], None),
-    ("uint8-index-as-mask", "tags = torch.tensor([[0, 1], [2, 4]], dtype=torch.uint8)\nIndexError: The shape of the "
+    ("uint8-index-is-mask", "tags = torch.tensor([[0, 1], [2, 4]], dtype=torch.uint8)\nIndexError: The shape of the "
      "mask [2] at index 0 does not match the shape of the indexed tensor [5] at index 0", [], None),
     ("rnn-hidden-float64", "A GRU accepts an input float32 and a hidden state float64 on the GPU and gives "
      "explosive results", [], None),

@@ -42,6 +42,14 @@ BUFFERS = (
        "library picks (its default, bf16 where the GPU has it) or upgrade the library."),
 )
 
+# one story for a uint8 index, told in words (STORIES) or by the IndexError of a mask that does not fit (KERNELS)
+_UINT8_INDEX_TITLE = "a uint8 (Byte) tensor used as an index is read as a mask"
+_UINT8_INDEX_CAUSE = ("A uint8 (Byte) tensor used as an index is read as a boolean mask (torch treated uint8 indices as "
+                      "masks, and warns that this is deprecated), not as integer positions: a uint8 index of 0 selects "
+                      "nothing, so the result is empty or other elements than the positions meant, or the mask's shape "
+                      "does not match the indexed tensor (an IndexError).")
+_UINT8_INDEX_FIX = "Index with int64 positions (`idx.long()`), and keep masks as `torch.bool`."
+
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
     # a C++ wrapper's own conversion of its NumPy arguments
@@ -160,13 +168,11 @@ KERNELS = (
        "Cast the float inputs yourself: `inputs['pixel_values'] = inputs['pixel_values'].to(model.dtype)` "
        "(token ids and masks stay integer), or call the processor so it returns a `BatchFeature`, whose "
        "`.to(device, dtype)` casts floating tensors only."),
-    # a uint8 index is read as a boolean mask, not as positions
-    _e("uint8-index-as-mask", "index", "a uint8 tensor used as indices, read as a mask",
+    # a uint8 index is read as a boolean mask, not as positions: the IndexError when the mask's shape does not fit
+    _e("uint8-index-is-mask", "index", _UINT8_INDEX_TITLE,
        r"\A(?=.*The shape of the mask \[[\d, ]*\] at index \d+ does not match the shape of the indexed tensor)"
        r"(?=.*\b(uint8|ByteTensor|\.byte\(\))\b)",
-       "Indexing with a uint8 (byte) tensor selects by mask, as a bool tensor does, not by position: uint8 tags or "
-       "labels used as indices are read as a mask, whose shape then does not match the indexed tensor.",
-       "Make indices int64 (`tags.long()`, `dtype=torch.long`), and keep uint8 / bool for masks only."),
+       _UINT8_INDEX_CAUSE, _UINT8_INDEX_FIX),
     # an RNN's initial hidden state in float64 beside float32 weights
     _e("rnn-hidden-float64", "mismatch", "an RNN's initial hidden state in float64",
        r"\A(?=.*\b(GRU|LSTM|RNN)\b)(?=.*(\b(hidden state|h0|hx)\b[^\n]{0,40}\b(float64|double)\b|"
@@ -1152,14 +1158,10 @@ STORIES = (
        "load the module in the wanted dtype (a `dtype=` argument to its loader) instead of converting it after; "
        "upgrade the library if its `.to()` override was added later."),
     # a uint8 tensor used to index: torch reads it as a mask, not as positions
-    _e("uint8-index-is-mask", "index", "a uint8 (Byte) tensor used as an index is read as a mask",
+    _e("uint8-index-is-mask", "index", _UINT8_INDEX_TITLE,
        r"\A(?=.*(\btorch\.uint8\b|\bdtype=torch\.uint8\b|\bByteTensor\b|\buint8\b))(?=.*\b(index\w*|indices)\b)"
        r"(?=.*\b(not (ok|okay|work\w*|correct)|wrong|empty|unexpected\w*|incorrect|strange|weird)\b)",
-       unless=EXCEPTION_NAMED + r"|deprecated",
-       cause="A uint8 (Byte) tensor used as an index is read as a boolean mask (torch treated uint8 indices as "
-       "masks, and warns that this is deprecated), not as integer positions: a uint8 index of 0 selects nothing, "
-       "so the result is empty or other elements than the positions meant.",
-       fix="Index with int64 positions (`idx.long()`), and keep masks as `torch.bool`."),
+       unless=EXCEPTION_NAMED + r"|deprecated", cause=_UINT8_INDEX_CAUSE, fix=_UINT8_INDEX_FIX),
     # code generators that do not promote integer widths (nvFuser, TorchScript fusers)
     _e("codegen-operand-types", "index", "a code generator given operands of two integer or float types",
        r"Incompatible operand types: (int|int32_t|int64_t|long|float|double|half|__half|bfloat16) and "
