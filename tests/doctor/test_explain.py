@@ -39,6 +39,44 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("int-matmul-cuda", ">>> x.mm(y)\nRuntimeError: addmm for CUDA tensors only supports floating-point types. Try "
+     "converting the tensors with .float()", [], None),
+    ("torchvision-op-no-half", "RuntimeError: \"nms_kernel\" not implemented for 'BFloat16'", ["bf16"], None),
+    ("antialias-interpolate-half", "NotImplementedError: \"compute_index_ranges_weights\" not implemented for "
+     "'Half'", ["fp16"], None),
+    ("get-device-cpu-tensor", "RuntimeError: get_device is not implemented for type torch.FloatTensor", [], None),
+    ("weight-norm-half-cpu", "weight_norm is not working with float16 on torch 1.12.0\n  File \"test.py\", line 10, "
+     "in __init__\n    self.conv = nn.utils.weight_norm(self.conv)", [], None),
+    ("fsdp-batchnorm-buffers", "fully_shard with MixedPrecisionPolicy(param_dtype=torch.bfloat16)\nRuntimeError: "
+     "Expected running_mean to have type BFloat16 but got Float", [], None),
+    ("norm-kept-fp32-half-input", "Convert network to fp16 while keeping SyncBN in fp32\nRuntimeError: expected "
+     "scalar type Half but found Float", [], None),
+    ("numpy-int32-labels-words", "The numpy label arrays are int32, so they become IntTensors, while the "
+     "cross-entropy loss expects LongTensor.", [], None),
+    ("vae-latents-dtype", "vae.decode() gets fp16 latents while the VAE is fp32: RuntimeError: expected scalar "
+     "type Half but found Float", [], None),
+    ("mask-min-sum-overflow", "The mask sums two torch.finfo(dtype).min planes, and adding them overflows bf16 to "
+     "-inf.", [], None),
+    ("dlpack-cross-device-no-copy", "ValueError: cannot move (i.e. copy=False) tensor from cpu to cuda:0 without "
+     "copying.", [], None),
+    ("numpy-given-cuda-tensors", "np.mean([torch.tensor(1., device='cuda')])\nAttributeError: 'torch.dtype' object "
+     "has no attribute 'type'", [], None),
+    ("cupy-tensor-other-gpu", "cupy.cuda.runtime.CUDARuntimeError: cudaErrorInvalidValue: invalid argument\nThe "
+     "tensor is on cuda:1", [], None),
+    ("librosa-int16-audio", "librosa.output.write_wav(path, wav.astype(np.int16), sr)\n"
+     "librosa.util.exceptions.ParameterError: data must be floating-point", [], None),
+    ("logger-bf16-values", "wandb.log on a jnp bfloat16 array throws a recursion error", [], None),
+    ("metric-states-half", "calling .half() on the module converts the metric states to float16", [], None),
+    ("float-target-cast-long", "target = target.long() turns the float regression target into int64, so the loss "
+     "is wrong", [], None),
+    ("fp16-autocast-no-scaler", "The loop enters autocast, which defaults to fp16 on CUDA, and there is no "
+     "GradScaler anywhere.", [], None),
+    ("fp16-stuck-at-2048", "tensor([2048., 2048., 2048.], device='cuda:0', dtype=torch.float16)", [], None),
+    ("arange-into-linear", "x = torch.arange(0, 9).view(3, 3)\nout = linear(x)\nRuntimeError: mat1 and mat2 must "
+     "have the same dtype", [], None),
+    ("gradscaler-mps-float64", "    inv_scale = self._scale.double().reciprocal().float()\nTypeError: Cannot "
+     "convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use float32 "
+     "instead.", [], None),
     ("typed-buffer-dtype", "  File \"vec_env.py\", line 245, in batch_obs\n    vec_action.mask.push(amask)\nTypeError: "
      "argument 'items': Shape Mismatch:\n from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)", ["fp64"],
      None),
@@ -1498,6 +1536,22 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
+    # wordings added with the collections of heldout240 on
+    ("long-indices", "ValueError: The 'target' has to be an integer tensor."),
+    ("long-indices", "A TypeError was raised: \"Expected Long but got Float\""),
+    ("integer-tensor-division", "UserWarning: Integer division of tensors using div or / is deprecated, and in a "
+     "future release div will perform true division as in Python 3."),
+    ("int-input", "RuntimeError: mean(): input dtype should be either floating point or complex dtypes. Got Long "
+     "instead."),
+    ("int-input", "RuntimeError: \"argmax_cpu\" not implmented for 'Bool'"),
+    ("mask-not-bool", "RuntimeError: Expected object of scalar type Bool but got scalar type Float for argument #2 "
+     "'mask' in call to _th_masked_fill_bool_"),
+    ("mask-not-bool", "AssertionError: only bool and floating types of key_padding_mask are supported"),
+    ("mask-not-bool", "RuntimeError: Mask tensor can take 0 and 1 values only"),
+    ("half-constant-overflow", "The default min value will be overflow when model is under fp16."),
+    ("clip-before-unscale", "When I include clip_grad_norm_ with torch.cuda.amp the loss does not decrease "
+     "anymore."),
+    ("clip-before-unscale", "prepare_grads runs twice per step, so the fp16 gradients are unscaled twice."),
     # wider wordings of known classes
     ("pin-memory-no-cuda", "UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then "
      "device pinned memory won't be used."),
@@ -1659,8 +1713,6 @@ CLASS_WORDINGS = [
     ("quant-kernel-offload", "ValueError: Found modules on cpu/disk. Using Exllama or Exllamav2 backend requires all "
      "the modules to be on GPU.You can deactivate exllama backend by setting `disable_exllama=True`"),
     # attention masks, other BLAS libraries
-    ("sdpa-mask-dtype", "UserWarning: Converting mask without torch.bool dtype to bool; this will negatively affect "
-     "performance. Prefer to use a boolean mask directly."),
     ("cublas-bf16", "RuntimeError: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasGemmEx( handle, opa, opb, m, n, "
      "k, &falpha, a, HIP_R_16BF, lda, b, HIP_R_16BF, ldb, &fbeta, c, HIP_R_16BF, ldc, HIP_R_32F)`"),
     ("xformers-dtype-device", "NotImplementedError: No operator found for `memory_efficient_attention_forward` with "
@@ -2176,6 +2228,13 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # mean(dtype=float) of an integer tensor refused: a torch regression
+    ">>> a.mean(dtype=torch.float32)\nRuntimeError: mean(): input dtype should be either floating point or complex "
+    "dtypes. Got Long instead.",
+    # a NaN from grid values near float32's maximum
+    "grid_sample outputs NaN if grid contains large value: grid=torch.tensor([[[[ 2.9839e+38, -3.2406e+38]]]])",
+    # a PR's repro of an MPS kernel bug
+    "CPU trains, MPS is stuck before the change\nm = nn.Linear(8, 1).to(dev, dtype=torch.bfloat16)\nmps loss: 1.78",
     # FSDP2 leaving a rank's shard empty after `to_empty`: a sharding bug, not a model moved off meta
     "FSDP2 fails with \"Cannot copy out of meta tensor; no data!\" when rank is left empty; this testcase calls "
     "`model.to_empty(device=local_rank)`",

@@ -5,6 +5,13 @@ from amplora.doctor.explain import explain
 from amplora.doctor.kb import GENERAL_ADVICE
 
 OTHERS = [
+    ("RuntimeError: expected scalar type Half but found Float with BatchNorm2d(affine=False) under amp; the error "
+     "does not occur when affine=True", "affine=True"),
+    ("torch.float16 max err: inf\ntorch.bfloat16 max err: 1.2e+31", "wrong values from a kernel"),
+    ("RuntimeError: \"roll_cuda\" not implemented for 'Bool'", "no CUDA kernel for that op on bool"),
+    ("ValueError: SyncBatchNorm expected input tensor to be on GPU", "plain BatchNorm"),
+    ("UserWarning: Converting mask without torch.bool dtype to bool; this will negatively affect performance.",
+     "Pass bool masks"),
     ("NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the "
      "'SparseMPS' backend.", "to_dense"),
     ("UserWarning: Please use the new API settings to control TF32 behavior, such as "

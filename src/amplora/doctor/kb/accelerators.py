@@ -135,12 +135,19 @@ ACCELERATORS = (
        r"MPSGraph.{0,200}(same element type|element type mismatch)|"
        r"\w+ types? 'tensor<[^>]*\b\w*(f16|bf16|f32)>' and (\w+ type )?'tensor<[^>]*(f16|bf16|f32)>' are not "
        r"broadcast compatible|"
-       r"\A(?=.*\b(mps|MPS)\b)(?=.*\b(f16|fp16|float16)\b)(?=.*\b(f32|fp32|float32)\b)(?=.*\b(crash\w*|fails?|error)\b)",
+       r"\A(?=.*(?<![Nn]on-)\b(mps|MPS)\b)(?=.*\b(f16|fp16|float16)\b)(?=.*\b(f32|fp32|float32)\b)(?=.*\b(crash\w*|fails?|error)\b)",
        "Apple's MPSGraph compiles an op (add, matmul, ...) whose operands have two element types, such as f32 "
        "activations meeting an f16 weight or bias (an fp16 model variant or checkpoint with inputs or some modules "
        "left fp32), which MPS does not promote as CUDA kernels would.",
        "Give the model and its inputs one dtype on MPS (`model.to(torch.float16)` and `x.to(torch.float16)`, or "
        "use the fp32 model variant), or run the forward under `torch.autocast('mps', dtype=torch.float16)`."),
+    _e("gradscaler-mps-float64", "device-capability", "GradScaler on MPS needs float64, which MPS lacks",
+       r"Cannot convert a MPS Tensor to float64",
+       context=r"grad_scaler|GradScaler|scaler\.step|unscale_|_scale\.double\(\)",
+       cause="The GradScaler's `unscale_` computes the inverse scale in float64 (`self._scale.double()`), and Apple's "
+       "MPS has no float64, so loss scaling cannot run on MPS in this torch release.",
+       fix="Disable the GradScaler on MPS (`GradScaler(enabled=(device == 'cuda'))`, only on CUDA; fp32 or bf16 "
+       "training needs no scaler), or upgrade torch, whose newer releases unscale without float64 on MPS."),
     _e("mps-float64", "device-capability", "MPS has no float64",
        r"(?<![A-Za-z])MPS.{0,160}(float64|Double)|(float64|\bDouble\b).{0,100}\bMPS\b",
        "A float64 (double) tensor or model went to Apple's MPS device, which has no float64: NumPy arrays and "
@@ -148,7 +155,7 @@ ACCELERATORS = (
        "Use float32 before moving to MPS: `torch.from_numpy(a).float()`, `a.astype(np.float32)`, "
        "`model.float()`, or `torch.set_default_dtype(torch.float32)`."),
     _e("mps-bf16", "device-capability", "MPS without bf16",
-       r"MPS.{0,160}(BFloat16|bf16)|(BFloat16|\bbf16\b).{0,100}\bMPS\b",
+       r"\A(?!.*\bbefore the (change|fix)\b).*?(MPS.{0,160}(BFloat16|bf16)|(BFloat16|\bbf16\b).{0,100}\bMPS\b)",
        "bfloat16 on Apple's MPS device needs macOS 14 (Sonoma) or newer and a recent torch; on older systems MPS "
        "has no bf16 and a bf16 tensor or model cannot be moved there.",
        "Load the model in float16 or float32 on MPS (`torch_dtype=torch.float16`), or upgrade to macOS 14+ "

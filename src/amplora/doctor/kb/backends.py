@@ -727,7 +727,8 @@ CAPABILITY = (
        r"(?=.*\b(fp32|float32)\b)",
        "This kernel (SageAttention, a flash or fused attention kernel, a quantized kernel) runs only on fp16/bf16 "
        "inputs and got float32 tensors: a model loaded or kept in fp32, or activations upcast to fp32 before the "
-       "call (a version that had no branch for fp32 fails with an unrelated-looking error instead).",
+       "call, as a LayerNorm whose weights are in fp32 does to bf16 input (a version that had no branch for fp32 "
+       "fails with an unrelated-looking error instead).",
        "Cast its inputs to fp16/bf16 before the call and the output back (`o = kernel(q.to(torch.bfloat16), ...)"
        ".to(q.dtype)`), load the model in bf16/fp16, or use another attention backend (SDPA) for that model; "
        "newer releases of such kernels convert fp32 inputs themselves."),

@@ -476,7 +476,8 @@ DEVICES = (
     _e("numpy-device", "device", "`.numpy()` of a GPU tensor",
        r"(can'?t|cannot) convert \S+ device type tensor to numpy|(can'?t|cannot) convert (CUDA|MPS|XPU) tensor to "
        r"numpy|Tensor is stored in GPU and cannot be converted to NumPy",
-       "NumPy can only read host memory, and the tensor lives on a GPU (or MPS) device, so `.numpy()` / "
+       "NumPy can only read host memory, and the tensor (often one of several, such as the labels `y`, left on the "
+       "GPU when the others were moved) lives on a GPU (or MPS) device, so `.numpy()` / "
        "`np.asarray` / a NumPy function on it fails (Triton's Python backend: `as_numpy()` of an output that a GPU "
        "model left in GPU memory).",
        "Copy it to the CPU first: `t.detach().cpu().numpy()` (and `.float()` before for bf16); in Triton's Python "

@@ -13,8 +13,10 @@ BUFFERS = (
        r"mixed dtype \(CPU\)|Expected scalar types of X and dY are same|gamma and beta'?s data type should be float|"
        r"\bexpect (input|parameter) to have scalar type of (Float|BFloat16|Half)\b",  # the same message, its prefix cut
        "On the CPU, layer_norm / group_norm / batch_norm accept a bf16/fp16 input only with float32 (Float) "
-       "weight and bias, or all in one dtype; here the norm's parameters and its input disagree, often a norm "
-       "module left on the CPU in half precision while the rest of the model moved.",
+       "weight and bias, or all in one dtype; here the norm's parameters (or its running_mean / running_var "
+       "buffers, float32 by default) and its input disagree, often a norm module left on the CPU in half precision "
+       "while the rest of the model moved, or a float64 (double) input, which gets a message naming BFloat16, the "
+       "one mixed pair the kernel allows.",
        "Give the norm and its input one dtype (`x.to(norm.weight.dtype)`, or `norm.float()` with a float32 "
        "input), or run the region under `torch.autocast('cpu', dtype=torch.bfloat16)`; if the model should "
        "run on the GPU, move it there (`model.to('cuda')`)."),
@@ -204,6 +206,7 @@ KERNELS = (
        r"(target|index|indices)\w* .{0,40}(must be|to be|should be) .{0,20}(long|int64)|"
        r"index_select\(\): Expected dtype int(32|64)|Expected dtype int(32|64)(/int(32|64))? for index|"
        r"Offset Tensor must have dtype Long|one_hot is only applicable to index tensor|"
+       r"The 'target' has to be an integer tensor|\bExpected Long but got Float\b|"
        # (for Half / BFloat16 it is the input's dtype that a CPU kernel lacks, not the target's)
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '(?!Half'|BFloat16')\w+'|"
        r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()",
@@ -276,14 +279,19 @@ KERNELS = (
        r"received a mask with dtype torch\.uint8|mask with dtype torch\.uint8,? this behavior is now deprecated|"
        r"masked_\w+[^\n]{0,60}\b(Float\w*|float)[`'\"]? (tensor )?mask|expected mask dtype to be Bool|"
        r"indexing with dtype torch\.uint8 is now deprecated|"
+       r"Expected object of scalar type Bool but got scalar type \w+ for argument #\d+ 'mask'|"
+       r"only bool and floating types of \w*mask are supported|Mask tensor can take 0 and 1 values only|"
+       r"\A(?=.*\b(rejects?|only (accepts?|supports?)|not supported)\b)(?=.*\bint(32|64) (padding |attention )?masks?\b)|"
        r"\bmask\w*\b[^.\n]{0,40}\bshould be (a )?bool(ean)?\b[^.\n]{0,20}\b(rather than|not|instead of) (a )?(long|"
        r"int\w*|float\w*)",
        "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
        "deprecated (a warning on every call, an error in newer torch), and a float mask does not mask at all "
        "(or is refused); code written for bool masks (custom attention, remote model code) also refuses the int64 "
-       "(long) attention mask a tokenizer returns.",
+       "(long) attention mask a tokenizer returns, as attention layers do an int32 or int64 padding mask (torch 2.0 "
+       "refuses integer `key_padding_mask`s).",
        "Build masks as bool (`mask = x == pad_id`, `m.bool()`, `torch.zeros(..., dtype=torch.bool)`) and keep them "
-       "bool when combining them (`m1 & m2`)."),
+       "bool when combining them (`m1 & m2`), or cast them to the query dtype where an additive float mask is "
+       "wanted; code written for a newer torch's masked_fill (float masks) needs that torch version: upgrade."),
     _e("jax-compiled-arg-types", "index", "a compiled JAX function called with other dtypes than it was compiled for",
        r"Argument types differ from the types for which this computation was compiled",
        "A JAX function compiled ahead of time (`jit(...).lower(...).compile()`, a cached step) checks each "
@@ -359,10 +367,133 @@ KERNELS = (
        "is its bits in the wrong dtype.",
        "Convert instead of reinterpreting: `astype(float32)` / `.to(torch.float32)` / `.float()` before reading the "
        "values (`item<float>()` after `astype`), and reduce half and bf16 tensors in a float32 accumulator."),
+    _e("int-matmul-cuda", "mismatch", "a matrix multiply of integer tensors on CUDA",
+       r"addmm for CUDA tensors only supports floating-point types|"
+       r"\A(?=.*unimplemented data type at \S*THCTensorMathBlas)(?!.*(?<![A-Za-z0-9_])(fp16|half|CudaHalf\w*|float16)"
+       r"(?![A-Za-z0-9_]))",
+       "cuBLAS has no integer matrix multiply, so `mm` / `matmul` / `addmm` of Long (int64) or Int tensors on CUDA "
+       "is not implemented: the operands were built from integers (`torch.randint`, `.long()`, `arange`) and never "
+       "converted to a floating-point dtype.",
+       "Convert the operands to float before the product (`x.float() @ y.float()`, and `.round().long()` after if "
+       "integers are wanted), or do the integer product on the CPU."),
+    _e("torchvision-op-no-half", "cpu-kernel", "a torchvision detection op without a bf16 / fp16 kernel",
+       r"\"(nms|batched_nms)\w*\" not implemented for '(Half|BFloat16)'|"
+       r"\"(roi_align|roi_pool|ps_roi_align|ps_roi_pool|deform_conv2d)\w*\" not implemented for 'BFloat16'",
+       "torchvision's detection ops (`nms`, `roi_align`, `roi_pool`, `deform_conv2d`) have no bfloat16 support in "
+       "many releases (and no Half kernel on the CPU), so a detection model converted to bf16 / fp16 fails in its "
+       "post-processing or RoI heads.",
+       "Run the op in float32 (`nms(boxes.float(), scores.float(), iou)`, `roi_align(x.float(), ...).to(x.dtype)`), "
+       "skip the bf16 conversion for detection models (keep them float32), or upgrade torchvision."),
+    _e("antialias-interpolate-half", "cpu-kernel", "antialiased interpolate without a half-precision kernel",
+       r"\"compute_index_ranges_weights\" not implemented for '(Half|BFloat16)'|"
+       r"\"_?upsample_(bilinear|bicubic)2d_aa\w*\" not implemented for '(Half|BFloat16)'",
+       "`F.interpolate(..., antialias=True)` (antialiased bilinear / bicubic resizing, which torchvision's Resize "
+       "uses on tensors) has no fp16 / bf16 kernel on the CPU (and on MPS) in this torch: its index-weight "
+       "computation is dispatched for float32 / float64 only.",
+       "Cast to float32 around the resize and back (`F.interpolate(x.float(), ..., antialias=True).to(x.dtype)`), "
+       "resize without antialias in half precision, or upgrade torch."),
+    _e("get-device-cpu-tensor", "device", "a CPU tensor given to an op that wanted CUDA tensors (PyTorch 0.4)",
+       r"get_device is not implemented for type torch\.(?!cuda\.)\w*Tensor",
+       "PyTorch 0.4 asked a tensor for its GPU index with `get_device()`, which CPU tensors did not implement: one "
+       "input of the op (an image, a grid, a weight) is on the CPU while another is on CUDA, a device mismatch that "
+       "later releases report as 'Expected all tensors to be on the same device'.",
+       "Put every input of the op on the same device (`grid = grid.to(images.device)`, `.cuda()` on the one left "
+       "on the CPU), or move the module with `model.to(device)` before calling it."),
+    _e("weight-norm-half-cpu", "cpu-kernel", "weight_norm in float16 on the CPU (PyTorch 1.12.0)",
+       r"\A(?=.*\bweight_norm\b)(?=.*\b(not working|does ?n[o']t work|fails?|error)\b[^.\n]{0,40}"
+       r"\b(float16|fp16|half)\b|.*\b(float16|fp16|half)\b[^.\n]{0,40}\b(not working|does ?n[o']t work|fails?)\b)",
+       "`nn.utils.weight_norm` computes the weight from `g` and `v` when it is applied, and a module built in "
+       "float16 (`torch.set_default_dtype(torch.float16)`, `.half()` before wrapping) is still on the CPU then, "
+       "whose weight-norm kernel had no float16 registration in PyTorch 1.12.0.",
+       "Upgrade torch (1.12.1 registers it), or apply weight_norm in float32 and cast after moving to CUDA "
+       "(`model.cuda().half()`)."),
+    _e("fsdp-batchnorm-buffers", "mismatch", "FSDP mixed precision casts BatchNorm weights but not its running stats",
+       r"\A(?=.*Expected running_(mean|var) to have type (BFloat16|Half) but got Float)"
+       r"(?=.*\b(FSDP2?|fully_shard|MixedPrecisionPolicy|MixedPrecision)\b)",
+       "FSDP's mixed precision (`MixedPrecisionPolicy(param_dtype=torch.bfloat16)`, `MixedPrecision(param_dtype=...)`) "
+       "casts the BatchNorm's weight and bias to bf16 / fp16, while its running_mean / running_var buffers stay "
+       "float32, and batch_norm wants the weight and the running stats in one dtype.",
+       "Wrap the BatchNorm modules separately with their own float32 policy (`fully_shard(bn, "
+       "mp_policy=MixedPrecisionPolicy(param_dtype=torch.float32))` before sharding the model; FSDP1: "
+       "`_module_classes_to_ignore` / a separate wrap), or run the model under autocast instead of casting "
+       "parameters."),
+    _e("norm-kept-fp32-half-input", "mismatch", "a norm kept in float32 given fp16 input",
+       r"\A(?=.*(expected scalar type (Half|Float) but found (Float|Half)|expected type torch\.cuda\.(Float|Half)Tensor "
+       r"but got torch\.cuda\.(Half|Float)Tensor))"
+       r"(?=.*(\b(SyncBN|SyncBatchNorm|BatchNorm|BN|batch ?norm)\w*\b[^.\n]{0,30}\b(in |as )?(32 ?bits?|fp32|float32|float)"
+       r"\b|\bkeep_batchnorm_fp32\b|apex/parallel/sync_batchnorm\.py))",
+       "The network runs in fp16 while its (Sync)BatchNorm layers are kept in fp32 (apex amp O2, "
+       "`keep_batchnorm_fp32`, or by hand): the fp16 input meets fp32 weights and running stats, and this norm "
+       "implementation (SyncBatchNorm in torch 1.1, apex's pure-Python SyncBatchNorm) does not accept the mixed "
+       "pair.",
+       "Cast the input to fp32 before the norm and back to fp16 after it, or let autocast handle it (torch.autocast "
+       "keeps batch norm in fp32); with apex, install it with its CUDA extension (`--cuda_ext`), whose optimized "
+       "SyncBatchNorm kernel takes fp16 input with fp32 parameters."),
+    _e("numpy-int32-labels-words", "index", "integer labels from NumPy arrays that are int32, not int64",
+       r"\A(?=.*\bIntTensors?\b.{0,200}\b(expects?|needs?|requires?|wants?)\b.{0,20}\bLongTensors?\b)"
+       r"(?=.*\b(numpy|np\.|arrays?|int32)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="NumPy integer arrays default to int32 on Windows (and with some readers), so labels built from them "
+       "become IntTensors (int32), while cross-entropy / nll_loss targets must be LongTensors (int64).",
+       fix="Create the label arrays as int64 (`np.asarray(y, dtype=np.int64)`) or convert the targets with "
+       "`.long()` before the loss."),
+    _e("vae-latents-dtype", "mismatch", "latents and the VAE in two dtypes at decode",
+       r"\A(?=.*expected scalar type (Half|Float|BFloat16) but found (Float|Half|BFloat16))(?=.*\blatents?\b)"
+       r"(?=.*\b(vae\.decode|VAE)\b)",
+       "The latents reach `vae.decode()` in another dtype than the VAE's weights: fp16 latents from the UNet meet a "
+       "VAE kept (or upcast) in fp32 (`force_upcast`, a fp32 VAE for quality), or the reverse, and the VAE's first "
+       "norm or conv refuses the mixed pair.",
+       "Cast the latents to the VAE's dtype before decoding (`latents = latents.to(vae.dtype)`), or upcast both "
+       "(`vae.to(torch.float32)` with the latents), or upgrade diffusers, whose pipelines align them."),
+    # told in words: two finfo.min mask planes added together
+    _e("mask-min-sum-overflow", "overflow", "two additive masks of finfo.min summed past the dtype's range",
+       r"\A(?=.*finfo\([^)]*\)\.min)(?=.*\b(summ\w*|add\w*|sum of)\b)(?=.*\boverflow\w*\b[^.\n]{0,30}(-inf|\binf\b))",
+       unless=EXCEPTION_NAMED,
+       cause="Two additive masks each filled with `torch.finfo(dtype).min` (a causal or sliding-window plane and a "
+       "padding plane) are summed, and for a position masked by both the sum is beyond the dtype's range, so it "
+       "overflows to -inf; a row of -inf gives NaN in the softmax and in the gradients.",
+       fix="Combine the masks as booleans (`torch.where(causal | padding, finfo.min, 0.0)`, a bool mask for "
+       "SDPA) so that masked cells hold a single finfo.min, or clamp the sum to finfo.min."),
+    _e("dlpack-cross-device-no-copy", "device", "a DLPack export to another device asked not to copy",
+       r"cannot move \(i\.e\. copy=False\) tensor from \S+ to \S+ without copying",
+       "`__dlpack__(copy=False, dl_device=...)` asks for the tensor on another device (the CPU tensor on cuda:0) "
+       "without a copy, which cannot be: memory on the CPU is not on the GPU, so a cross-device export needs a copy.",
+       "Allow the copy (`copy=True` or `copy=None`), or move the tensor to the target device first (`t.cuda()`, "
+       "`t.to(device)`) and export it there (same device)."),
+    _e("numpy-given-cuda-tensors", "device", "NumPy given a list of GPU tensors",
+       r"'torch\.dtype' object has no attribute 'type'",
+       context=r"\bnp\.\w+\(|\bnumpy\b",
+       cause="A NumPy function (`np.mean`, `np.array`) was given torch tensors on a GPU (CUDA) device, which it "
+       "cannot turn into an array, so it falls back to calling methods on the tensors and trips over torch's "
+       "dtype.",
+       fix="Copy the tensors to the CPU first (`[t.cpu() for t in ts]`, `t.item()` for scalars), or stay in torch "
+       "(`torch.stack(ts).mean()`)."),
+    _e("cupy-tensor-other-gpu", "device", "CuPy wrapping a torch tensor that lives on another GPU",
+       r"\A(?=.*\bcupy\b)(?=.*cudaErrorInvalidValue)(?=.*(@cupy:[1-9]|cuda:[1-9]|Device\([1-9]\)|\bGPU ?[1-9]\b))",
+       "The torch tensor lives on a non-default GPU (cuda:1) while CuPy's current device is GPU 0, so wrapping its "
+       "memory (`UnownedMemory`, `pointerGetAttributes`) is refused with an invalid argument.",
+       "Make the tensor's device current while converting (`with cupy.cuda.Device(t.device.index):`, "
+       "`chainer.get_device('@cupy:1').use()`), or use DLPack (`cupy.from_dlpack(t)`), which keeps the device."),
+    _e("librosa-int16-audio", "numpy", "librosa given integer (int16) audio",
+       r"\A(?=.*data must be floating-point)(?=.*\b(librosa|valid_audio|write_wav)\b)",
+       "librosa (0.6 and later) accepts only floating-point audio buffers, and the waveform was cast to int16 PCM "
+       "first (`wav.astype(np.int16)` before `write_wav`), so its audio check refuses it.",
+       "Pass the float waveform (drop the `.astype(np.int16)`), or write int16 PCM with `soundfile.write` / "
+       "`scipy.io.wavfile.write`, or install the librosa version the project's requirements pin."),
+    # told in words: a logger given bf16 values
+    _e("logger-bf16-values", "numpy", "a logger (wandb, TensorBoard, JSON) given bf16 values",
+       r"\A(?=.*\b(wandb\.log|add_scalars?|SummaryWriter|json\.dumps?)\b)(?=.*\b(bfloat16|bf16)\b)"
+       r"(?=.*\b(recursion|RecursionError|fails?|error|throws?)\b)",
+       "The logger converts values through NumPy, which has no bfloat16, so bf16 arrays or tensors are not "
+       "recognised as numbers (a recursion, a TypeError).",
+       "Cast logged values to float32 first (`float(x)`, `x.astype(jnp.float32)`, `x.float().item()`), or upgrade "
+       "the logger (newer wandb converts bfloat16 itself)."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(torch\.)?(Long|Int|Bool|Short|Byte|Char)(Tensor)?\b'?|"
        r"\bnot supported on \w*Type for (Long|Int|Bool|Short|Byte|Char)\b|"
        r"could not infer output dtype\. Input dtype must be either a floating point|"
+       r"input dtype should be either floating point or complex dtypes\. Got (Long|Int|Short|Byte|Char|Bool)\b|"
+       r"not impl\w*ented for '(torch\.)?(Long|Int|Bool|Short|Byte|Char)(Tensor)?\b'?|"
        r"expected scalar type (Float|Half|BFloat16|Double) but found (Long|Int|Byte|Char|"
        r"Bool)|Input type \(\S*(Byte|Long|Int|Char)\w*\) and (weight|bias)( type|\s*\Z)|"
        r"\bexpected Byte tensor \(got Float tensor\)|\b(does not|doesn'?t|cannot|can'?t) accept\b.{0,40}\bByteTensor\b|"
@@ -385,8 +516,10 @@ KERNELS = (
        "Convert the input to the model's float dtype (float32 unless the model runs in half precision): "
        "`x = x.float()` (uint8 images: `x.float() / 255`; int16 PCM audio: `x.float() / 32768`; an environment's "
        "observations cast where it returns them), or "
-       "`x.to(model.dtype)`; keep only indices and labels integer.",
-       unless=_HALF_KERNEL_TOO),
+       "`x.to(model.dtype)`; keep only indices and labels integer; when the integer tensor is a library's own "
+       "(its code calls the op on lengths or ids), update the library to its latest release.",
+       # mean(dtype=float) refused: a torch regression, not an integer input
+       unless=_HALF_KERNEL_TOO + r"|\.mean\(\s*dtype\s*=\s*torch\.(float|double|half|bfloat)"),
     _e("typed-buffer-dtype", "mismatch", "a typed buffer given items of another dtype",
        # a ragged / array buffer's conversion message: "from=(dim=2, dtype=Float64), to=(dim=_, dtype=Bool)"
        r"\bfrom=\([^)\n]*dtype=(?P<src>\w+)\),\s*to=\([^)\n]*dtype=(?!(?P=src)\))(?P<dst>\w+)\)",
@@ -910,9 +1043,10 @@ KERNELS = (
        # a device without float64 instead; NumPy's removed `np.float` alias
        unless=r"(does ?n[o']t|does not|do not) support (float64|double)|module 'numpy' has no attribute|"
        r"\b(arrays?|inputs?|tensors?) must (be )?(of )?type (float32|fp32)\b"),
-    _e("integer-tensor-division", "out-buffer", "`/` between integer tensors refused (torch 1.5 and 1.6)",
-       r"Integer division of tensors using div or / is no longer supported",
-       "torch 1.5 and 1.6 refused `/` between integer tensors (it floor-divided before and divides truly from 1.7), "
+    _e("integer-tensor-division", "out-buffer", "`/` between integer tensors deprecated or refused (torch 1.5, 1.6)",
+       r"Integer division of tensors using div or / is (no longer supported|deprecated)",
+       "torch 1.5 warned that `/` between integer tensors is deprecated and 1.6 refused it (it floor-divided before "
+       "and divides truly from 1.7), "
        "so code that divides integer tensors fails there: averaging a state dict or checkpoints divides every entry, "
        "including integer ones such as BatchNorm's `num_batches_tracked`, and index or count arithmetic does too.",
        "Say which division is meant: `torch.floor_divide(a, b)` / `a // b` for integers, `torch.true_divide(a, b)` "
@@ -956,6 +1090,50 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    # told in words: what `.half()` does to a metric's accumulated states
+    _e("metric-states-half", "mismatch", "`.half()` on a module casts its metric states to fp16",
+       r"\A(?=.*(\.half\(\)|\bfloat16\b|\bfp16\b))(?=.*\bmetrics?\b[^.\n]{0,40}\bstates?\b)",
+       unless=EXCEPTION_NAMED,
+       cause="`module.half()` (and DeepSpeed's fp16, which calls it) casts every floating tensor registered on the "
+       "module, torchmetrics' metric states included, to float16, so accumulated sums and counts lose precision "
+       "or overflow.",
+       fix="Upgrade torchmetrics (its Metric ignores `.half()` / `.float()` / `.double()` and changes state dtypes "
+       "only through `set_dtype`), keep metrics outside the module cast, or call `metric.set_dtype(torch.float32)` "
+       "after casting the model."),
+    # told in words: a continuous target cast to an integer type
+    _e("float-target-cast-long", "mismatch", "a continuous target cast to an integer dtype",
+       r"\A(?=.*\b(target|label|y)s?\s*=\s*(target|label|y)s?\.long\(\))(?=.*\b(float|regression|continuous|"
+       r"truncat\w*|wrong)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="A continuous (regression) target is converted with `.long()`, which truncates it to int64 before the "
+       "loss, so the loss and metrics are silently wrong.",
+       fix="Keep regression targets floating point: `target = target.float()` (float32, the model's dtype); "
+       "`.long()` is for class indices only."),
+    # told in words: fp16 autocast and no loss scaler in the training loop
+    _e("fp16-autocast-no-scaler", "scaling", "fp16 autocast without a GradScaler",
+       r"\A(?=.*\bautocast\b)(?=.*(\b(no|without|missing|never|forgot\w*)\b[^.\n]{0,30}\b(grad)?scaler\b|"
+       r"grep -c GradScaler[^\n]*\n\s*0\b))(?=.*\b(fp16|float16|half)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="Autocast on CUDA defaults to float16, and the loop has no GradScaler: small gradients underflow to "
+       "zero (flush) in fp16 backward, so parts of the loss stop learning and others may overflow to inf.",
+       fix="Autocast with `dtype=torch.bfloat16` on Ampere or newer (no scaler needed), or add a GradScaler for "
+       "fp16 (`scaler.scale(loss).backward(); scaler.step(opt); scaler.update()`)."),
+    # a float16 result stuck at 2048: fp16 integers are exact only up to 2048
+    _e("fp16-stuck-at-2048", "overflow", "a float16 sum that stops growing at 2048",
+       r"\A(?=.*\btensor\(\[[^\]]*(?<![\d.])2048\.(?!\d))(?=.*dtype=torch\.float16)",
+       unless=EXCEPTION_NAMED,
+       cause="float16 has an 11-bit significand, so above 2048 it holds only even integers (the spacing is 2): "
+       "adding 1 to 2048 rounds back to 2048, and a count or a gradient accumulated in fp16 (an upsample's "
+       "backward, a sum) stops growing there, a precision limit.",
+       fix="Accumulate in float32: run that op (its backward too) on `x.float()` and cast back, or keep the model "
+       "in float32 for it."),
+    # an integer arange fed to a float layer, the message not naming the dtypes
+    _e("arange-into-linear", "mismatch", "an integer `torch.arange` tensor fed to a float layer",
+       r"\A(?=.*(mat1 and mat2 must have the same dtype|expected m1 and m2 to have the same dtype))"
+       r"(?=.*torch\.arange\(\s*-?\d+\s*(,\s*-?\d+\s*){0,2}\))(?!.*(half|bfloat16|float16|\bbf16\b|\bfp16\b))",
+       "`torch.arange` with integer bounds makes an int64 (Long) tensor, and it was fed to a float32 layer "
+       "(`nn.Linear`), whose matmul needs both operands in one floating dtype.",
+       "Make the input float: `torch.arange(0, 9, dtype=torch.float32)` or `x.float()` before the layer."),
     # a helper that rebuilds a model returns it in the default dtype, told in words
     _e("rebuilt-in-default-dtype", "mismatch", "a model rebuilt by a helper comes back in the default dtype",
        r"\b(returns?|gives?|produces?|outputs?)\b[^.\n]{0,20}\W(float32|fp32)\W{0,2} (models?|modules?|tensors?|"
@@ -1090,7 +1268,9 @@ STORIES = (
        r"\A(?=.*\b(u?int(8|16|32)|np\.u?int(8|16|32)|(Byte|Int|Short)(Tensor)?|uint8_t|u?int(16|32)_t|"
        r"TYPE_U?INT(8|16))\b)(?=.*\b(overflow(s|ed|ing)?|wrap(s|ped|ping)?[ -]around|wraps|modulo (256|65536))\b)|"
        # an int32 dtype printed beside sums that came out hugely negative
-       r"\A(?=.*(dtype\(.int32.\)|\btorch\.int32\b|\bnp\.int32\b))(?=.*(?<![\w.])-\d{9,10}(?![\d.]))",
+       r"\A(?=.*(dtype\(.int32.\)|\btorch\.int32\b|\bnp\.int32\b))(?=.*(?<![\w.])-\d{9,10}(?![\d.]))|"
+       # a uint8 difference printed as 255
+       r"\bresult of\b[^\n]{0,40}\[255\]\s*uint8\b",
        unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
        r"INT_MAX|2147483647|\bnumel\b(?!\(\))|too large|\w*(Error|Exception):",
        cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "

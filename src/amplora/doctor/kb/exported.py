@@ -163,7 +163,8 @@ EXPORTED = (
        "Cast pairs the converter leaves (`OnnxModel(model).remove_cascaded_cast_nodes()` from "
        "`onnxruntime.transformers.onnx_model`); compare node outputs with fp32 to find the first that drifts, or "
        "serve the fp32 model.",
-       context=r"onnx|\bORT\b", unless=r"TensorRT|\bTRT\b|trtexec|polygraphy|\b(nan|inf)\b"),
+       context=r"onnx|\bORT\b",
+       unless=r"TensorRT|\bTRT\b|trtexec|polygraphy|\b(nan|inf)\b|expected scalar type \w+ but found"),
     _e("triton-server-bf16", "onnx", "the Triton Inference Server backend has no BF16 inputs",
        r"unsupported datatype TYPE_BF16|TYPE_BF16.{0,100}(not supported|unsupported)",
        "The Triton Inference Server backend serving this model (the ONNX Runtime backend among others) does not "

@@ -104,7 +104,8 @@ FALLBACKS = (
     _e("matmul-dtype", "mismatch", "matmul operands of two dtypes",
        f"{MATMUL}|{MATMUL_TAIL}", "A matmul/linear got operands of two dtypes outside autocast; the message does not say which "
        "operand is off, most often an fp32 tensor (an upcast norm output, an fp32 adapter, a buffer) meeting "
-       "bf16/fp16 weights, or fp16 activations meeting weights kept in another dtype.",
+       "bf16/fp16 weights, or fp16/bf16 activations meeting weights kept in another dtype (an fp32 weight, or fp32 "
+       "master weights a custom layer did not cast to the compute dtype).",
        "Cast at the boundary: `.to(x.dtype)` the odd tensor before the matmul, or cast the whole model once "
        "(`model.half()`, `model.to(torch.bfloat16)`): a `torch_dtype` given to a loader casts only the modules it "
        "loads, not heads or modules around them (a sentence-transformers Dense layer, a value head, a projector, a "
@@ -338,7 +339,8 @@ FALLBACKS = (
        "the first op and module that produced it; then lower the learning rate and clip gradients "
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
        "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING,
-       unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}"),
+       # inputs near float32's own limit (3.4e38): no precision story
+       unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}" r"|(?<![\d.])\d(\.\d+)?e\+3[0-8]\b"),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        # a title asking whether a dtype is supported, above the error the user met with it
        r"\A(?=\W*(Is|Are) (bf16|bfloat16|fp16|float16|half precision) supported\b)(?=.*(Error\b|Traceback|File \"))|"
@@ -409,8 +411,9 @@ FALLBACKS = (
        r".{0,80}\bbut\b.{0,80}\b(has dtype|got|is) (torch\.)?(?!(?P=want)\b)(bfloat16|float16|float32|float64|half)\b|"
        r"\btype mismatch\b.{0,80}\b(torch\.)?(cuda\.)?(?P<t1>Half|Float|Double|BFloat16)Tensor\b.{0,80}"
        r"\b(torch\.)?(cuda\.)?(?!(?P=t1)Tensor)(Half|Float|Double|BFloat16)Tensor\b",
-       "Two tensors of different floating dtypes met in one op outside autocast (or an op got a dtype it has no "
-       "kernel for); the message alone does not say which tensor is off or why.",
+       "Two tensors of different floating dtypes met in one op outside autocast (an input and a layer's weight or "
+       "bias, say, or an op got a dtype it has no kernel for); the message alone does not say which tensor is off "
+       "or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",
        # a C++ compiler's own type error in generated or extension source is no tensor meeting another

@@ -29,6 +29,33 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "with float64 training (`torch.set_default_dtype(torch.float64)`) they are float64, which that release's "
      "foreach grouping refuses (it allows `step` tensors only as float32). Upgrade torch (2.2 fixed it), or keep "
      "the default dtype float32 and make the model float64 with `model.double()`."),
+    # torch's BatchNorm backward under AMP with affine=False (no weight to tell the mixed case by)
+    (r"\A(?=.*expected scalar type (Half|Float) but found (Float|Half))(?=.*affine\s*=\s*False)"
+     r"(?=.*(does not|doesn'?t|no error|works?|fine)[^.\n]{0,40}affine\s*=\s*True)",
+     "Not a fault in your tensors: torch's fused CUDA batch-norm backward told mixed precision from the weight's "
+     "dtype, which is missing with `affine=False`, so AMP training with such layers failed although the running "
+     "stats were float32 as intended. Upgrade torch (fixed in 1.10), or use `affine=True` meanwhile."),
+    # a kernel's output measured against a reference with an error of inf or 1e+30: a wrong-values kernel bug
+    (r"\b(max|mean|abs)\w*[ _]?err\w*\W{0,3}(inf|[\d.]+e\+(1\d|[2-9]\d))\b",
+     "Not a precision fault as told: an error of inf or 1e+30 against a reference is wrong values from a kernel "
+     "(bits read in the wrong dtype, a wrong index), not fp16 rounding or overflow. Report it with the repro, "
+     "and meanwhile give the op's inputs and weights one dtype or run it on another device."),
+    # torch's own transformer layers convert masks they were given as bool, then warn about it
+    (r"Converting mask without torch\.bool dtype to bool|\A(?=.*mismatched (src_)?key_padding_mask and (src_|attn_)mask)"
+     r"(?=.*(should ?n[o']t|should not) be (raised|emitted|shown))",
+     "Not a fault in your tensors: a performance warning that nn.TransformerEncoder / MultiheadAttention emit when "
+     "a mask is not bool; several torch releases convert bool masks given by the caller themselves and then warn "
+     "(or warn about mismatched masks that were both bool). Pass bool masks (`mask.bool()`); if they are already "
+     "bool, upgrade torch or ignore the warning."),
+    (r"SyncBatchNorm expected input tensor to be on GPU",
+     "Not a precision fault: SyncBatchNorm runs only on CUDA tensors (it synchronises statistics across GPUs), and "
+     "this run is on the CPU. For CPU inference or a single process, use plain BatchNorm: `norm_cfg=dict(type='BN')` "
+     "in an mmlab config, or `nn.SyncBatchNorm` converted back to `nn.BatchNorm2d`."),
+    # elementwise ops on bool tensors that an older torch had no CUDA kernel for
+    (r"\"(add|sub|mul|div|roll|flip)_cuda\" not implemented for 'Bool'",
+     "Not a fault in your tensors: this torch release had no CUDA kernel for that op on bool tensors (the CPU had "
+     "one; a regression in 1.7 dropped `mul` with a Python bool). Upgrade torch, or cast the mask for that op "
+     "(`mask.to(torch.uint8)`, `mask.logical_and(...)` for `*`, `~mask` for `1 - mask`)."),
     (r"no kernel image is available for execution on the device|"
      r"Arch conditional MMA instruction used without targeting appropriate compute capability",
      "Not a precision fault: this torch, or an extension it calls (bitsandbytes, flash-attn, xformers, a custom "

@@ -55,7 +55,8 @@ SCALING = (
     _e("unscale-fp16", "scaler", "GradScaler cannot unscale fp16 gradients",
        r"\bAt+e?m?p?t*ing to (un)?scale\s+(FP\s?[1l]6|half)\s*grad",
        "The trainable parameters themselves are fp16, so their gradients are fp16 and the GradScaler refuses to "
-       "unscale them (loss scaling needs fp32 master weights).",
+       "unscale them (loss scaling needs fp32 master weights): a model loaded in fp16 (`torch_dtype=torch.float16`) "
+       "makes its trainable copies fp16 too, PEFT's `modules_to_save` and resized embeddings among them.",
        "Keep trainable parameters (adapters) in fp32 and let autocast run the matmuls in fp16: e.g. "
        "`for p in trainable: p.data = p.data.float()`, PEFT's default `autocast_adapter_dtype=True`, or "
        "`amplora.apply(model, precision='fp16-mixed')`; do not cast the model you train with `.half()`."),
@@ -210,7 +211,11 @@ OVERFLOW = (
     _e("half-constant-overflow", "overflow", "a number outside the half-precision tensor's range",
        r"cannot be converted to type (c10::|at::)?(Half|BFloat16)\w* without overflow|"
        r"-?\d(\.\d+)?e\+?\d+\W{0,2} (can'?t|cannot|could ?n[o']t) be (converted|represented) (to|in|as) "
-       r"(half|fp16|float16|bf16|bfloat16)\b",
+       r"(half|fp16|float16|bf16|bfloat16)\b|"
+       # told in words: a mask's fill value that overflows in fp16
+       r"\b(min|minimum|mask\w*|fill)\b[^.\n]{0,30}\b(value|val)\b[^.\n]{0,30}\boverflow\w*\b[^.\n]{0,40}\b(fp16|float16|"
+       r"half)\b|\bmask\w*\b[^.\n]{0,60}-1e\d+\b[^\n]{0,100}\b(fp16|float16|half|mixed precision)\b[^.\n]{0,60}"
+       r"\b(numerical|overflow\w*|nan)\b",
        "A Python number written into or combined with a half-precision tensor (a mask fill value such as -1e9 or "
        "`torch.finfo(torch.float32).min`, a scale, a clamp bound) lies outside that dtype's range (fp16 tops out "
        "at 65504; bf16 only past 3.4e38, e.g. a float64 limit), so it cannot be converted: the constant was "

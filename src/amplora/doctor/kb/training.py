@@ -126,7 +126,8 @@ TRAINING = (
     _e("scaler-step-twice", "scaler", "GradScaler.step called twice in one step",
        r"step\(\) has already been called since the last update\(\)",
        "`scaler.step(optimizer)` ran twice for one optimizer before `scaler.update()` (a loop over optimizers "
-       "that repeats one, or accumulation code that steps on every micro-step).",
+       "that repeats one, or accumulation code that steps on every micro-step), or `scaler.update()` is never "
+       "called after scaler.step, so the next iteration's step finds the last one still pending.",
        "Call `scaler.step(opt)` once per optimizer per step and then `scaler.update()` once; step only when the "
        "accumulated micro-steps are complete."),
     _e("optimizer-state-dtype", "mismatch", "optimizer state of another dtype than the gradients",
@@ -567,10 +568,21 @@ NONFINITE_REPORTS = (
        "compute losses and norms in fp32."),
     _e("clip-before-unscale", "overflow", "gradients clipped while still scaled by the loss scaler",
        r"\bclip\w*.{0,120}\bscaled gradients\b|\bscaled gradients\b.{0,120}\bclip\w*|"
-       r"\bclip\w*.{0,80}\bbefore\b.{0,40}\bunscal\w*",
+       r"\bclip\w*.{0,80}\bbefore\b.{0,40}\bunscal\w*|"
+       # told in words: clipping under AMP and the loss stops decreasing
+       r"\A(?=.*clip_grad_norm_?)(?=.*\b(torch\.cuda\.amp|amp|autocast|GradScaler|mixed precision)\b)"
+       r"(?=.*\b(does ?n[o']t|does not|not|no longer) (decrease|go down|learn|converge)\w*)(?!.*\w+(Error|Exception):)|"
+       # told in words: the loss scaled, the step taken without the scaler
+       r"\A(?=.*\b(GradScaler|grad_scaler|scaler\.scale)\b)(?=.*(\bnot (for|through|with) the (update|optimizer) step\b|"
+       r"\bgradients (are|were) (now )?\d+x larger\b|\bnever unscaled\b))|"
+       # told in words: gradients unscaled twice
+       r"\A(?=.*\bunscal\w*)(?=.*\b(twice|two times|doubly|double)\b)(?=.*\b(fp16|loss scal\w*|scaler|gradients)\b)"
+       r"(?!.*\w+(Error|Exception):)",
        cause="With fp16 loss scaling (GradScaler, apex, a hand-made scale) the gradients are multiplied by the loss "
-       "scale until they are unscaled, so a `clip_grad_norm_` before unscaling compares the scaled norm with the "
-       "threshold and clips far too hard (or not at all when the scale is small).",
+       "scale factor until they are unscaled (once: unscaling twice shrinks them by the scale again, a step taken "
+       "with `optimizer.step()` instead of `scaler.step` never unscales them), so a `clip_grad_norm_` before "
+       "unscaling compares the scaled norm with the threshold and clips far too hard (or not at all when the "
+       "scale is small).",
        fix="Unscale first, then clip: `scaler.unscale_(optimizer)`, `torch.nn.utils.clip_grad_norm_(params, "
        "max_norm)`, `scaler.step(optimizer)`, `scaler.update()` (accelerate's `accelerator.clip_grad_norm_` does "
        "this)."),
@@ -841,14 +853,15 @@ NONFINITE_REPORTS = (
        r"\b(VAE|autoencoder) training\b|\btrain\w* (a |the |my |our )?(VAE|autoencoder)\b))",
        cause="The text reports NaN/inf (or black, blank, '!!!!' output) when running in half precision, which "
        "most often means an fp16 overflow: activations, attention scores or a VAE exceed fp16's largest value "
-       "65504 and turn into inf and then NaN (fp32 runs are fine); the text alone cannot rule out a too high "
+       "65504 (or a kernel accumulates a sum in fp16, as old pooling kernels did) and turn into inf and then NaN "
+       "(fp32 runs are fine); the text alone cannot rule out a too high "
        "learning rate or bad data.",
        fix="Run in bf16 where the GPU has it (Ampere or newer: same range as fp32) or in fp32 on GPUs without bf16 "
        "(V100, T4); keep the overflowing part (attention softmax, norms, the VAE, the loss) in fp32; for training "
        "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, stepping only through "
        "`scaler.step(optimizer)` (an extra `optimizer.step()` applies the inf gradients the scaler skipped), and a "
        "lower learning rate if the loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
-       "so use eps >= 1e-4 in fp16; with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
+       "so use a larger eps in fp16 (>= 1e-4 in Adam, a norm's default 1e-5 rather than 1e-12); with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
     _e("half-fails-fp32-works", "overflow", "a run that fails in fp16/bf16 and works in fp32",
