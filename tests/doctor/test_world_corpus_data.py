@@ -205,7 +205,21 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout236", 28),
                                          ("heldout237", 29),
                                          ("heldout238", 34),
-                                         ("heldout239", 5)])
+                                         ("heldout239", 5),
+                                         ("heldout240", 28),
+                                         ("heldout241", 59),
+                                         ("heldout242", 35),
+                                         ("heldout243", 23),
+                                         ("heldout244", 60),
+                                         ("heldout245", 52),
+                                         ("heldout246", 29),
+                                         ("heldout247", 11),
+                                         ("heldout248", 28),
+                                         ("heldout249", 19),
+                                         ("heldout250", 15),
+                                         ("heldout251", 26),
+                                         ("heldout252", 32),
+                                         ("heldout253", 32)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -322,19 +336,34 @@ def test_split_sizes(records, split, size):
                               "heldout236": 13,
                               "heldout237": 15,
                               "heldout238": 18,
-                              "heldout239": 2}.get(split, 20)
+                              "heldout239": 2,
+                              "heldout240": 14,
+                              "heldout241": 32,
+                              "heldout242": 21,
+                              "heldout243": 10,
+                              "heldout244": 29,
+                              "heldout245": 26,
+                              "heldout246": 15,
+                              "heldout247": 6,
+                              "heldout248": 16,
+                              "heldout249": 8,
+                              "heldout250": 9,
+                              "heldout251": 12,
+                              "heldout252": 15,
+                              "heldout253": 14}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7;
-    # heldout235, with 7; heldout239, with 3
+    # heldout235, with 7; heldout239, with 3; heldout247, with 5; heldout250, with 6
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
                                "heldout170": 4, "heldout205": 6, "heldout220": 7, "heldout235": 7,
-                               "heldout239": 3}.get(split, 9)
+                               "heldout239": 3, "heldout247": 5, "heldout250": 6}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10;
-    # heldout230, 11; heldout231, 11; heldout232, 10; heldout239, 4
+    # heldout230, 11; heldout231, 11; heldout232, 10; heldout239, 4; heldout247, 10
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
                                                  "heldout220": 10, "heldout230": 11, "heldout231": 11,
-                                                 "heldout232": 10, "heldout239": 4}.get(split, 12)
+                                                 "heldout232": 10, "heldout239": 4,
+                                                 "heldout247": 10}.get(split, 12)
     assert sum(r["split"] == "dev" for r in records) >= 100
 
 
@@ -604,7 +633,21 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (237, "heldout236", "w46700", 13, 15, 20),
     (238, "heldout237", "w46900", 15, 14, 17),
     (239, "heldout238", "w47100", 18, 16, 19),
-    (240, "heldout239", "w47300", 2, 3, 4)])
+    (240, "heldout239", "w47300", 2, 3, 4),
+    (241, "heldout240", "w47500", 14, 14, 23),
+    (242, "heldout241", "w47700", 32, 27, 31),
+    (243, "heldout242", "w47900", 21, 14, 19),
+    (244, "heldout243", "w48100", 10, 13, 14),
+    (245, "heldout244", "w48300", 29, 31, 44),
+    (246, "heldout245", "w48500", 26, 26, 33),
+    (247, "heldout246", "w48700", 15, 14, 23),
+    (248, "heldout247", "w48900", 6, 5, 10),
+    (249, "heldout248", "w49100", 16, 12, 20),
+    (250, "heldout249", "w49300", 8, 11, 19),
+    (251, "heldout250", "w49500", 9, 6, 14),
+    (252, "heldout251", "w49700", 12, 14, 22),
+    (253, "heldout252", "w49900", 15, 17, 24),
+    (254, "heldout253", "w50100", 14, 18, 28)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -625,14 +668,16 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232, 236, 237), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232, 236, 237, 243, 245,
+                              247), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
-                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239), 4),
+                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239, 242, 244,
+                              251, 252, 254), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
-                              217, 218, 220, 221, 223, 227, 229, 238), 3),
+                              217, 218, 220, 221, 223, 227, 229, 238, 241, 248, 250, 253), 3),
              **dict.fromkeys((86, 103, 169, 171, 234, 240), 2)}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
@@ -804,7 +849,21 @@ def test_load_filters_by_split(records):
               + wc.load("heldout236")
               + wc.load("heldout237")
               + wc.load("heldout238")
-              + wc.load("heldout239"))
+              + wc.load("heldout239")
+              + wc.load("heldout240")
+              + wc.load("heldout241")
+              + wc.load("heldout242")
+              + wc.load("heldout243")
+              + wc.load("heldout244")
+              + wc.load("heldout245")
+              + wc.load("heldout246")
+              + wc.load("heldout247")
+              + wc.load("heldout248")
+              + wc.load("heldout249")
+              + wc.load("heldout250")
+              + wc.load("heldout251")
+              + wc.load("heldout252")
+              + wc.load("heldout253"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")
