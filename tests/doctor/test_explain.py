@@ -39,6 +39,22 @@ RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half 
 
 # (knowledge-base key, error text, dtypes the text mentions, an op it names or None)
 SAMPLES = [
+    ("unwrap-drops-autocast", "When using mixed precision, after the first save step:\nRuntimeError: Input type "
+     "(struct c10::Half) and bias type (float) should be the same", [], None),
+    ("save-fp16-underflow", "--save_precision=fp16 will cause a lot of 0's in lora modules.", [], None),
+    ("merge-dtype-nan", "Merging the LoRA adapters with any torch dtype besides float16 gives NaN values in the "
+     "model.", [], None),
+    ("perplexity-fp16-overflow", "when validation loss > 20 the ppl exceeds the range of float16", [], None),
+    ("uint16-ids-overflow", "The token ids are saved as uint16, which is wrong when the vocabulary is larger than "
+     "65535.", [], None),
+    ("memmap-read-dtype", "indices = np.memmap('part-0.npy', mode='r', dtype=np.uint32)\nValueError: Size of "
+     "available data is not a multiple of the data-type size.", [], None),
+    ("pipeline-device-with-device-map", "ValueError: The model has been loaded with `accelerate` and therefore "
+     "cannot be moved to a specific device. Please discard the `device` argument when creating your pipeline "
+     "object.", [], None),
+    ("randperm-default-cuda", "RuntimeError: randperm is only implemented for CPU", [], None),
+    ("generator-mps-unsupported", "RuntimeError: Device type MPS is not supported for torch.Generator() api.", [],
+     None),
     ("int-matmul-cuda", ">>> x.mm(y)\nRuntimeError: addmm for CUDA tensors only supports floating-point types. Try "
      "converting the tensors with .float()", [], None),
     ("torchvision-op-no-half", "RuntimeError: \"nms_kernel\" not implemented for 'BFloat16'", ["bf16"], None),
@@ -1537,6 +1553,17 @@ def test_cli_explain_empty_input_is_a_one_line_error(capsys):
 # ---- issue 19 §1: whole classes of faults, several wordings each (most not in the corpus) -------------------------
 CLASS_WORDINGS = [
     # wordings added with the collections of heldout240 on
+    ("merge-into-bnb-refused", "Loading the base in 4 bit and merging still fails with \"Cannot merge LORA layers in "
+     "8-bit mode\""),
+    ("merge-rounding", "After model.save_pretrained_merged(\"merged\", tokenizer) and reloading it, the answer "
+     "obtained during training was not returned."),
+    ("tf-conversion-dtype", "TypeError: cannot assign a tf.float16 tensor to a tf.float32 variable"),
+    ("found-dtype-backward", "RuntimeError: expected dtype Float but got dtype Long (validate_dtype at "
+     "/pytorch/aten/src/ATen/native/TensorIterator.cpp:143)"),
+    ("bnb-model-cast", "to is not supported for `8-bit` models"),
+    ("generator-device", "RuntimeError: Expected a 'N2at13CUDAGeneratorE' but found 'PN2at9GeneratorE'"),
+    ("pipeline-device-with-device-map", "In pipelines it is stated: \"Do not use `device_map` AND `device` at the "
+     "same time as they will conflict.\""),
     ("long-indices", "ValueError: The 'target' has to be an integer tensor."),
     ("long-indices", "A TypeError was raised: \"Expected Long but got Float\""),
     ("integer-tensor-division", "UserWarning: Integer division of tensors using div or / is deprecated, and in a "
@@ -2228,6 +2255,9 @@ def test_each_class_in_several_wordings(key, text):
 
 # texts with the same nouns (MPS, fp16, ONNX, TensorRT, indices, exllama, requires grad) that are not the fault
 LOOKALIKE_REJECTS = [
+    # sampling from a row whose scores are all -inf: a decoding bug told as such
+    "could have `next_token_scores` being all `-inf` along some batch dim, so probs are all nan\nRuntimeError: probability "
+    "tensor contains either inf, nan or element < 0",
     # mean(dtype=float) of an integer tensor refused: a torch regression
     ">>> a.mean(dtype=torch.float32)\nRuntimeError: mean(): input dtype should be either floating point or complex "
     "dtypes. Got Long instead.",

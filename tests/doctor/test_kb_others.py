@@ -5,6 +5,7 @@ from amplora.doctor.explain import explain
 from amplora.doctor.kb import GENERAL_ADVICE
 
 OTHERS = [
+    ("RuntimeError: Expected a 'cuda:0' generator device but found 'cuda'", "fixed in 1.9"),
     ("RuntimeError: expected scalar type Half but found Float with BatchNorm2d(affine=False) under amp; the error "
      "does not occur when affine=True", "affine=True"),
     ("torch.float16 max err: inf\ntorch.bfloat16 max err: 1.2e+31", "wrong values from a kernel"),

@@ -206,7 +206,9 @@ DEVICES = (
        "this torch or machine has no CUDA (a Mac with MPS, a CPU-only build or node): pinning only speeds "
        "host-to-accelerator copies.",
        "Pin only when the batches go to a CUDA GPU (`pin_memory=(device.type == 'cuda')`, and `non_blocking=True` "
-       "only then); on MPS or the CPU just call `.to(device)`."),
+       "only then); on MPS or the CPU just call `.to(device)`; PEFT's `load_adapter` loading the adapter weights "
+       "with an inferred device (`cuda`) on a CPU-only machine: pass `torch_device='cpu'` (the base model's "
+       "device)."),
     _e("pin-gpu-tensor", "device", "pinning memory of a tensor already on the GPU",
        r"cannot pin '?torch\.cuda\.\w+'? only dense CPU tensors can be pinned|"
        r"cannot pin '\w+' only dense CPU tensors|Only dense CPU tensors can be pinned",
@@ -364,7 +366,8 @@ DEVICES = (
        "batches on mps (older transformers need `use_mps_device=True`); some torch releases also raised it for an "
        "op whose MPS storage was not yet allocated (the `index_select` behind an embedding lookup) although "
        "everything was on mps.",
-       "Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
+       "When a library moves the tensors (a transformers release that left some off mps), update it to a newer "
+       "transformers version. Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
        "`.to(model.device)`), create new tensors with `device=x.device`, and with an older Trainer pass "
        "`--use_mps_device`; or keep model and inputs on the CPU in float32; for the embedding case, upgrade torch or "
        "run that embedding on the CPU and move its output to mps."),
@@ -457,9 +460,24 @@ DEVICES = (
        "was read before the asynchronous copy finished, so parts of it are still zeros, differently each run.",
        fix="Copy device-to-host with `non_blocking=False` (the default), or call `torch.cuda.synchronize()` (or "
        "record and wait on an event) before reading the CPU tensor."),
+    _e("randperm-default-cuda", "device", "randperm run on CUDA through a global CUDA default tensor type",
+       r"randperm is only implemented for CPU",
+       "The default tensor type (or device) was set to CUDA globally (`torch.set_default_tensor_type("
+       "'torch.cuda.FloatTensor')`), so `randperm`, which the DataLoader's RandomSampler calls, ran on CUDA, where "
+       "this PyTorch release had no implementation: it was only implemented for CPU.",
+       "Do not set a global CUDA default tensor type: remove the call (avoid it) and create tensors on the data's "
+       "device (`x.new_zeros(...)`, `device=x.device`), or pass `generator=torch.Generator(device='cpu')` to the "
+       "DataLoader; newer PyTorch has a CUDA randperm."),
+    _e("generator-mps-unsupported", "device-capability", "torch.Generator on MPS in a torch that lacks it",
+       r"Device type MPS is not supported for torch\.Generator\(\) api",
+       "`torch.Generator(device='mps')` (a generator built on the auto-selected device) is not supported by this "
+       "torch release: its Generator API takes cpu and cuda only.",
+       "Use a CPU generator (`torch.Generator(device='cpu')`, and sample on the CPU then `.to('mps')`), or fall back "
+       "to cpu for that step; newer torch releases support MPS generators."),
     _e("generator-device", "device", "a random generator on the wrong device",
        r"Expected a '\w+' device type for generator but found '\w+'|Expected a '[\w:]+' generator device but found|"
-       r"Cannot generate a \w+ tensor from a generator of type \w+",
+       r"Cannot generate a \w+ tensor from a generator of type \w+|"
+       r"Expected a '\w*CUDAGenerator\w*' but found '\w*Generator\w*'",
        "A `torch.Generator` on one device was passed to an op running on another: DataLoader / RandomSampler "
        "draw `randperm` on the CPU, so a cuda generator (or `torch.set_default_device('cuda')`) breaks them, "
        "and a CPU generator cannot drive `torch.randn(..., device='cuda')`.",

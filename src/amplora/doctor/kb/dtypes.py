@@ -336,9 +336,11 @@ KERNELS = (
     _e("ce-prob-target", "index", "a cross-entropy target that is integer but shaped like class probabilities",
        r"Expected floating point type for target with class probabilities, got \w+",
        "cross_entropy got a target with the same shape as the logits, which it reads as class probabilities, "
-       "but of an integer (Long) dtype: typically one-hot labels built as integers.",
+       "but of an integer (Long) dtype: typically one-hot labels built as integers, or the multi-hot targets of a "
+       "multi-label dataset given to a single-label head.",
        "Pass class indices (`target.argmax(-1)`, Long, shape (N,) without the class dim) or float probabilities "
-       "(`target.float()`, for label smoothing / soft labels)."),
+       "(`target.float()`, for label smoothing / soft labels); for multi-label data use a multi-label head "
+       "(sigmoid with binary cross-entropy, BCE) instead of cross-entropy."),
     _e("int-alpha-float", "mismatch", "an integer tensor given a floating-point scale (an optimizer step on int)",
        r"For integral input tensors, argument alpha must not be a floating point number",
        "An add with a floating-point scale (`p.add_(grad, alpha=-lr)` in an optimizer step, `torch.add(x, y, "
@@ -431,7 +433,9 @@ KERNELS = (
        "SyncBatchNorm kernel takes fp16 input with fp32 parameters."),
     _e("numpy-int32-labels-words", "index", "integer labels from NumPy arrays that are int32, not int64",
        r"\A(?=.*\bIntTensors?\b.{0,200}\b(expects?|needs?|requires?|wants?)\b.{0,20}\bLongTensors?\b)"
-       r"(?=.*\b(numpy|np\.|arrays?|int32)\b)",
+       r"(?=.*\b(numpy|np\.|arrays?|int32)\b)|"
+       r"\A(?=.*astype\(\s*(dtype\s*=\s*)?[\w.]*\W{0,2}\blong\b|.*\blong\b.{0,20}\bdtype\b)(?=.*\b(returned|is|gives?|becomes?) "
+       r"(as )?`*int32\b)(?=.*(CrossEntropy|cross_entropy|nll_loss))",
        unless=EXCEPTION_NAMED,
        cause="NumPy integer arrays default to int32 on Windows (and with some readers), so labels built from them "
        "become IntTensors (int32), while cross-entropy / nll_loss targets must be LongTensors (int64).",
@@ -488,6 +492,21 @@ KERNELS = (
        "recognised as numbers (a recursion, a TypeError).",
        "Cast logged values to float32 first (`float(x)`, `x.astype(jnp.float32)`, `x.float().item()`), or upgrade "
        "the logger (newer wandb converts bfloat16 itself)."),
+    _e("memmap-read-dtype", "mismatch", "a token file read with another dtype than it was written with",
+       r"Size of available data is not a multiple of the data-type size",
+       context=r"\b(memmap|frombuffer|fromfile)\b",
+       cause="The file is read (`np.memmap`, `np.frombuffer`) with a dtype whose size does not divide the file: it "
+       "was written with another dtype (uint16 token ids read as uint32 or int64, a writer whose dtype option was "
+       "not passed through), so the bytes do not form whole items, or form wrong ones.",
+       fix="Read with the dtype the file was written with (keep it in the file's metadata), or update the tool "
+       "that wrote it if its dtype option was ignored and tokenize again."),
+    _e("pipeline-device-with-device-map", "device", "a pipeline given `device` for a model accelerate placed",
+       r"has been loaded with `?accelerate`? and therefore\s+cannot be moved\s+to a specific device|"
+       r"Do not use .?device_map.? AND .?device.? at the same time",
+       "The model was placed by accelerate (`device_map`, or quantized loading, so it has an `hf_device_map`), and "
+       "the pipeline was also given a `device` argument, which would move it again: the two placements conflict.",
+       "Drop the device argument (`device=None`, not both) when the model was loaded with `device_map` (or "
+       "quantized), and pass inputs to `model.device`; or load without `device_map` and use `device=` alone."),
     _e("int-input", "mismatch", "an integer tensor reached a floating-point op",
        r"not implemented for '(torch\.)?(Long|Int|Bool|Short|Byte|Char)(Tensor)?\b'?|"
        r"\bnot supported on \w*Type for (Long|Int|Bool|Short|Byte|Char)\b|"
@@ -632,11 +651,13 @@ KERNELS = (
        "scales to a dtype it knows first (bf16 -> fp16 / fp32 for an old converter, e8m0 scales upcast to float32 "
        "before the kernel)."),
     _e("found-dtype-backward", "backward-dtype", "a gradient of another dtype in backward",
-       r"Found dtype (\w+) but expected (\w+)",
+       r"Found dtype (\w+) but expected (\w+)|expected dtype Float but got dtype Long \(validate_dtype",
        "In backward, a gradient came out in another dtype than its forward tensor: typically a loss between "
-       "tensors of different dtypes (an fp32/fp64 target with a bf16/fp16 prediction) or a custom "
-       "`autograd.Function.backward` returning a gradient of the wrong dtype.",
-       "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`), and in custom backward passes "
+       "tensors of different dtypes (an fp32/fp64 target with a bf16/fp16 prediction, or integer labels given to a "
+       "regression loss such as MSELoss: a classification head built with `num_labels=1` is a regression head) or a "
+       "custom `autograd.Function.backward` returning a gradient of the wrong dtype.",
+       "Compute the loss in one dtype (`loss_fn(pred.float(), target.float())`; for 0/1 classification use "
+       "`num_labels=2` with Long labels, for regression float labels), and in custom backward passes "
        "return `grad.to(input.dtype)` for each input; a model cast by hand (`model.half()`) needs every input cast "
        "the same way (`x.half()`), or leave the model fp32 and run the forward under `torch.autocast`."),
     _e("complex-half", "cpu-kernel", "complex numbers from a bf16/fp16 tensor (rotary embeddings)",
@@ -817,7 +838,8 @@ KERNELS = (
        "upgrade TensorFlow."),
     _e("tf-conversion-dtype", "mismatch", "TensorFlow asked to convert a tensor to another dtype",
        r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)|"
-       r"Incompatible type conversion requested to type \w+ for `?tf\.Variable of type \w+",
+       r"Incompatible type conversion requested to type \w+ for `?tf\.Variable of type \w+|"
+       r"cannot assign (a )?\w*\.?float16 tensor to a \w*\.?float32 variable",
        # an initializer's tensor, or a saved model's config read by another Keras: the two versions disagree
        unless=r"(random_uniform|random_normal|truncated_normal):0|\bmodel_from_config\b",
        cause="TensorFlow does not convert dtypes implicitly: a tensor of one dtype went where another is required, "
@@ -1090,6 +1112,42 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
+    # told in words: unsigned token ids or sizes stored in a type too narrow for them
+    _e("uint16-ids-overflow", "overflow", "token ids or sizes stored as uint16 past 65535",
+       r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|bigger) than\b|"
+       r"\bto torch\b[^\n]{0,80}\bint16\b[^\n]{0,300}\b(wrap\w*|negative)\b))",
+       unless=EXCEPTION_NAMED,
+       cause="uint16 holds 0 to 65535, so token ids of a vocabulary larger than that (or lengths past it) stored "
+       "as uint16 wrap around modulo 65536 and come back as other, wrong ids; a converter that maps uint16 to "
+       "torch's signed int16 (uint32 to int32) wraps the upper half negative the same way.",
+       fix="Store ids in uint32 / int32 when the vocabulary has more than 65535 entries (`np.uint32`, or pick the "
+       "dtype from `vocab_size`), and widen when converting unsigned types (uint16 to int32, uint32 to int64)."),
+    # told in words: a perplexity kept in fp16
+    _e("perplexity-fp16-overflow", "overflow", "a perplexity (exp of the loss) past fp16's range",
+       r"\A(?=.*\b(ppl|perplexity)\b)(?=.*\b(float16|fp16|half)\b)(?=.*\b(exceed\w*|overflow\w*|inf)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="Perplexity is exp(loss), and fp16 tops out at 65504, so a loss above about 11 gives a perplexity that "
+       "overflows to inf when it is computed or stored in float16.",
+       fix="Compute and keep the perplexity (and the accumulated loss) in float32: `torch.exp(loss.float())`, or "
+       "`math.exp(loss.item())`."),
+    # told in words: saving small weights (a LoRA) in fp16 turns them to zeros
+    _e("save-fp16-underflow", "overflow", "small weights saved in fp16 become zeros",
+       r"\A(?=.*\b(save_precision|sav\w+ (as|in))\W{0,3}(fp16|float16|half)\b)(?=.*\b(0'?s|zeros?|zeroes)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="Small-magnitude weights (LoRA matrices, scales) underflow when cast to fp16 at save time: values below "
+       "about 6e-8 flush to zero and those below 6e-5 lose precision, so the saved file holds many 0's.",
+       fix="Save in float32 (`--save_precision=float`) or bf16, which has fp32's range; cast to fp16 only weights "
+       "whose magnitudes fit it."),
+    # told in words: NaN after merging an adapter in another dtype than the base was loaded for
+    _e("merge-dtype-nan", "overflow", "NaN weights after merging an adapter in another dtype",
+       r"\A(?=.*\bmerg\w*)(?=.*\b(adapters?|lora)\b)(?=.*\b(nan|NaN)s?\b)(?=.*\b(torch dtype|dtype|float16|bfloat16|"
+       r"fp16|bf16)\b)",
+       unless=EXCEPTION_NAMED + r"|\bsafe_merge\b",
+       cause="The adapter was merged into a base loaded in another dtype than the one the merge was written for "
+       "(a notebook that merges in float16): `merge_and_unload` adds B·A in the base's dtype, and in that dtype the "
+       "merged weights came out NaN (an overflow or an unsupported cast on the way).",
+       fix="Load the base with the dtype the merge expects (`torch_dtype=torch.float16`, or float32 for a faithful "
+       "merge) before `merge_and_unload`, and check the merged weights with `torch.isfinite`."),
     # told in words: what `.half()` does to a metric's accumulated states
     _e("metric-states-half", "mismatch", "`.half()` on a module casts its metric states to fp16",
        r"\A(?=.*(\.half\(\)|\bfloat16\b|\bfp16\b))(?=.*\bmetrics?\b[^.\n]{0,40}\bstates?\b)",

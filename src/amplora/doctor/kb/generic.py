@@ -146,7 +146,9 @@ FALLBACKS = (
        r"\btensors?\s*(分布在了?|are (spread )?(on|over|across)|were (spread )?(on|over|across)|spread (over|across))\s*"
        r"(多个|multiple|several|different|two)\s*(GPUs?|devices|cards|显卡)",
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
-       "(the inputs or labels not sent to the GPU, a module, adapter or buffer created after `model.to(device)` "
+       "(the inputs or labels not sent to the GPU, a tensor created without `device=` such as `torch.randn(shape)`, "
+       "a loss's `weight=` or `pos_weight` tensor kept on the CPU or on "
+       "cuda:0 under DataParallel, indices on another device than the tensor they index, a module, adapter or buffer created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
        "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
@@ -157,7 +159,8 @@ FALLBACKS = (
        "in batch.items()}`, inputs to `model.device` with `device_map`); create new tensors with "
        "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; load "
        "checkpoints with `torch.load(path, map_location=...)` set to the current device; pin the GPU with "
-       "`CUDA_VISIBLE_DEVICES`; "
+       "`CUDA_VISIBLE_DEVICES`; with `device_map` over several GPUs keep each decoder layer whole "
+       "(`no_split_module_classes=['...DecoderLayer']`); keep metrics and losses tracked across steps as Python numbers (`.item()`); "
        "when the op runs inside a library's own patch, kernel or optimizer, upgrade that library (such device bugs "
        "are often fixed in a later release) or go back to the release that worked."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
@@ -185,7 +188,9 @@ FALLBACKS = (
        "A convolution got an input of another dtype than its weight or bias: the model was cast (`model.half()`, "
        "`torch_dtype`) but the input was not, or the input was cast and a layer was not.",
        "Give input and layer the same dtype: `x.to(conv.weight.dtype)` (or `conv.to(x.dtype)`), or run under "
-       "`torch.autocast`, which casts both."),
+       "`torch.autocast`, which casts both; under accelerate's mixed precision a prepared model's outputs come back "
+       "float32 (its `convert_outputs_to_fp32` wrapper): unwrap it (`accelerator.unwrap_model`) before feeding its "
+       "outputs to a bf16 model."),
     _e("kernel-dispatch-dtype", "cpu-kernel", "a compiled kernel has no version for this dtype",
        r"\bfailed to dispatch data type (Float|Double|BFloat16|Half|Float8\w*)\b|"
        r"\bkernel launch failed: (un)?supported data type|"
@@ -243,7 +248,7 @@ FALLBACKS = (
        "The text shows a GPU run, and this op has no kernel for that half-precision dtype on the GPU in this torch "
        "version: older torch releases lacked bf16 (and a few fp16) CUDA kernels for ops such as upsample, "
        "triu/tril, max or sort.",
-       "Upgrade torch (newer releases have these bf16 kernels), or compute that op in fp32 and cast back "
+       "Upgrade PyTorch (newer releases have these kernels), or compute that op in fp32 and cast back "
        "(`op(x.float()).to(x.dtype)`), or run the model in fp16 / fp32 instead of bf16.",
        context=r"\.cuda\(|cuda:\d|torch\.cuda\.\w+Tensor|device\s*=\s*['\"]cuda|\bon (the |a )?GPU|\b(A100|H100|A800|H800|V100|T4|L4|"
        r"L40S?|A10G?|A6000|Tesla|GeForce)\b|\bRTX"),
@@ -412,7 +417,7 @@ FALLBACKS = (
        r"\btype mismatch\b.{0,80}\b(torch\.)?(cuda\.)?(?P<t1>Half|Float|Double|BFloat16)Tensor\b.{0,80}"
        r"\b(torch\.)?(cuda\.)?(?!(?P=t1)Tensor)(Half|Float|Double|BFloat16)Tensor\b",
        "Two tensors of different floating dtypes met in one op outside autocast (an input and a layer's weight or "
-       "bias, say, or an op got a dtype it has no kernel for); the message alone does not say which tensor is off "
+       "bias, or a loss's logits and its target (labels), say, or an op got a dtype it has no kernel for); the message alone does not say which tensor is off "
        "or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",

@@ -47,6 +47,11 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "a mask is not bool; several torch releases convert bool masks given by the caller themselves and then warn "
      "(or warn about mismatched masks that were both bool). Pass bool masks (`mask.bool()`); if they are already "
      "bool, upgrade torch or ignore the warning."),
+    # torch's randperm compared the generator's device with its index
+    (r"Expected a 'cuda:\d+' generator device but found 'cuda'",
+     "Not a fault in your tensors: torch's randperm compared the full device (`cuda:0`) with the generator's "
+     "device type (`cuda`). Upgrade torch (fixed in 1.9), or create the generator with the indexed device "
+     "(`torch.Generator(device='cuda:0')`)."),
     (r"SyncBatchNorm expected input tensor to be on GPU",
      "Not a precision fault: SyncBatchNorm runs only on CUDA tensors (it synchronises statistics across GPUs), and "
      "this run is on the CPU. For CPU inference or a single process, use plain BatchNorm: `norm_cfg=dict(type='BN')` "

@@ -225,7 +225,7 @@ QUANTIZED = (
        "`torch.autocast` is the stable default."),
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"(You )?(cannot|can'?t|can not) cast a (bitsandbytes|GPTQ|quantized) model (in|to) a new .?dtype|"
-       r"\.to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
+       r"(\.|\b)to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
        r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is (not supported|unsupported)|"
        r"\.(half|float)\(\).? is not supported for quantized model|"
        r"loaded in (.?bitsandbytes.? )?(4|8)bit and conversion to \S+ is not (yet )?supported|"
@@ -286,7 +286,7 @@ QUANTIZED = (
        fix="Keep the adapter unmerged for inference (the PeftModel on the quantized base), or merge it into the "
        "original fp16/bf16 (unquantized) base model and quantize the merged model again."),
     _e("merge-into-bnb-refused", "quantized", "LoRA merge refused on a bitsandbytes 8-bit/4-bit base",
-       r"Cannot merge LORA layers when the model is loaded in (8|4)-bit mode",
+       r"Cannot merge LORA layers (when the model is loaded )?in (8|4)-bit mode",
        cause="The base model was loaded quantized by bitsandbytes (`load_in_8bit` / `load_in_4bit`): its weights are "
        "int8 or packed 4-bit with scales, and this PEFT release cannot fold the LoRA delta into them; a merge needs "
        "a float weight to add it to.",

@@ -252,7 +252,8 @@ OVERFLOW = (
        "Run generation in bf16 (`torch_dtype=torch.bfloat16`) or fp32 on GPUs without bf16 instead of fp16, build "
        "masks with the dtype's own minimum (`torch.finfo(dtype).min`), and check the logits "
        "(`torch.isnan(logits).any()`); greedy decoding only hides the NaN.",
-       unless=PRECISION_RULED_OUT),
+       # a row whose scores are all -inf (a masked vocabulary, logit processors): a decoding bug, told as such
+       unless=PRECISION_RULED_OUT + r"|\b(have|has|being|are|is) all (entries of )?.?-inf\b|\ball (of )?(its |the )?entries of .?-inf"),
     _e("bce-input-range", "overflow", "binary cross-entropy got a prediction outside [0, 1]",
        r"input_val >= zero && input_val <= one|all elements of input should be between 0 and 1",
        "`binary_cross_entropy` needs probabilities in [0, 1] and got a value outside, most often NaN: predictions "

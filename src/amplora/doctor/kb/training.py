@@ -79,6 +79,16 @@ _BREAKS = r"\b(incompatible|not compatible|does ?n[o']t work|fails?|breaks?|erro
 _REDUCED = r"(mixed[ -]precision|fp16|\bamp\b|autocast|precision=16|half|bf16|bfloat16)"
 
 TRAINING = (
+    # accelerate's unwrap_model strips the autocast forward wrapper mixed precision added
+    _e("unwrap-drops-autocast", "autocast", "a model unwrapped for saving lost its mixed-precision forward",
+       r"Input type \([^)]+\) and (bias|weight) type \([^)]+\) should be the same|expected scalar type (Half|Float|"
+       r"BFloat16) but found|mat1 and mat2 must have the same dtype",
+       context=r"\bafter (the )?(first )?sav(e|ing)\b|\bunwrap_model\b",
+       cause="accelerate's mixed precision wraps the model's forward in autocast; `accelerator.unwrap_model(model)` "
+       "(used to save weights) strips that autocast wrapper from the model being trained by default, so after the "
+       "first save fp16 inputs meet its fp32 weights.",
+       fix="Unwrap with `accelerator.unwrap_model(model, keep_fp32_wrapper=True)` when the model goes on training, or "
+       "save from `accelerator.get_state_dict(model)` / a copy."),
     _e("checkpoint-recompute-dtype", "autocast", "a checkpointed forward recomputed in another precision",
        r"\A(?=.*Recomputed values for the following tensors have different metadata than during the forward pass)"
        r"(?=.*saved metadata: \{[^}]*'dtype': (torch\.\w+)\b[^}]*\}\s*recomputed metadata: \{[^}]*'dtype': (?!\1\b))|"
@@ -587,9 +597,10 @@ NONFINITE_REPORTS = (
        "max_norm)`, `scaler.step(optimizer)`, `scaler.update()` (accelerate's `accelerator.clip_grad_norm_` does "
        "this)."),
     _e("merge-rounding", "overflow", "a merged adapter differs from the unmerged one (rounding in the base dtype)",
-       r"\A(?=.*\b(merge_and_unload|merge_adapter|merged? (the )?(lora|adapter|model|weights))\b)"
+       r"\A(?=.*\b(merge_and_unload|merge_adapter|save_pretrained_merged|merged? (the )?(lora|adapter|model|weights))\b)"
        r"(?=.*(loss of (accuracy|precision)|\\ne\b|≠|!=|not (equal|the same|identical)|(differ|different|mismatch)\w*"
-       r" (from|than|to|between|results?|outputs?|logits|loss)))",
+       r" (from|than|to|between|results?|outputs?|logits|loss)|\b(answers?|outputs?|responses?)\b[^.\n]{0,80}\b(was|were|is|"
+       r"are) not (returned|the same|reproduced)\b))",
        unless=r"\bError\b|Exception|out of memory|size mismatch|shape",
        cause="Merging adds B·A into the base weight in the base's dtype: in bf16 (8 bits of mantissa) or fp16, W + BA "
        "is rounded, and a small update can vanish in the rounding, so the merged model's weights, logits and loss "
