@@ -219,7 +219,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout250", 15),
                                          ("heldout251", 26),
                                          ("heldout252", 32),
-                                         ("heldout253", 32)])
+                                         ("heldout253", 32),
+                                         ("heldout254", 22),
+                                         ("heldout255", 23)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -350,7 +352,9 @@ def test_split_sizes(records, split, size):
                               "heldout250": 9,
                               "heldout251": 12,
                               "heldout252": 15,
-                              "heldout253": 14}.get(split, 20)
+                              "heldout253": 14,
+                              "heldout254": 11,
+                              "heldout255": 13}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7;
     # heldout235, with 7; heldout239, with 3; heldout247, with 5; heldout250, with 6
@@ -647,7 +651,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (251, "heldout250", "w49500", 9, 6, 14),
     (252, "heldout251", "w49700", 12, 14, 22),
     (253, "heldout252", "w49900", 15, 17, 24),
-    (254, "heldout253", "w50100", 14, 18, 28)])
+    (254, "heldout253", "w50100", 14, 18, 28),
+    (255, "heldout254", "w50300", 11, 11, 16),
+    (256, "heldout255", "w50500", 13, 10, 16)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -674,7 +680,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
                               207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239, 242, 244,
-                              251, 252, 254), 4),
+                              251, 252, 254, 256), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
                               217, 218, 220, 221, 223, 227, 229, 238, 241, 248, 250, 253), 3),
@@ -863,7 +869,9 @@ def test_load_filters_by_split(records):
               + wc.load("heldout250")
               + wc.load("heldout251")
               + wc.load("heldout252")
-              + wc.load("heldout253"))
+              + wc.load("heldout253")
+              + wc.load("heldout254")
+              + wc.load("heldout255"))
     assert not {r["id"] for r in wc.load("seen")} & {r["id"] for r in unseen}
     with pytest.raises(ValueError):
         wc.load("test")

@@ -134,47 +134,47 @@ from scratch, drug discovery and cheminformatics), and `heldout134` to `heldout1
 more fixed queries each, and protein structure prediction and design, genomics and single-cell foundation models,
 time-series and tabular foundation models), and `heldout137` and `heldout138` (w26900 and w27100 on: 18 more fixed
 queries each, and music and audio generation, robot learning and vision-language-action policies), and
-`heldout139` to `heldout253` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
+`heldout139` to `heldout255` (w27300, w27500, w27700, w27900, w28100, w28300, w28500, w28700, w28900, w29100, w29300,
 w29500, w29700, w29900, w30100, w30300, w30500, w30700, w30900, w31100, w31300, w31500, w31700, w31900, w32100, w32300,
 w32500, w32700, w32900, w33100, w33300, w33500, w33700, w33900, w34100, w34300, w34500, w34700, w34900, w35100, w35300,
 w35500, w35700, w35900, w36100, w36300, w36500, w36700, w36900, w37100, w37300, w37500, w37700, w37900, w38100, w38300,
 w38500, w38700, w38900, w39100, w39300, w39500, w39700, w39900, w40100, w40300, w40500, w40700, w40900, w41100, w41300,
 w41500, w41700, w41900, w42100, w42300, w42500, w42700, w42900, w43100, w43300, w43500, w43700, w43900, w44100, w44300,
 w44500, w44700, w44900, w45100, w45300, w45500, w45700, w45900, w46100, w46300, w46500, w46700, w46900, w47100, w47300,
-w47500, w47700, w47900, w48100, w48300, w48500, w48700, w48900, w49100, w49300, w49500, w49700, w49900 and w50100 on: 18
-more fixed queries each, `heldout150`, `heldout153` and `heldout154` by theme alone, and speech language models and
-text-to-speech, open video generation, OCR and document understanding, text-embedding, retrieval and reranking models,
-3D generation and neural rendering, reinforcement-learning post-training of language models, medical imaging and
-clinical foundation models, diffusion fine-tuning and LoRA trainers, graph neural networks, image classification
-backbones, JAX, Flax and TensorFlow / Keras code in low precision (in two collections), memory-efficient fine-tuning and
-training methods (in two collections), optical flow, point tracking, video object segmentation and multi-object tracking
-(in two collections), speech recognition, speech and audio models, point clouds and 3D perception, local LLM inference
-runtimes and quantized formats, weather, climate and scientific machine learning, federated learning and differentially
-private training, recommendation systems and embedding tables, web and mobile inference runtimes, classical computer
-vision and image-processing libraries, time series and forecasting, video understanding, tracking and video I/O, medical
-imaging, remote sensing and geospatial deep learning, the JAX ecosystem, physics simulation and differentiable
-simulators, quantum machine learning and quantum simulators, spiking neural networks and neural signal decoding, model
-interpretability and explainability, GPU dataframes and classical machine learning next to torch, probabilistic
-programming, Gaussian processes and Bayesian optimization, promptable and open-vocabulary segmentation and detection,
-model serving frameworks, graph compilers and graph capture in low precision, non-NVIDIA accelerators, deep-learning
-frameworks other than PyTorch, classic NLP and sequence-to-sequence toolkits, TensorFlow 2 and Keras mixed precision,
-audio source separation and speech enhancement, state-space and linear-attention models, data pipelines feeding torch,
-human pose estimation and body models, classic reinforcement learning libraries, GAN training and StyleGAN-family code,
-FFTs, complex numbers and signal processing, differential privacy, federated learning and encrypted computation, custom
-C++ / CUDA extensions, remote sensing, geospatial and raster data, pruning, sparsity and compression, embedded NPUs and
-edge accelerators, AMD GPUs and DirectML, physics-informed networks, neural operators and quantum machine learning,
-spiking networks and hand-written autograd, video understanding, image restoration and super-resolution, linear algebra
-and probability distributions, Keras 3 and its multi-backend code, optimizers and their state, object detection
-frameworks, model merging and adapter merging, attention kernels and their dtype / device requirements, numerical
-overflow in transformer internals, mixture-of-experts models and kernels, user-written Triton kernels, torch.distributed
-collectives and dtypes, checkpoint conversion scripts between formats, LLM evaluation harnesses, knowledge distillation
-and teacher / student models in different precisions, text generation and sampling numerics, CUDA graphs,
-torch.compile's reduce-overhead mode and static shapes, token embeddings, vocabulary resizing and tied weights, gradient
-checkpointing and activation offloading under mixed precision, loss functions and metrics in low precision, Apple
-Silicon and MPS training and inference, reward models, value heads and RLHF pipelines outside TRL, QLoRA and
-bitsandbytes 4-bit / 8-bit training, the Hugging Face Trainer's and accelerate's mixed-precision settings, PEFT methods
-beyond plain LoRA and their dtypes, recurrent networks and packed sequences, index and integer tensors, CPU kernels
-without half-precision support, loading checkpoints across devices and dtypes, DeepSpeed ZeRO and its precision
+w47500, w47700, w47900, w48100, w48300, w48500, w48700, w48900, w49100, w49300, w49500, w49700, w49900, w50100, w50300
+and w50500 on: 18 more fixed queries each, `heldout150`, `heldout153` and `heldout154` by theme alone, and speech
+language models and text-to-speech, open video generation, OCR and document understanding, text-embedding, retrieval and
+reranking models, 3D generation and neural rendering, reinforcement-learning post-training of language models, medical
+imaging and clinical foundation models, diffusion fine-tuning and LoRA trainers, graph neural networks, image
+classification backbones, JAX, Flax and TensorFlow / Keras code in low precision (in two collections), memory-efficient
+fine-tuning and training methods (in two collections), optical flow, point tracking, video object segmentation and
+multi-object tracking (in two collections), speech recognition, speech and audio models, point clouds and 3D perception,
+local LLM inference runtimes and quantized formats, weather, climate and scientific machine learning, federated learning
+and differentially private training, recommendation systems and embedding tables, web and mobile inference runtimes,
+classical computer vision and image-processing libraries, time series and forecasting, video understanding, tracking and
+video I/O, medical imaging, remote sensing and geospatial deep learning, the JAX ecosystem, physics simulation and
+differentiable simulators, quantum machine learning and quantum simulators, spiking neural networks and neural signal
+decoding, model interpretability and explainability, GPU dataframes and classical machine learning next to torch,
+probabilistic programming, Gaussian processes and Bayesian optimization, promptable and open-vocabulary segmentation and
+detection, model serving frameworks, graph compilers and graph capture in low precision, non-NVIDIA accelerators,
+deep-learning frameworks other than PyTorch, classic NLP and sequence-to-sequence toolkits, TensorFlow 2 and Keras mixed
+precision, audio source separation and speech enhancement, state-space and linear-attention models, data pipelines
+feeding torch, human pose estimation and body models, classic reinforcement learning libraries, GAN training and
+StyleGAN-family code, FFTs, complex numbers and signal processing, differential privacy, federated learning and
+encrypted computation, custom C++ / CUDA extensions, remote sensing, geospatial and raster data, pruning, sparsity and
+compression, embedded NPUs and edge accelerators, AMD GPUs and DirectML, physics-informed networks, neural operators and
+quantum machine learning, spiking networks and hand-written autograd, video understanding, image restoration and
+super-resolution, linear algebra and probability distributions, Keras 3 and its multi-backend code, optimizers and their
+state, object detection frameworks, model merging and adapter merging, attention kernels and their dtype / device
+requirements, numerical overflow in transformer internals, mixture-of-experts models and kernels, user-written Triton
+kernels, torch.distributed collectives and dtypes, checkpoint conversion scripts between formats, LLM evaluation
+harnesses, knowledge distillation and teacher / student models in different precisions, text generation and sampling
+numerics, CUDA graphs, torch.compile's reduce-overhead mode and static shapes, token embeddings, vocabulary resizing and
+tied weights, gradient checkpointing and activation offloading under mixed precision, loss functions and metrics in low
+precision, Apple Silicon and MPS training and inference, reward models, value heads and RLHF pipelines outside TRL,
+QLoRA and bitsandbytes 4-bit / 8-bit training, the Hugging Face Trainer's and accelerate's mixed-precision settings,
+PEFT methods beyond plain LoRA and their dtypes, recurrent networks and packed sequences, index and integer tensors, CPU
+kernels without half-precision support, loading checkpoints across devices and dtypes, DeepSpeed ZeRO and its precision
 settings, FSDP and FSDP2 mixed precision, vLLM and its dtype, quantization and device settings, ONNX export and ONNX
 Runtime / TensorRT in fp16, diffusers pipelines and their dtypes, Unsloth, fine-tuning frameworks driven by config files
 and their precision keys, torchao and float8 / int8 training and inference, tensor parallelism and DTensor, DataLoader
@@ -186,11 +186,12 @@ out of torch and into other libraries, attention masks and their dtypes, GradSca
 dtype at load time, PEFT adapters' dtypes when saving, loading and merging, evaluation and prediction loops under mixed
 precision, course and book code hitting dtype and device errors, device placement in transformers pipelines and
 generate, labels and problem_type in transformers heads and classification code, token-id arrays, memmaps and unsigned
-integer dtypes).
+integer dtypes, LangChain, LlamaIndex, Haystack, smolagents and other wrappers around local Hugging Face models, random
+number generators and sampling on devices).
 
     PYTHONPATH=src python tests/doctor/world_corpus.py             # seen texts (dev, heldout, heldout3-7, 9, 13)
     PYTHONPATH=src python tests/doctor/world_corpus.py -v          # ... and every miss, grouped by message group
-    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout253 or seen
+    PYTHONPATH=src python tests/doctor/world_corpus.py --split dev # one split: dev, heldout, ..., heldout255 or seen
     PYTHONPATH=src python tests/doctor/world_corpus.py --counts    # corpus make-up per project / backend (no scoring)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout3  # the third collection (scored once, see README)
     PYTHONPATH=src python tests/doctor/world_corpus.py --heldout4  # the fourth collection (scored once, read since)
@@ -252,7 +253,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
           "heldout232", "heldout233", "heldout234", "heldout235", "heldout236", "heldout237", "heldout238",
           "heldout239", "heldout240", "heldout241", "heldout242", "heldout243", "heldout244", "heldout245",
           "heldout246", "heldout247", "heldout248", "heldout249", "heldout250", "heldout251", "heldout252",
-          "heldout253")
+          "heldout253", "heldout254", "heldout255")
 # texts rules may be written from: the first held-out split has been read since it was scored, and so are heldout3
 # to heldout7, heldout9 and heldout13 (their misses were read for rules after their one score)
 SEEN = ("dev", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout9", "heldout13")
@@ -951,6 +952,12 @@ BATCH252_FROM = 49900
 # The two-hundred-and-fifty-third (two collectors: 18 more queries fixed in advance in rank order, and token-id
 # arrays, memmaps and unsigned integer dtypes), the same way ("heldout253").
 BATCH253_FROM = 50100
+# The two-hundred-and-fifty-fourth (two collectors: 18 more queries fixed in advance in rank order, and LangChain,
+# LlamaIndex, Haystack, smolagents and other wrappers around local Hugging Face models), the same way ("heldout254").
+BATCH254_FROM = 50300
+# The two-hundred-and-fifty-fifth (two collectors: 18 more queries fixed in advance in rank order, and random number
+# generators and sampling on devices), the same way ("heldout255").
+BATCH255_FROM = 50500
 
 
 def batch(record: dict) -> int:
@@ -1040,7 +1047,7 @@ def batch(record: dict) -> int:
               BATCH232_FROM, BATCH233_FROM, BATCH234_FROM, BATCH235_FROM, BATCH236_FROM, BATCH237_FROM, BATCH238_FROM,
               BATCH239_FROM, BATCH240_FROM, BATCH241_FROM, BATCH242_FROM, BATCH243_FROM, BATCH244_FROM, BATCH245_FROM,
               BATCH246_FROM, BATCH247_FROM, BATCH248_FROM, BATCH249_FROM, BATCH250_FROM, BATCH251_FROM, BATCH252_FROM,
-              BATCH253_FROM)
+              BATCH253_FROM, BATCH254_FROM, BATCH255_FROM)
     return 1 + sum(n >= b for b in bounds)
 
 
@@ -1061,7 +1068,7 @@ def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -
 
 
 def assign_splits(records: list[dict]) -> dict[str, str]:
-    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout253' by the split rules above."""
+    """id -> 'dev' | 'heldout' | 'heldout2' | ... | 'heldout255' by the split rules above."""
     first = [r for r in records if batch(r) == 1]
     second = [r for r in records if batch(r) == 2]
     return {**_split_batch(first, SALT, HELDOUT_SHARE, "heldout"),
@@ -1109,7 +1116,7 @@ def assign_splits(records: list[dict]) -> dict[str, str]:
             **{r["id"]: "heldout42" for r in records if batch(r) == 43},
             **{r["id"]: "heldout43" for r in records if batch(r) == 44},
             **{r["id"]: "heldout44" for r in records if batch(r) == 45},
-            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 254}}
+            **{r["id"]: f"heldout{n - 1}" for r in records if 46 <= (n := batch(r)) <= 256}}
 
 
 def load(split: str | None = None, path: Path = CORPUS) -> list[dict]:
