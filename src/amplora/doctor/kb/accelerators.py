@@ -135,7 +135,8 @@ ACCELERATORS = (
        r"MPSGraph.{0,200}(same element type|element type mismatch)|"
        r"\w+ types? 'tensor<[^>]*\b\w*(f16|bf16|f32)>' and (\w+ type )?'tensor<[^>]*(f16|bf16|f32)>' are not "
        r"broadcast compatible|"
-       r"\A(?=.*(?<![Nn]on-)\b(mps|MPS)\b)(?=.*\b(f16|fp16|float16)\b)(?=.*\b(f32|fp32|float32)\b)(?=.*\b(crash\w*|fails?|error)\b)",
+       r"\A(?=.*(?<![Nn]on-)\b(mps|MPS)\b)(?=.*\b(f16|fp16|float16)\b)(?=.*\b(f32|fp32|float32)\b)(?=.*\b(crash\w*|"
+       r"fails?|error)\b)",
        "Apple's MPSGraph compiles an op (add, matmul, ...) whose operands have two element types, such as f32 "
        "activations meeting an f16 weight or bias (an fp16 model variant or checkpoint with inputs or some modules "
        "left fp32), which MPS does not promote as CUDA kernels would.",

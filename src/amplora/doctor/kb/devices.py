@@ -367,7 +367,8 @@ DEVICES = (
        "op whose MPS storage was not yet allocated (the `index_select` behind an embedding lookup) although "
        "everything was on mps.",
        "When a library moves the tensors (a transformers release that left some off mps), update it to a newer "
-       "transformers version. Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in inputs.items()}` (or "
+       "transformers version. Move every input to the model's device: `inputs = {k: v.to('mps') for k, v in "
+       "inputs.items()}` (or "
        "`.to(model.device)`), create new tensors with `device=x.device`, and with an older Trainer pass "
        "`--use_mps_device`; or keep model and inputs on the CPU in float32; for the embedding case, upgrade torch or "
        "run that embedding on the CPU and move its output to mps."),

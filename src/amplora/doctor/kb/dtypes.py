@@ -281,7 +281,8 @@ KERNELS = (
        r"indexing with dtype torch\.uint8 is now deprecated|"
        r"Expected object of scalar type Bool but got scalar type \w+ for argument #\d+ 'mask'|"
        r"only bool and floating types of \w*mask are supported|Mask tensor can take 0 and 1 values only|"
-       r"\A(?=.*\b(rejects?|only (accepts?|supports?)|not supported)\b)(?=.*\bint(32|64) (padding |attention )?masks?\b)|"
+       r"\A(?=.*\b(rejects?|only (accepts?|supports?)|not supported)\b)(?=.*\bint(32|64) (padding |"
+       r"attention )?masks?\b)|"
        r"\bmask\w*\b[^.\n]{0,40}\bshould be (a )?bool(ean)?\b[^.\n]{0,20}\b(rather than|not|instead of) (a )?(long|"
        r"int\w*|float\w*)",
        "`masked_fill` / `masked_select` / `masked_scatter` take a `torch.bool` mask: a uint8 (Byte) mask is "
@@ -420,9 +421,11 @@ KERNELS = (
        "`_module_classes_to_ignore` / a separate wrap), or run the model under autocast instead of casting "
        "parameters."),
     _e("norm-kept-fp32-half-input", "mismatch", "a norm kept in float32 given fp16 input",
-       r"\A(?=.*(expected scalar type (Half|Float) but found (Float|Half)|expected type torch\.cuda\.(Float|Half)Tensor "
+       r"\A(?=.*(expected scalar type (Half|Float) but found (Float|Half)|expected type torch\.cuda\.(Float|"
+       r"Half)Tensor "
        r"but got torch\.cuda\.(Half|Float)Tensor))"
-       r"(?=.*(\b(SyncBN|SyncBatchNorm|BatchNorm|BN|batch ?norm)\w*\b[^.\n]{0,30}\b(in |as )?(32 ?bits?|fp32|float32|float)"
+       r"(?=.*(\b(SyncBN|SyncBatchNorm|BatchNorm|BN|batch ?norm)\w*\b[^.\n]{0,30}\b(in |as )?(32 ?bits?|fp32|float32|"
+       r"float)"
        r"\b|\bkeep_batchnorm_fp32\b|apex/parallel/sync_batchnorm\.py))",
        "The network runs in fp16 while its (Sync)BatchNorm layers are kept in fp32 (apex amp O2, "
        "`keep_batchnorm_fp32`, or by hand): the fp16 input meets fp32 weights and running stats, and this norm "
@@ -434,7 +437,8 @@ KERNELS = (
     _e("numpy-int32-labels-words", "index", "integer labels from NumPy arrays that are int32, not int64",
        r"\A(?=.*\bIntTensors?\b.{0,200}\b(expects?|needs?|requires?|wants?)\b.{0,20}\bLongTensors?\b)"
        r"(?=.*\b(numpy|np\.|arrays?|int32)\b)|"
-       r"\A(?=.*astype\(\s*(dtype\s*=\s*)?[\w.]*\W{0,2}\blong\b|.*\blong\b.{0,20}\bdtype\b)(?=.*\b(returned|is|gives?|becomes?) "
+       r"\A(?=.*astype\(\s*(dtype\s*=\s*)?[\w.]*\W{0,2}\blong\b|.*\blong\b.{0,20}\bdtype\b)(?=.*\b(returned|is|"
+       r"gives?|becomes?) "
        r"(as )?`*int32\b)(?=.*(CrossEntropy|cross_entropy|nll_loss))",
        unless=EXCEPTION_NAMED,
        cause="NumPy integer arrays default to int32 on Windows (and with some readers), so labels built from them "
@@ -1114,7 +1118,8 @@ KERNELS = (
 STORIES = (
     # told in words: unsigned token ids or sizes stored in a type too narrow for them
     _e("uint16-ids-overflow", "overflow", "token ids or sizes stored as uint16 past 65535",
-       r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|bigger) than\b|"
+       r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|"
+       r"bigger) than\b|"
        r"\bto torch\b[^\n]{0,80}\bint16\b[^\n]{0,300}\b(wrap\w*|negative)\b))",
        unless=EXCEPTION_NAMED,
        cause="uint16 holds 0 to 65535, so token ids of a vocabulary larger than that (or lengths past it) stored "

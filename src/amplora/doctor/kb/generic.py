@@ -148,7 +148,8 @@ FALLBACKS = (
        "An op got tensors on two devices: with cpu on one side, that is usually the tensor that was not moved "
        "(the inputs or labels not sent to the GPU, a tensor created without `device=` such as `torch.randn(shape)`, "
        "a loss's `weight=` or `pos_weight` tensor kept on the CPU or on "
-       "cuda:0 under DataParallel, indices on another device than the tensor they index, a module, adapter or buffer created after `model.to(device)` "
+       "cuda:0 under DataParallel, indices on another device than the tensor they index, a module, adapter or buffer "
+       "created after `model.to(device)` "
        "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
        "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
@@ -160,7 +161,8 @@ FALLBACKS = (
        "`device=x.device` and module tensors with `self.register_buffer(...)` so that `.to()` moves them; load "
        "checkpoints with `torch.load(path, map_location=...)` set to the current device; pin the GPU with "
        "`CUDA_VISIBLE_DEVICES`; with `device_map` over several GPUs keep each decoder layer whole "
-       "(`no_split_module_classes=['...DecoderLayer']`); keep metrics and losses tracked across steps as Python numbers (`.item()`); "
+       "(`no_split_module_classes=['...DecoderLayer']`); keep metrics and losses tracked across steps as Python "
+       "numbers (`.item()`); "
        "when the op runs inside a library's own patch, kernel or optimizer, upgrade that library (such device bugs "
        "are often fixed in a later release) or go back to the release that worked."),
     _e("invalid-gradient-dtype", "backward-dtype", "a backward returned a gradient of another dtype",
@@ -417,7 +419,8 @@ FALLBACKS = (
        r"\btype mismatch\b.{0,80}\b(torch\.)?(cuda\.)?(?P<t1>Half|Float|Double|BFloat16)Tensor\b.{0,80}"
        r"\b(torch\.)?(cuda\.)?(?!(?P=t1)Tensor)(Half|Float|Double|BFloat16)Tensor\b",
        "Two tensors of different floating dtypes met in one op outside autocast (an input and a layer's weight or "
-       "bias, or a loss's logits and its target (labels), say, or an op got a dtype it has no kernel for); the message alone does not say which tensor is off "
+       "bias, or a loss's logits and its target (labels), say, or an op got a dtype it has no kernel for); the "
+       "message alone does not say which tensor is off "
        "or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "
        "with `.to(x.dtype)`, or run the region under `torch.autocast`.",

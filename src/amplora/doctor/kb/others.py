@@ -41,7 +41,8 @@ OTHERS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, _I), a) for p,
      "(bits read in the wrong dtype, a wrong index), not fp16 rounding or overflow. Report it with the repro, "
      "and meanwhile give the op's inputs and weights one dtype or run it on another device."),
     # torch's own transformer layers convert masks they were given as bool, then warn about it
-    (r"Converting mask without torch\.bool dtype to bool|\A(?=.*mismatched (src_)?key_padding_mask and (src_|attn_)mask)"
+    (r"Converting mask without torch\.bool dtype to bool|"
+     r"\A(?=.*mismatched (src_)?key_padding_mask and (src_|attn_)mask)"
      r"(?=.*(should ?n[o']t|should not) be (raised|emitted|shown))",
      "Not a fault in your tensors: a performance warning that nn.TransformerEncoder / MultiheadAttention emit when "
      "a mask is not bool; several torch releases convert bool masks given by the caller themselves and then warn "

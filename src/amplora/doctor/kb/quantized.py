@@ -225,7 +225,8 @@ QUANTIZED = (
        "`torch.autocast` is the stable default."),
     _e("bnb-model-cast", "quantized", "a bitsandbytes-quantized model was cast or moved after loading",
        r"(You )?(cannot|can'?t|can not) cast a (bitsandbytes|GPTQ|quantized) model (in|to) a new .?dtype|"
-       r"(\.|\b)to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|half|float|to)\(\).? is not supported for "
+       r"(\.|\b)to(\([^)\n]{0,40}\))?.? is not supported for .?(4-bit|8-bit|quantized models?\b)|Calling .?(cuda|"
+       r"half|float|to)\(\).? is not supported for "
        r".?(4-bit|8-bit)|Casting a (\w+ )?quantized model to a new .?dtype.? is (not supported|unsupported)|"
        r"\.(half|float)\(\).? is not supported for quantized model|"
        r"loaded in (.?bitsandbytes.? )?(4|8)bit and conversion to \S+ is not (yet )?supported|"

@@ -213,7 +213,8 @@ OVERFLOW = (
        r"-?\d(\.\d+)?e\+?\d+\W{0,2} (can'?t|cannot|could ?n[o']t) be (converted|represented) (to|in|as) "
        r"(half|fp16|float16|bf16|bfloat16)\b|"
        # told in words: a mask's fill value that overflows in fp16
-       r"\b(min|minimum|mask\w*|fill)\b[^.\n]{0,30}\b(value|val)\b[^.\n]{0,30}\boverflow\w*\b[^.\n]{0,40}\b(fp16|float16|"
+       r"\b(min|minimum|mask\w*|fill)\b[^.\n]{0,30}\b(value|val)\b[^.\n]{0,30}\boverflow\w*\b[^.\n]{0,40}\b(fp16|"
+       r"float16|"
        r"half)\b|\bmask\w*\b[^.\n]{0,60}-1e\d+\b[^\n]{0,100}\b(fp16|float16|half|mixed precision)\b[^.\n]{0,60}"
        r"\b(numerical|overflow\w*|nan)\b",
        "A Python number written into or combined with a half-precision tensor (a mask fill value such as -1e9 or "
@@ -253,7 +254,8 @@ OVERFLOW = (
        "masks with the dtype's own minimum (`torch.finfo(dtype).min`), and check the logits "
        "(`torch.isnan(logits).any()`); greedy decoding only hides the NaN.",
        # a row whose scores are all -inf (a masked vocabulary, logit processors): a decoding bug, told as such
-       unless=PRECISION_RULED_OUT + r"|\b(have|has|being|are|is) all (entries of )?.?-inf\b|\ball (of )?(its |the )?entries of .?-inf"),
+       unless=PRECISION_RULED_OUT + r"|\b(have|has|being|are|is) all (entries of )?.?-inf\b|\ball (of )?(its |"
+       r"the )?entries of .?-inf"),
     _e("bce-input-range", "overflow", "binary cross-entropy got a prediction outside [0, 1]",
        r"input_val >= zero && input_val <= one|all elements of input should be between 0 and 1",
        "`binary_cross_entropy` needs probabilities in [0, 1] and got a value outside, most often NaN: predictions "

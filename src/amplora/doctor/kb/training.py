@@ -583,7 +583,8 @@ NONFINITE_REPORTS = (
        r"\A(?=.*clip_grad_norm_?)(?=.*\b(torch\.cuda\.amp|amp|autocast|GradScaler|mixed precision)\b)"
        r"(?=.*\b(does ?n[o']t|does not|not|no longer) (decrease|go down|learn|converge)\w*)(?!.*\w+(Error|Exception):)|"
        # told in words: the loss scaled, the step taken without the scaler
-       r"\A(?=.*\b(GradScaler|grad_scaler|scaler\.scale)\b)(?=.*(\bnot (for|through|with) the (update|optimizer) step\b|"
+       r"\A(?=.*\b(GradScaler|grad_scaler|scaler\.scale)\b)(?=.*(\bnot (for|through|with) the (update|"
+       r"optimizer) step\b|"
        r"\bgradients (are|were) (now )?\d+x larger\b|\bnever unscaled\b))|"
        # told in words: gradients unscaled twice
        r"\A(?=.*\bunscal\w*)(?=.*\b(twice|two times|doubly|double)\b)(?=.*\b(fp16|loss scal\w*|scaler|gradients)\b)"
@@ -597,9 +598,11 @@ NONFINITE_REPORTS = (
        "max_norm)`, `scaler.step(optimizer)`, `scaler.update()` (accelerate's `accelerator.clip_grad_norm_` does "
        "this)."),
     _e("merge-rounding", "overflow", "a merged adapter differs from the unmerged one (rounding in the base dtype)",
-       r"\A(?=.*\b(merge_and_unload|merge_adapter|save_pretrained_merged|merged? (the )?(lora|adapter|model|weights))\b)"
+       r"\A(?=.*\b(merge_and_unload|merge_adapter|save_pretrained_merged|merged? (the )?(lora|adapter|model|"
+       r"weights))\b)"
        r"(?=.*(loss of (accuracy|precision)|\\ne\b|≠|!=|not (equal|the same|identical)|(differ|different|mismatch)\w*"
-       r" (from|than|to|between|results?|outputs?|logits|loss)|\b(answers?|outputs?|responses?)\b[^.\n]{0,80}\b(was|were|is|"
+       r" (from|than|to|between|results?|outputs?|logits|loss)|\b(answers?|outputs?|responses?)\b[^.\n]{0,80}\b(was|"
+       r"were|is|"
        r"are) not (returned|the same|reproduced)\b))",
        unless=r"\bError\b|Exception|out of memory|size mismatch|shape",
        cause="Merging adds B·A into the base weight in the base's dtype: in bf16 (8 bits of mantissa) or fp16, W + BA "
@@ -872,7 +875,8 @@ NONFINITE_REPORTS = (
        "in fp16 use dynamic loss scaling (`GradScaler`) and fp32 master weights, stepping only through "
        "`scaler.step(optimizer)` (an extra `optimizer.step()` applies the inf gradients the scaler skipped), and a "
        "lower learning rate if the loss diverges; an epsilon below fp16's range (1e-7, 1e-8 in Adam, Keras or a norm) underflows to zero there, "
-       "so use a larger eps in fp16 (>= 1e-4 in Adam, a norm's default 1e-5 rather than 1e-12); with an fp16 engine or ONNX model, convert the input and output buffers to and from fp16 "
+       "so use a larger eps in fp16 (>= 1e-4 in Adam, a norm's default 1e-5 rather than 1e-12); with an fp16 engine "
+       "or ONNX model, convert the input and output buffers to and from fp16 "
        "(fp32 data in fp16 bindings reads as garbage or NaN).",
        unless=r"out of memory|OutOfMemoryError|NSFW|safety[ _]checker|" + AMP_NOTICE + "|" + PRECISION_RULED_OUT),
     _e("half-fails-fp32-works", "overflow", "a run that fails in fp16/bf16 and works in fp32",
