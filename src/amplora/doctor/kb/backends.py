@@ -734,7 +734,7 @@ CAPABILITY = (
        "newer releases of such kernels convert fp32 inputs themselves."),
     _e("sdpa-mask-dtype", "attention", "attention mask of another dtype than the query",
        r"Expected attn_mask dtype to be bool or|mismatched key_padding_mask and attn_mask|"
-       r"Converting mask without torch\.bool dtype to bool|invalid dtype for bias - should match query",
+       r"invalid dtype for bias - should match query",
        "scaled_dot_product_attention takes a bool mask or a float mask (its 'bias') in the query's dtype; an "
        "additive mask built in fp32 (or two masks of different types) met fp16/bf16 queries, as under autocast, "
        "where the query comes out half while a mask made by hand stays fp32 (torch.compile has mishandled a "

@@ -209,10 +209,17 @@ KERNELS = (
        r"The 'target' has to be an integer tensor|\bExpected Long but got Float\b|"
        # (for Half / BFloat16 it is the input's dtype that a CPU kernel lacks, not the target's)
        r"\"(nll_loss|cross_entropy|multi_margin|multilabel_margin)\w*\" not implemented for '(?!Half'|BFloat16')\w+'|"
-       r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()",
+       r"\A(?=.*scalar_type\(\) ?== ?ty CHECK FAILED)(?=.*\bembedding\()|"
+       # told in words: labels from NumPy int32 arrays (Windows' C long) where int64 targets are needed
+       r"\A(?=.*\bIntTensors?\b.{0,200}\b(expects?|needs?|requires?|wants?)\b.{0,20}\bLongTensors?\b)"
+       r"(?=.*\b(numpy|np\.|arrays?|int32)\b)(?!.*\w+(Error|Exception):)|"
+       r"\A(?=.*astype\(\s*(dtype\s*=\s*)?[\w.]*\W{0,2}\blong\b|.*\blong\b.{0,20}\bdtype\b)"
+       r"(?=.*\b(returned|is|gives?|becomes?) (as )?`*int32\b)(?=.*(CrossEntropy|cross_entropy|nll_loss))"
+       r"(?!.*\w+(Error|Exception):)",
        "An index, embedding input, class-index loss target or a graph library's index vector (`batch`, "
        "`edge_index` in torch_geometric / torch_cluster / torch_scatter) is a float or an int32 (Int) tensor where "
-       "int64 (Long) is needed: NumPy's default int is int32 on Windows, and nll_loss / cross_entropy targets and "
+       "int64 (Long) is needed: NumPy's default int (a C long, `astype('long')`) is int32 on Windows, and nll_loss / "
+       "cross_entropy targets and "
        "embedding / gather indices must be Long.",
        "Make token ids, labels and indices `torch.long`: `target = target.long()` (or `dtype=torch.int64` when "
        "building them); never cast the whole batch dict with `.to(dtype)`, cast only floating tensors."),
@@ -434,17 +441,6 @@ KERNELS = (
        "Cast the input to fp32 before the norm and back to fp16 after it, or let autocast handle it (torch.autocast "
        "keeps batch norm in fp32); with apex, install it with its CUDA extension (`--cuda_ext`), whose optimized "
        "SyncBatchNorm kernel takes fp16 input with fp32 parameters."),
-    _e("numpy-int32-labels-words", "index", "integer labels from NumPy arrays that are int32, not int64",
-       r"\A(?=.*\bIntTensors?\b.{0,200}\b(expects?|needs?|requires?|wants?)\b.{0,20}\bLongTensors?\b)"
-       r"(?=.*\b(numpy|np\.|arrays?|int32)\b)|"
-       r"\A(?=.*astype\(\s*(dtype\s*=\s*)?[\w.]*\W{0,2}\blong\b|.*\blong\b.{0,20}\bdtype\b)(?=.*\b(returned|is|"
-       r"gives?|becomes?) "
-       r"(as )?`*int32\b)(?=.*(CrossEntropy|cross_entropy|nll_loss))",
-       unless=EXCEPTION_NAMED,
-       cause="NumPy integer arrays default to int32 on Windows (and with some readers), so labels built from them "
-       "become IntTensors (int32), while cross-entropy / nll_loss targets must be LongTensors (int64).",
-       fix="Create the label arrays as int64 (`np.asarray(y, dtype=np.int64)`) or convert the targets with "
-       "`.long()` before the loss."),
     _e("vae-latents-dtype", "mismatch", "latents and the VAE in two dtypes at decode",
        r"\A(?=.*expected scalar type (Half|Float|BFloat16) but found (Float|Half|BFloat16))(?=.*\blatents?\b)"
        r"(?=.*\b(vae\.decode|VAE)\b)",
@@ -1116,17 +1112,6 @@ KERNELS = (
 
 # dtype mismatches with a known story (needs evidence in the text)
 STORIES = (
-    # told in words: unsigned token ids or sizes stored in a type too narrow for them
-    _e("uint16-ids-overflow", "overflow", "token ids or sizes stored as uint16 past 65535",
-       r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|"
-       r"bigger) than\b|"
-       r"\bto torch\b[^\n]{0,80}\bint16\b[^\n]{0,300}\b(wrap\w*|negative)\b))",
-       unless=EXCEPTION_NAMED,
-       cause="uint16 holds 0 to 65535, so token ids of a vocabulary larger than that (or lengths past it) stored "
-       "as uint16 wrap around modulo 65536 and come back as other, wrong ids; a converter that maps uint16 to "
-       "torch's signed int16 (uint32 to int32) wraps the upper half negative the same way.",
-       fix="Store ids in uint32 / int32 when the vocabulary has more than 65535 entries (`np.uint32`, or pick the "
-       "dtype from `vocab_size`), and widen when converting unsigned types (uint16 to int32, uint32 to int64)."),
     # told in words: a perplexity kept in fp16
     _e("perplexity-fp16-overflow", "overflow", "a perplexity (exp of the loss) past fp16's range",
        r"\A(?=.*\b(ppl|perplexity)\b)(?=.*\b(float16|fp16|half)\b)(?=.*\b(exceed\w*|overflow\w*|inf)\b)",
@@ -1135,14 +1120,6 @@ STORIES = (
        "overflows to inf when it is computed or stored in float16.",
        fix="Compute and keep the perplexity (and the accumulated loss) in float32: `torch.exp(loss.float())`, or "
        "`math.exp(loss.item())`."),
-    # told in words: saving small weights (a LoRA) in fp16 turns them to zeros
-    _e("save-fp16-underflow", "overflow", "small weights saved in fp16 become zeros",
-       r"\A(?=.*\b(save_precision|sav\w+ (as|in))\W{0,3}(fp16|float16|half)\b)(?=.*\b(0'?s|zeros?|zeroes)\b)",
-       unless=EXCEPTION_NAMED,
-       cause="Small-magnitude weights (LoRA matrices, scales) underflow when cast to fp16 at save time: values below "
-       "about 6e-8 flush to zero and those below 6e-5 lose precision, so the saved file holds many 0's.",
-       fix="Save in float32 (`--save_precision=float`) or bf16, which has fp32's range; cast to fp16 only weights "
-       "whose magnitudes fit it."),
     # told in words: NaN after merging an adapter in another dtype than the base was loaded for
     _e("merge-dtype-nan", "overflow", "NaN weights after merging an adapter in another dtype",
        r"\A(?=.*\bmerg\w*)(?=.*\b(adapters?|lora)\b)(?=.*\b(nan|NaN)s?\b)(?=.*\b(torch dtype|dtype|float16|bfloat16|"
@@ -1181,15 +1158,6 @@ STORIES = (
        "zero (flush) in fp16 backward, so parts of the loss stop learning and others may overflow to inf.",
        fix="Autocast with `dtype=torch.bfloat16` on Ampere or newer (no scaler needed), or add a GradScaler for "
        "fp16 (`scaler.scale(loss).backward(); scaler.step(opt); scaler.update()`)."),
-    # a float16 result stuck at 2048: fp16 integers are exact only up to 2048
-    _e("fp16-stuck-at-2048", "overflow", "a float16 sum that stops growing at 2048",
-       r"\A(?=.*\btensor\(\[[^\]]*(?<![\d.])2048\.(?!\d))(?=.*dtype=torch\.float16)",
-       unless=EXCEPTION_NAMED,
-       cause="float16 has an 11-bit significand, so above 2048 it holds only even integers (the spacing is 2): "
-       "adding 1 to 2048 rounds back to 2048, and a count or a gradient accumulated in fp16 (an upsample's "
-       "backward, a sum) stops growing there, a precision limit.",
-       fix="Accumulate in float32: run that op (its backward too) on `x.float()` and cast back, or keep the model "
-       "in float32 for it."),
     # an integer arange fed to a float layer, the message not naming the dtypes
     _e("arange-into-linear", "mismatch", "an integer `torch.arange` tensor fed to a float layer",
        r"\A(?=.*(mat1 and mat2 must have the same dtype|expected m1 and m2 to have the same dtype))"
@@ -1333,16 +1301,21 @@ STORIES = (
        # an int32 dtype printed beside sums that came out hugely negative
        r"\A(?=.*(dtype\(.int32.\)|\btorch\.int32\b|\bnp\.int32\b))(?=.*(?<![\w.])-\d{9,10}(?![\d.]))|"
        # a uint8 difference printed as 255
-       r"\bresult of\b[^\n]{0,40}\[255\]\s*uint8\b",
+       r"\bresult of\b[^\n]{0,40}\[255\]\s*uint8\b|"
+       # token ids or sizes kept as uint16 past 65535, or uint16 read back as torch's signed int16
+       r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|"
+       r"bigger) than\b|\bto torch\b[^\n]{0,80}\bint16\b[^\n]{0,300}\b(wrap\w*|negative)\b))",
        unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
        r"INT_MAX|2147483647|\bnumel\b(?!\(\))|too large|\w*(Error|Exception):",
        cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "
        "(uint8 255, uint16 65535, int16 32767, int32 about 2.1e9) overflow and wrap around silently to small, zero "
        "or negative values instead of failing (NumPy's default integer is int32 on Windows; an IntTensor holding an "
-       "element count overflows past 2.1e9); images read as uint8 / uint16 and labels or masks stored as uint8 are "
-       "the usual sources.",
+       "element count overflows past 2.1e9); images read as uint8 / uint16, labels or masks stored as uint8 and token "
+       "ids of a vocabulary past 65535 stored as uint16 are the usual sources, and so is a converter that maps "
+       "uint16 to the signed int16 (uint32 to int32).",
        fix="Cast to a wider or floating dtype before the arithmetic (`x.astype(np.float32)`, `x.to(torch.int64)`, "
-       "`x.float()`) and back only at the end, clamped (`.clamp(0, 255).to(torch.uint8)`)."),
+       "`x.float()`) and back only at the end, clamped (`.clamp(0, 255).to(torch.uint8)`); store token ids as "
+       "uint32 / int32 when the vocabulary has more than 65535 entries."),
     _e("spirv-64bit-args", "backend", "a Vulkan (SPIR-V) kernel given a 64-bit argument",
        r"SPIR-?V kernel only supports less than 32-bit arguments|"
        r"SPIR-?V[^\n]{0,80}\b(f64|i64|float64|int64)\b[^\n]{0,40}\b(not supported|unsupported)",

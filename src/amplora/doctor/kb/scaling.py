@@ -168,6 +168,8 @@ OVERFLOW = (
     _e("fp16-spacing", "overflow", "a half-precision running sum, count or id that stops growing or rounds",
        r"\A(?=.*" + HALF_WORDS + r")(?=.*(?<![A-Za-z])(cumsum|cumulative sums?|running (sum|total|count)|accumulat\w*|"
        r"counter|sum)\b.{0,400}(?<![\d.])(2048\.?0*|2\.048e\+0?3)(?![\d]))|"
+       # a float16 tensor printed stuck at 2048 (an upsample's backward, a count)
+       r"\A(?=.*\btensor\(\[[^\]]*(?<![\d.])2048\.(?!\d))(?=.*dtype=torch\.float16)(?!.*\w+(Error|Exception):)|"
        # bf16 keeps 8 significant bits: a sum or norm of ones stops at 256
        r"\A(?=.*" + BF16_WORDS + r")(?=.*\b(cumsum|sum|norm|accumulat\w*|counter|count)\b.{0,400}"
        r"(?<![\d.])(256(\.0*)?|2\.56e\+0?2)(?![\d.]))|"
@@ -314,13 +316,17 @@ OVERFLOW = (
        "(`scaler.get_scale()`); in a framework, put gradient accumulation after mixed precision in the callback "
        "order (fastai: `after_backward`), or upgrade it.", context=f"{HALF_WORDS}|{AMP_WORDS}"),
     _e("fp16-underflow", "overflow", "small values underflow to zero in fp16",
-       r"\bunderflow\w*|\b(round|rounds|rounded|rounding|flush|flushes|flushed)( up| down)? to (zero|0)\b",
+       r"\bunderflow\w*|\b(round|rounds|rounded|rounding|flush|flushes|flushed)( up| down)? to (zero|0)\b|"
+       # told in words: weights saved in fp16 come out as zeros
+       r"\A(?=.*\b(save_precision|sav\w+ (as|in))\W{0,3}(fp16|float16|half)\b)(?=.*\b(0'?s|zeros?|zeroes)\b)"
+       r"(?!.*\w+(Error|Exception):)",
        context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError",
        cause="fp16's smallest normal number is 6.1e-5 (subnormals end at 6e-8), so small values kept in fp16 round "
        "to zero: Adam's eps=1e-8 in a pure-fp16 optimizer (the update divides by sqrt(v) + eps with both zero, "
-       "giving inf/NaN parameters even at lr 0), tiny learning rates or weight updates, and small gradients "
-       "without loss scaling, which vanish.",
+       "giving inf/NaN parameters even at lr 0), tiny learning rates or weight updates, small gradients "
+       "without loss scaling, which vanish, and small weights (LoRA matrices) saved in fp16, which come out as 0's.",
        fix="Train with mixed precision rather than pure fp16: fp32 master weights and optimizer state with fp16 "
        "autocast (`16-mixed` / `fp16=True`, not `16-true` or `model.half()`) and a GradScaler for the gradients; "
-       "or bf16 (fp32's exponent range); an optimizer that must run in fp16 needs an eps of about 1e-4."),
+       "or bf16 (fp32's exponent range); an optimizer that must run in fp16 needs an eps of about 1e-4; save small "
+       "weights in float32 (`--save_precision=float`) or bf16."),
 )
