@@ -91,6 +91,7 @@ README's table how each was gathered and what it holds).
 from __future__ import annotations
 
 import argparse
+import bisect
 import functools
 import hashlib
 import json
@@ -274,15 +275,17 @@ def batch(record: dict) -> int:
     (w192-w283), 3 for the third (w284-w343), 4 for the fourth (w344-w410), 5 for the fifth (w411-w451), 6 for the
     sixth (w452-w599), 7 for texts found while writing rules (w600-w799), 8 to 45 for the seventh to forty-fourth (from
     BATCH7_FROM to BATCH44_FROM), and 46 + k for collection k of LATER_FROM."""
-    n = int(record["id"][1:])
-    bounds = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
-              BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
-              BATCH14_FROM, BATCH15_FROM, BATCH16_FROM, BATCH17_FROM, BATCH18_FROM, BATCH19_FROM, BATCH20_FROM,
-              BATCH21_FROM, BATCH22_FROM, BATCH23_FROM, BATCH24_FROM, BATCH25_FROM, BATCH26_FROM,
-              BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
-              BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
-              BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, *LATER_FROM)
-    return 1 + sum(n >= b for b in bounds)
+    return 1 + bisect.bisect_right(_BOUNDS, int(record["id"][1:]))
+
+
+# where each collection after the first starts, in order (batch() counts the starts at or below an id)
+_BOUNDS = (BATCH2_FROM, BATCH3_FROM, BATCH4_FROM, BATCH5_FROM, BATCH6_FROM, RULE_TEXTS_FROM, BATCH7_FROM,
+           BATCH8_FROM, BATCH9_FROM, BATCH10_FROM, BATCH11_FROM, BATCH12_FROM, BATCH13_FROM,
+           BATCH14_FROM, BATCH15_FROM, BATCH16_FROM, BATCH17_FROM, BATCH18_FROM, BATCH19_FROM, BATCH20_FROM,
+           BATCH21_FROM, BATCH22_FROM, BATCH23_FROM, BATCH24_FROM, BATCH25_FROM, BATCH26_FROM,
+           BATCH27_FROM, BATCH28_FROM, BATCH29_FROM, BATCH30_FROM, BATCH31_FROM, BATCH32_FROM, BATCH33_FROM,
+           BATCH34_FROM, BATCH35_FROM, BATCH36_FROM, BATCH37_FROM, BATCH38_FROM, BATCH39_FROM, BATCH40_FROM,
+           BATCH41_FROM, BATCH42_FROM, BATCH43_FROM, BATCH44_FROM, *LATER_FROM)
 
 
 def _split_batch(records: list[dict], salt: str, share: float, held_name: str) -> dict[str, str]:
