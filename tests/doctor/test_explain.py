@@ -1434,6 +1434,63 @@ SAMPLES = [
      "CUDA_R_16BF (__nv_bfloat16) is not supported on GPUs with compute capability < 8.0 (current: 7.5)", [], None),
     ("scheduler-before-skipped-step", "With fp16=True the Trainer prints: UserWarning: Detected call of "
      "`lr_scheduler.step()` before `optimizer.step()`.", [], None),
+    ("token-ids-cast-to-half", "With apex O2 the whole batch is cast and the input_ids get converted to "
+     "torch.cuda.HalfTensor.", [], None),
+    ("unregistered-module-state", "My conv layers stored in a python list are not registered, so after model.cuda() "
+     "they stay on the CPU.", [], None),
+    ("inputs-left-on-cpu", "The tokenizer inputs are not moved to the GPU when --device cuda is given.", [], None),
+    ("dataparallel-bound-forward", "model.forward = patched_forward\nnet = nn.DataParallel(model)\nnet(x)  # Expected "
+     "all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!", [], None),
+    ("tensorrt-double-initializer", "[E] [TRT] ModelImporter: Found unsupported datatype (11) when importing "
+     "initializer: onnx::Add_52", [], None),
+    ("autocast-dataparallel-threads", "With nn.DataParallel on 4 GPUs the outputs stay float32 under "
+     "torch.cuda.amp.autocast: AMP does not work.", [], None),
+    ("fp8-kv-cache-flash-attn", "INFO cuda.py:185] Cannot use FlashAttention-2 backend for FP8 KV cache.", [], None),
+    ("fa3-fp8-e4m3-only", "FlashAttention3 only supports fp8_e4m3 if using FP8; Setting attention backend to "
+     "triton.", [], None),
+    ("kv-cache-dtype", "The fp32 cache receives bf16 key and value states and generation fails.", [], None),
+    ("ema-half-rounding", "The EMA weights are kept in bf16 and the updates get rounded to zero, so the EMA model "
+     "never changes.", [], None),
+    ("onednn-bf16-fpmath", "On Graviton3 float32 matmuls show bf16 rounding: the bf16 fpmath mode stays on in "
+     "mkldnn_matmul.", [], None),
+    ("rope-output-promoted", "apply_rotary_pos_emb: float32 cos and sin promote the fp16 query to float32 and the "
+     "attention matmul fails.", [], None),
+    ("rope-cache-device", "RuntimeError in apply_rotary_pos_emb: cos and sin were created on the CPU, expected all "
+     "tensors on the same device", [], None),
+    ("binary-op-long-float", "RuntimeError: Expected object of scalar type Long but got scalar type Float for "
+     "argument #2 'vec2' in call to _th_ger", [], None),
+    ("float-result-cast-to-int", "The positional embedding is truncated to int64 and collapses to zeros.", [], None),
+    ("alibi-slopes-fp32", "RuntimeError: ALiBi slopes must have dtype fp32", [], None),
+    ("init-low-precision", "trunc_normal_ on a bf16 tensor is skewed toward the lower bound.", [], None),
+    ("to-empty-uninitialized", "Built on meta and materialized with to_empty(), the gate parameters are never "
+     "initialized and come out nan.", [], None),
+    ("init-after-to-device", "Expected all tensors to be on the same device: init_weights() after model.cuda() puts "
+     "the new bias on the cpu", [], None),
+    ("summary-tool-dummy-input", "get_model_complexity_info() will create a random tensor on cpu while the model is "
+     "on cuda.", [], None),
+    ("grad-norm-low-precision", "FP16 norm clipping zeroes the gradients: the norm becomes inf and the clip "
+     "coefficient 0.", [], None),
+    ("half-accumulation", "A running sum in bfloat16 stops growing at 4096, so the logged loss is wrong.", [], None),
+    ("float32-accumulation", "torch.std of large float32 values returns inf on CUDA: the kernel accumulates M2 in "
+     "float32.", [], None),
+    ("sum-promotes-int", "torch.sum changes int32 to int64", [], None),
+    ("autocast-cache-stale", "torch.autocast's weight cache serves stale casts after in-place updates of the fp32 "
+     "weights.", [], None),
+    ("autocast-output-outside", "The outputs are float16 and the head after the autocast block is float32, so it "
+     "fails.", [], None),
+    ("autocast-fp16-only-path", "Our custom Linear returns fp16 inside a bf16 autocast context.", [], None),
+    ("autocast-other-device", "x = torch.randn(4, 4)  # CPU tensor\nwith torch.cuda.amp.autocast():\n    y = x @ "
+     "x\nprint(y.dtype)  # torch.float32, no effect", [], None),
+    ("mps-fp16-fp32-weights", "On mps the Linear weight has fp32 dtype for weight and bias while the input is "
+     "fp16.", [], None),
+    ("deform-conv-offset-dtype", "RuntimeError: Expected tensor for argument #1 'input' to have the same type as "
+     "tensor for argument #3 'offset'", [], None),
+    ("quant-prepare-one-device", "AssertionError: prepare only works with cpu or single-device CUDA modules, but got "
+     "devices {device(type='cuda', index=0), device(type='cpu')}", [], None),
+    ("fake-quant-half", "fake_quantize_per_channel_affine fails on float16 input under autocast", [], None),
+    ("quantized-state-into-float", 'RuntimeError: "copy_" not implemented for \'QInt8\'', [], None),
+    ("fbgemm-int16-saturation", "fbgemm gives wrong results: saturation in vpmaddubsw", [], None),
+    ("cpu-bf16-illegal-instruction", "The BF16 backend dies with Illegal instruction on a Xeon without AMX.", [], None),
 ]
 
 
@@ -2191,7 +2248,7 @@ CLASS_WORDINGS = [
     ("merge-into-packed-refused", "AssertionError: qwen2-72b-instruct-awq is a quantized model and does not support "
      "merge-lora."),
     ("fp16-drift-report", "Gemma3 models produce incorrect outputs when run in FP16 precision through the engine."),
-    ("fp16-drift-report", "`triton.language.sum` is incorrect with a tensor of float16 dtype; float32 is fine."),
+    ("half-accumulation", "`triton.language.sum` is incorrect with a tensor of float16 dtype; float32 is fine."),
     ("fp16-drift-report", "fp16 cross_check false: the output has a big diff vs the reference in fp16, like 0.0332"),
     ("torch-dtype-auto", "model = AutoModelForCausalLM.from_pretrained('facebook/opt-13b')\nprint(model.dtype)  # "
      "torch.float32\nI expect float16: the model in the repo is saved in float16."),
@@ -2243,6 +2300,45 @@ CLASS_WORDINGS = [
      "metadata than during the forward pass.\nsaved metadata: {'shape': torch.Size([0]), 'dtype': torch.float64, "
      "'device': device(type='cuda', index=0)}\nrecomputed metadata: {'shape': torch.Size([0]), 'dtype': "
      "torch.float64, 'device': device(type='cpu')}"),
+    ("batchencoding-cast", "The processor returns a BatchEncoding which doesn't support dtype in .to(), so "
+     "pixel_values stay float32"),
+    ("device-mismatch", "RuntimeError: indices must be in the same device as the indexed tensor"),
+    ("ddp-first-gpu-memory", "With DDP the rotary buffer built with the default 'cuda' lands on the wrong device in "
+     "every rank"),
+    ("bnb-compute-dtype", "the input to the forward of Linear4bit is torch.float32 while compute_dtype is bfloat16, "
+     "so it is slow"),
+    ("tf32-hint", "UserWarning: Tensor cores are available but not enabled. Consider setting "
+     "torch.backends.cuda.matmul.allow_tf32 == True in your python script for speedups"),
+    ("tf32-hint", "Every run prints: You should set `torch.set_float32_matmul_precision('medium' | 'high')`"),
+    ("tf32-matmul", "Some DDP parity tests fail on A100 due to TF32"),
+    ("tf32-matmul", "Bump tolerances for TF32 in test_conv3d"),
+    ("tf32-matmul", "ORT and torch outputs differ; the differences disappear after setting NVIDIA_TF32_OVERRIDE=0"),
+    ("tf32-matmul", "allow_tf32 can mess up torch.cdist, small distances become 0"),
+    ("tf32-matmul", "Our Triton kernel calls tl.dot without input_precision, so fp32 inputs use tf32"),
+    ("tf32-matmul", "The compiled GEMM uses TF32 while eager does not, so the results diverge"),
+    ("tf32-matmul", "On Ampere, matrix multiplication defaults to using tensorfloat32 on Ampere GPUs like the RTX "
+     "3090"),
+    ("rope-half-precision", "The sinusoidal positional encoding loses precision when the model runs in bf16"),
+    ("rope-half-precision", "torch.arange in bf16 is not accurate: it returns repeated values past 256"),
+    ("rope-half-precision", "Without an FP32 RoPE kernel Code Llama's outputs are wrong"),
+    ("antialias-interpolate-half", "Force fp32 for the pos-embed resize: the interpolation op has no bf16 "
+     "implementation"),
+    ("ggml-quantized-kv-copy", "GGML_ASSERT: ggml-cuda/rope.cu:238: src0->type == GGML_TYPE_F32 || src0->type == "
+     "GGML_TYPE_F16, started with --cache-type-k q4_0"),
+    ("clip-before-unscale", "With native amp the gradients are clipped right after backward and scaler.unscale_ "
+     "only runs later"),
+    ("cpu-half-kernel", "nn.LocalResponseNorm raises RuntimeError on CPU for float16 inputs"),
+    ("cpu-half-kernel", "RuntimeError: _th_var not supported on CPUType for ComplexFloat"),
+    ("grad-norm-low-precision", "fix: cast local grad norms to fp32 before the all-reduce"),
+    ("ao-quantized-device", "RuntimeError: getCudnnDataTypeFromScalarType() not supported for QUInt8"),
+    ("ao-quantized-device", "RuntimeError: Didn't find kernel to dispatch to for operator "
+     "'quantized::conv_prepack'. Tried to look up kernel for dispatch key 'CUDATensorId'."),
+    ("float-tensor-quantized-op", "RuntimeError: Didn't find kernel to dispatch to for operator "
+     "'quantized::linear'. Tried to look up kernel for dispatch key 'CPUTensorId'."),
+    ("custom-function-autocast", "Our Function broke under mixed precision; adding @custom_fwd fixes the errors"),
+    ("autocast-fp32-ops", "With AMP the tensor.sum op leads to a dtype mismatch"),
+    ("half-slow-report", "I compared training in `fp32` and `bf16` on a CPU that does not support `bf16`: with bf16 "
+     "the performance was much worse than fp32."),
 ]
 
 
@@ -2538,6 +2634,14 @@ LOOKALIKE_REJECTS = [
     "I compare the inference speed of fp16 and 4bit: the 4bit is much slower than fp16 (04:47 vs. 3:04).",
     # an unqualified `Half` from an older dispatch macro: a namespace problem in the extension's build
     "lltm_cuda_kernel.cu(123): error: identifier \"Half\" is undefined",
+    "Can't train in FP16 on Turing\nWarning: CUDNN_STATUS_NOT_SUPPORTED\n[cudnn_frontend] Error: No execution plans "
+    "support the graph.",
+    "You are using a CUDA device ('NVIDIA GeForce RTX 3060') that has Tensor Cores. To properly utilize them, you "
+    "should set `torch.set_float32_matmul_precision('medium' | 'high')`\nWARNING: ran out of memory, skipping batch",
+    "Unchecked uint32 overflow in CUDA scan: cumsum gives wrong values with more than 2**32 elements",
+    "[Bug]: the CPU plugin's LogSumExp overflows to inf for large FP32 inputs\nIt returns `inf` where NumPy returns "
+    "finite values.",
+    "torch 1.10 on an RTX A6000 node, no V100 any more. I disable tf32. But the nan problem still exists.",
 ]
 
 

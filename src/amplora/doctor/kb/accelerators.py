@@ -7,6 +7,70 @@ from amplora.doctor.kb.patterns import EXCEPTION_NAMED
 
 # autocast on any device: the warning names the device and the dtypes it supports
 AUTOCAST = (
+    # autocast's state is per thread; DataParallel runs each replica in a thread of its own
+    _e("autocast-dataparallel-threads", "autocast", "autocast opened around a DataParallel model, not in its threads",
+       r"\A(?=.*\b(autocast|AMP|mixed precision)\b)(?=.*\bDataParallel\b)"
+       r"(?=.*(\b(float32|fp32)\b|\b(not|n'?t) (simply )?(work|applied|active|enabled)\b|\bthreads?\b))|"
+       r"\A(?=.*\bautocast\b)(?=.*\b(multi-?threaded|threads?|worker)\b)"
+       r"(?=.*\b(respect\w*|ignor\w*|inherit\w*|(not|n'?t) (active|applied|enabled|work\w*))\b)(?!.*" + EXCEPTION_NAMED + r")",
+       "autocast's state (and its dtype) is thread-local, and `nn.DataParallel` runs each replica's forward in a "
+       "thread of its own: an autocast context opened around the call does not reach those threads (in torch "
+       "releases before DataParallel carried the state over), so the replicas run in float32, with no memory saving "
+       "or speedup; autograd's multithreaded backward in some releases did not inherit it either (a bf16 context "
+       "ran as the default fp16 in the backward's worker threads).",
+       "Enable autocast inside the model's forward (decorate forward with `@torch.autocast('cuda')`, or "
+       "`with torch.autocast('cuda'):` in it), or use DistributedDataParallel, one process per GPU; for threads "
+       "you start, enter autocast in each thread; upgrade torch, which propagates the state to autograd threads."),
+    # autocast's cast cache lives as long as the context
+    _e("autocast-cache-stale", "autocast", "autocast's cached weight casts out of date or reused",
+       r"\bautocast\b[^\n]{0,80}\b(weight |cast )?cache\b[^\n]{0,80}\b(stale|in-place|inplace)\b|"
+       r"\bstale\b[^\n]{0,40}\b(fp32->bf16 |fp32->fp16 )?casts?\b|"
+       r"\A(?=.*_to_copy\.default invocation index)(?=.*\bautocast\b)",
+       "autocast caches the low-precision copy of each fp32 weight for the life of the autocast context: an "
+       "in-place weight change inside one context (`optimizer.step()`, `param.data.copy_` for EMA or reference "
+       "swaps) keeps getting the stale cast, so training freezes; and a cached cast reused by a second "
+       "checkpointed region is skipped in its forward but redone in its recompute, so checkpointing sees another "
+       "op count.",
+       "Enter autocast per forward pass, not around the whole optimize loop, so weights are re-cast after each "
+       "update, or pass `cache_enabled=False` to `torch.autocast`; for checkpointed regions that share a weight, "
+       "disable the cache or give each region its own autocast context."),
+    # outputs of an autocast region used by float32 modules after it
+    _e("autocast-output-outside", "autocast", "autocast's fp16 outputs passed to a module after the autocast block",
+       r"\A(?=.*\b(outputs?|results?)\b[^\n]{0,60}\b(float16|fp16|half)\b)"
+       r"(?=.*(\b(after|outside)\b[^\n]{0,30}\b(the )?autocast(ing)?\b|\b(region|block|context) of autocast\b))(?!.*" + EXCEPTION_NAMED + r")",
+       "Inside autocast, outputs of matmul, linear and conv come out float16; a module called after (outside) the "
+       "autocast block runs with its own float32 weights and gets those fp16 tensors: autocast casts only inside "
+       "its region.",
+       "Call that module inside the autocast region (model and head in the same `with torch.autocast(...)`), or "
+       "cast the outputs with `.float()` before float32 modules."),
+    # code that handles only fp16 autocast, or re-enters autocast without the outer dtype
+    _e("autocast-fp16-only-path", "autocast", "code that handles autocast only for fp16, or with the default dtype",
+       r"\benable autocast for (bf16|bfloat16)\b|"
+       r"\breturns? (fp16|float16|half)\b[^\n]{0,30}\binside\b[^\n]{0,20}\b(bf16|bfloat16) autocast\b|"
+       r"\bautocast\b[^\n]{0,60}\buses? (the )?default (autocast )?dtype\b|\bdefault autocast dtype\b",
+       "The code handles autocast only for fp16: a script that enters autocast only when fp16 is chosen (with bf16 "
+       "nothing casts and fp32 meets bf16), a layer or kernel whose autocast path assumes fp16 (it returns fp16 "
+       "inside a bf16 context), or code that re-enters autocast for a recomputation with a bare `autocast()`, "
+       "whose default dtype is float16 whatever the outer (parent) context used.",
+       "Take the dtype from the context and enter autocast for bf16 too (`torch.autocast(device_type, "
+       "dtype=torch.get_autocast_dtype(device_type))`, `torch.get_autocast_gpu_dtype()` in older torch, so the "
+       "dtype propagates); with a library that supports only fp16 autocast, use fp16 autocast or fp32."),
+    # CUDA autocast leaves CPU tensors alone
+    _e("autocast-other-device", "autocast", "autocast for one device type, tensors on another",
+       r"\A(?=.*(torch\.cuda\.amp\.autocast|autocast\(\s*['\"]cuda|device_type\s*=\s*['\"]cuda))"
+       r"(?=.*(#\s*CPU\b|\bCPU tensors?\b))(?=.*\b(float32|no effect|not cast|different device)\b)",
+       "autocast works per device type: `torch.cuda.amp.autocast()` / `torch.autocast('cuda')` casts only ops on "
+       "CUDA tensors, so ops on CPU tensors run unchanged in float32 (and CPU autocast casts only CPU ops).",
+       "Use `torch.autocast('cpu', dtype=torch.bfloat16)` for CPU tensors or move the tensors to CUDA (`.cuda()`), "
+       "taking the device type from the tensors (`torch.autocast(x.device.type)`)."),
+    # MPS in releases whose autocast did not cast
+    _e("mps-fp16-fp32-weights", "autocast", "fp16 activations meeting fp32 weights on MPS",
+       r"\A(?=.*\bmps\b)(?=.*\b(fp32|float32)\b[^\n]{0,10}(dtype )?for (the )?(weight|bias))"
+       r"(?=.*\b(fp16|float16|half)\b)",
+       "Under fp16 mixed precision on MPS, autocast (in these torch releases) did not cast ops on the mps device, so "
+       "fp16 activations reached Linear layers whose weights stayed fp32.",
+       "Train on MPS in fp32 (disable AMP / autocast there: `mixed_precision='no'`), or upgrade torch to a release "
+       "with MPS autocast and keep weights and inputs in one dtype."),
     _e("autocast-device-unsupported", "autocast", "autocast asked for a device type this torch has no autocast for",
        r"User specified an unsupported autocast device_type '?mps\b",
        "`torch.autocast(device_type=...)` was called for a device this torch has no autocast support for: MPS "
@@ -22,7 +86,7 @@ AUTOCAST = (
        "Ask for a dtype the backend's autocast supports (the warning names them), or register the lower-precision "
        "casts in the backend."),
     _e("autocast-scatter-mismatch", "autocast", "a scatter / index op under autocast given float32 and float16",
-       r"\A(?=.*\b(autocast|amp)\b)(?=.*\b(scatter_add|scatter|index_add|index_put|index_copy|put)_?\b)"
+       r"\A(?=.*\b(autocast|amp)\b)(?=.*(\b(scatter_add|scatter|index_add|index_put|index_copy)_?\b|\bput_))"
        r"(?=.*\b(type mismatch|dtype mismatch|same dtype|expected scalar type|types? mismatch)\b)",
        "Under autocast some ops return float32 (LayerNorm, softmax, sums) and others float16 (Linear, matmul), and "
        "scatter_add / index_add were not on autocast's promote list in that torch, so `self` (float32) and `src` "
@@ -123,7 +187,8 @@ ACCELERATORS = (
        "MPS (nor complex128 / float64).",
        "Load an fp16/bf16 checkpoint (or upcast on the CPU first: `w.to(torch.float16)` before `.to('mps')`; "
        "in ComfyUI-like tools pick the fp16 model or `weight_dtype` default); fp8 needs a CUDA GPU with fp8 "
-       "(Ada/Hopper), or run on the CPU."),
+       "(Ada/Hopper), or run on the CPU; compute float64 / complex128 values (rotary frequencies) in float32 / "
+       "complex64 on MPS."),
     _e("mps-amp-torch-version", "device-capability", "mixed precision on MPS needs a newer torch",
        r"(fp16|bf16) mixed precision with MPS device requires a Pytorch >= ?([\d.]+)",
        "accelerate / the Trainer run fp16 or bf16 mixed precision on Apple's MPS only with a recent torch (fp16 "
@@ -250,8 +315,9 @@ ACCELERATORS = (
        r"(?=.*\b(fp16|float16|half)\b)(?=.*\b(variance|outside the (fp16|float16|half) range|stash_type)\b)",
        unless=EXCEPTION_NAMED,
        cause="The runtime's normalization kernel computes the variance in fp16 (ignoring `stash_type=1`, which asks "
-       "for fp32 statistics), and a variance above fp16's largest value (65504) overflows to inf, so the layer "
-       "outputs NaN or zeros.",
+       "for fp32 statistics), and a variance above fp16's largest value (65504) overflows to inf, or a tiny epsilon "
+       "(1e-12) added to a zero variance underflows to 0 in fp16, so rsqrt gives inf and the layer outputs NaN or "
+       "zeros.",
        fix="Run the normalization in fp32: an execution provider that honours `stash_type` (CUDA), the node kept "
        "out of the fp16 conversion (`op_block_list=['LayerNormalization']`, `keep_io_types`), or a runtime release "
        "that fixes the kernel."),
@@ -260,7 +326,8 @@ ACCELERATORS = (
        context=r"\b(bf16|bfloat16|BFloat16|float64|double|Double|fp16|float16|half|Half|autocast|dtype|data type|"
        r"Complex\w*|complex(64|128)|int(32|64)?|integer)\b",
        cause="torch-directml (the `dml` / `privateuseone` device on Windows GPUs) computes in float32 and float16 "
-       "but does not support bfloat16, float64 or complex (ComplexFloat, from STFT / FFT) tensors, and "
+       "but does not support bfloat16, float64 or complex (ComplexFloat, from STFT / FFT) tensors (nor bool input "
+       "to some ops, such as cumsum), and "
        "`torch.autocast` does not run on it, so a bf16 model, float64 data, a spectrogram model's complex STFT, or "
        "fp16 code that relies on autocast to cast fp32 tensors (conditioning, norms, buffers) fails there; older "
        "releases also lack integer (int32 / int64) kernels for some ops (`cumsum`, the min / max behind printing a "

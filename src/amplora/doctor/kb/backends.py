@@ -111,7 +111,9 @@ BACKENDS = (
        "Upgrade CUDA and cuDNN to the releases the fp16 build was made for, or run that layer (or the model) in "
        "fp32; in PyTorch `torch.backends.cudnn.enabled = False` for the failing layer tells whether cuDNN is the "
        "cause.",
-       context=r"\bfp16\b|float16|\bhalf\b|_fp16\b|\bfp16_"),
+       context=r"\bfp16\b|float16|\bhalf\b|_fp16\b|\bfp16_",
+       # cuDNN's fused attention graph has no plan on some GPUs whatever the dtype
+       unless=r"No execution plans support the graph|cudnn_att"),
     _e("cublas-bf16", "device-capability", "cuBLAS has no bf16 GEMM on this GPU",
        r"(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED.{0,600}((CUDA|HIP)_R_16BF|bf16|bfloat16)|"
        r"((CUDA|HIP)_R_16BF|bf16|bfloat16).{0,600}(CU|HIP|ROC)BLAS_STATUS_NOT_SUPPORTED",
@@ -204,11 +206,14 @@ BACKENDS = (
        "GPU, or upgrade torch (later oneDNN releases add bf16 RNN primitives)."),
     _e("tf32-hint", "device-capability", "fp32 matmuls are not using TF32 tensor cores",
        r"has Tensor Cores\. To properly utilize them, you should set .?torch\.set_float32_matmul_precision|"
-       r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled",
+       r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled|"
+       r"Tensor cores are available but not enabled\. Consider setting torch\.backends\.cuda\.matmul\.allow_tf32|"
+       r"You should set .?torch\.set_float32_matmul_precision\(\s*'medium' \| 'high'\s*\)",
        "This GPU (Ampere or newer) can run fp32 matmuls on TF32 tensor cores, but `float32_matmul_precision` "
        "is 'highest', so they run in full fp32: a speed hint, not an error.",
        "Allow TF32 if ~10-bit mantissa matmuls are fine for you: `torch.set_float32_matmul_precision('high')` "
-       "(or train in bf16 mixed precision); keep 'highest' where exact fp32 matters."),
+       "(or train in bf16 mixed precision); keep 'highest' where exact fp32 matters.",
+       unless=r"out of memory|OutOfMemoryError"),
     _e("tf32-pre-ampere", "device-capability", "TF32 needs an Ampere or newer GPU",
        r"\btf32\b.{0,120}(Ampere|requires|not supported|no effect|unsupported|only)|"
        r"TensorFloat-?32.{0,120}(Ampere|not supported|no effect|unsupported|requires)|"
@@ -216,7 +221,10 @@ BACKENDS = (
        "TF32 is a tensor-core mode of Ampere and newer GPUs (compute capability >= 8.0); on older GPUs the TF32 "
        "flags have no effect, and HF `--tf32` refuses to start.",
        "Drop `--tf32` / `tf32=True` (or set it False) on this GPU; fp32 math is unaffected; for speed use fp16 "
-       "mixed precision (`fp16=True`) there.", unless=CUDA_INIT_FAILED),
+       "mixed precision (`fp16=True`) there.",
+       # TF32 used on an Ampere GPU is the other story (results that differ)
+       unless=CUDA_INIT_FAILED + r"|\b(defaults? to|uses?|using|used|runs? in)\b[^\n]{0,30}\b(tf32|"
+       r"tensorfloat-?32)\b[^\n]{0,20}\bon (Ampere|A100|RTX ?30)"),
     # AMD's libraries: what each datatype runs through
     _e("hipblaslt-compute-type", "backend", "hipBLASLt has no algorithm for this compute type",
        r"No algorithm was found for the case:[^\n]{0,120}compute_type=\w+",
@@ -280,6 +288,16 @@ KERNELS = (
        "dtypes.",
        fix="Upgrade Triton (or the torch release that pins it); until then convert through fp32 differently or run "
        "that kernel in fp16 / fp32; on GPUs before Ampere Triton takes a software fallback for bf16 conversions."),
+    # oneDNN's bf16 "fpmath" mode computes float32 matmuls with bf16 inputs on CPUs that have bf16 instructions
+    _e("onednn-bf16-fpmath", "backend", "float32 matmuls on the CPU computed with bf16 inputs (oneDNN fpmath)",
+       r"\bbf16 (downconversion|fpmath)\b|\bfpmath[_ ]mode\b[^\n]{0,60}\bbf16\b|\bbf16\b[^\n]{0,60}\bmkldnn_matmul\b|"
+       r"\bmkldnn_matmul\b[^\n]{0,60}\bbf16\b",
+       "On CPUs with bf16 instructions (AArch64 Neoverse, Intel AMX) oneDNN can compute float32 matmuls with bf16 "
+       "inputs (its bf16 fpmath mode, 'bf32'), which PyTorch turns on with "
+       "`torch.set_float32_matmul_precision('medium')`; some releases turned it on even at 'highest', so float32 "
+       "results carry bf16 rounding.",
+       "Keep `torch.set_float32_matmul_precision('highest')` and upgrade torch (the fix enables the bf16 path only "
+       "for 'medium'); `ONEDNN_DEFAULT_FPMATH_MODE=STRICT` forces full float32 in oneDNN."),
     _e("tf32-matmul", "backend", "float32 matmuls run in TF32 on the GPU",
        r"Float32 matmul precision must be|get_float32_matmul_precision\(\)|"
        r"\b(float32|fp32)\b[^.\n]{0,40}\b(matmul|matrix|dot|mm)\w*[^.\n]{0,40}\b(different|lower|less|reduced)\s+"
@@ -296,14 +314,38 @@ KERNELS = (
        r"(?=.*(\b(results?|outputs?)\b[^.\n]{0,60}\b(totally |completely |very )?"
        r"(different|differ\w*|wrong|inaccurate)\b|\b(rounded|wrong|incorrect)\b[^.\n]{0,20}\b(results?|outputs?)\b|"
        r"\b(can'?t|cannot|not) get (the )?correct results\b))"
-       r"(?!.*\b(bf16|bfloat16|half\(\)|amp|autocast|torch_dtype|int8|4-?bit|8-?bit)\b)",
+       r"(?!.*\b(bf16|bfloat16|half\(\)|amp|autocast|torch_dtype|int8|4-?bit|8-?bit)\b)|"
+       # TF32 named as the cause of a difference, a loosened tolerance or a flag to remove
+       r"\btolerances? for (tf32|TF32)\b|\b(tf32|TF32)\b[^\n]{0,30}\btolerances?\b|\baccount(ing)? for (tf32|TF32)\b|"
+       r"\A(?=.*\b(tf32|TF32)\b)(?=.*\b(diverg\w*|differ\w*|mismatch\w*|deviat\w*)\b[^\n]{0,30}\bon (the )?GPU\b)|"
+       r"\b(due to|because of|caused by) (tf32|TF32|tensorfloat-?32|TensorFloat-?32)\b|"
+       r"\b(defaults? to|uses?|using|used|runs? in)\b[^\n]{0,30}\b(tf32|tensorfloat-?32)\b[^\n]{0,20}\bon "
+       r"(Ampere|A100|RTX ?30)|"
+       r"\A(?=.*NVIDIA_TF32_OVERRIDE\s*=\s*0)(?=.*\b(differ\w*|disappear\w*|mismatch\w*|wrong|abnormal|fix\w*)\b)|"
+       r"\ballow_tf32\b[^\n]{0,40}\b(screw|mess|break|ruin|hurt)\w*|"
+       r"hard-?coded\b[^\n]{0,60}\ballow_tf32\s*=\s*True|"
+       r"\btl\.dot\b[^\n]{0,80}\b(tf32|input_precision)\b|"
+       r"\b(downgrad\w*|silently)\b[^\n]{0,40}\bfp32 matmul precision\b|"
+       r"\buses TF32 while\b|\b(compiled|inductor)\b[^\n]{0,80}\bTF32\b[^\n]{0,60}\b(diverg|differ|eager)\w*|"
+       r"\A(?=.*allow_tf32\s*=\s*True)(?=.*\b(differ\w*|deviat\w*|mismatch\w*)\b)|"
+       # Apple's MLX: float32 matmuls on newer GPUs in a TF32-class mode
+       r"\A(?=.*\bMLX\b)(?=.*\bfloat32 (matmul|gemm)\b[^\n]{0,20}\b(loses?|lost|reduced) precision\b)|"
+       # the error only on Ampere-or-newer GPUs and only in float32
+       r"\A(?=.*\b(RTX ?30[5-9]0|A100|A6000|H100)\b[^\n]{0,20}\bGPU)(?=.*\bfloat32\b[^\n]{0,10}\(no error)",
        unless=r"\b(?!Assertion)\w+(Error|Exception):(?![^\n]*matmul precision)",
        cause="On Ampere and newer GPUs float32 matmuls may run in TF32 (a 10-bit mantissa): "
        "`torch.set_float32_matmul_precision('high' / 'medium')`, `allow_tf32=True` (the default for cuDNN "
        "convolutions, and for matmuls in torch 1.7-1.11) gives results that differ from the CPU's float32 by about "
-       "1e-3 relative, and code that needs full float32 accuracy refuses it.",
+       "1e-3 relative, and code that needs full float32 accuracy refuses it; TensorRT, ONNX Runtime, JAX / XLA, "
+       "TensorFlow, Triton's `tl.dot` and Apple's MLX pick TF32 (or a TF32-class reduced precision) for float32 by "
+       "default on such hardware, and a test tolerance made for float32 fails.",
        fix="Set `torch.set_float32_matmul_precision('highest')` (or `torch.backends.cuda.matmul.allow_tf32 = False` "
-       "and `torch.backends.cudnn.allow_tf32 = False`) where accuracy matters; keep 'high' elsewhere for speed."),
+       "and `torch.backends.cudnn.allow_tf32 = False`, `fp32_precision = 'ieee'` in torch 2.9+) where accuracy "
+       "matters, and do not set allow_tf32 on import in a library; keep 'high' elsewhere for speed. Elsewhere: "
+       "`NVIDIA_TF32_OVERRIDE=0` turns TF32 off for every CUDA library, JAX takes `precision='highest'` "
+       "(`jax_default_matmul_precision`), TensorFlow `tf.config.experimental.enable_tensor_float_32_execution(False)`"
+       ", Triton `tl.dot(a, b, input_precision='ieee')`, MLX `MLX_ENABLE_TF32=0`; or loosen a test's tolerance for "
+       "TF32."),
     _e("flash-attn-ln-types", "mismatch", "flash-attn's fused LayerNorm got a dtype combination it has no kernel for",
        r"Unsupported hidden_size or types:? ?\d*(BFloat16|Half|Float)",
        "flash-attn's fused dropout-add-LayerNorm (`dropout_add_layer_norm`, used by its fused GPT / BERT blocks) "
@@ -453,6 +495,13 @@ KERNELS = (
        fix="Run in fp32 (drop `--fp16`, `data_type = fp32`), or in bf16 on a GPU that has it; to see which op "
        "fails, run with `CUDA_LAUNCH_BLOCKING=1`, and `amplora doctor run script.py` names the first non-finite "
        "value if an overflow comes first; upgrade the library whose kernel crashes."),
+    _e("alibi-slopes-fp32", "attention", "ALiBi slopes cast to half precision for a kernel that takes float32",
+       r"ALiBi slopes must have dtype fp32|\balibi[_ ]slopes\b[^\n]{0,60}\b(cast|converted)\b[^\n]{0,30}"
+       r"\b(float16|fp16|half|bf16|bfloat16)\b",
+       "flash-attn takes `alibi_slopes` in float32 only, and casting the attention module to fp16 / bf16 "
+       "(`model.half()`, `.to(torch.bfloat16)`) also cast the slopes, registered as a buffer, to half precision.",
+       "Cast the slopes back before the call (`alibi_slopes.to(torch.float32)`), keep them as a float32 attribute "
+       "outside the cast, or upgrade the library whose attention module does this in forward."),
     _e("rotary-cos-sin-dtype", "attention", "a fused rotary kernel got q/k and cos/sin in two dtypes",
        r"Input and cos/sin must have the same dtype",
        "flash-attn's fused rotary embedding (`apply_rotary_emb`) takes the query or key and the cos/sin tables in "

@@ -37,10 +37,11 @@ COMPILERS = (
        unless=r"(?<![A-Za-z0-9_])(nans?|infs?)(?![A-Za-z0-9_])|out of memory",
        cause="With the environment variable XLA_USE_BF16 / XLA_USE_FP16 set, torch_xla maps float32 to bf16 / fp16 "
        "on the device and reports such tensors to torch as float32 (upcast to the host type), so a dtype read in "
-       "Python says float32 where bf16 / fp16 was asked for, and dtype checks and casts go wrong.",
+       "Python says float32 where bf16 / fp16 was asked for, and dtype checks and casts go wrong; a running sum "
+       "(the Trainer's accumulated loss) is bf16 too and stops growing at 4096 (rounding, bf16's precision).",
        fix="Unset XLA_USE_BF16 / XLA_USE_FP16 and say the dtype in code (`model.to(torch.bfloat16)`, "
        "`torch.autocast('xla', dtype=torch.bfloat16)`), which newer torch_xla releases expect; the environment "
-       "variables are deprecated."),
+       "variables are deprecated; reset or keep accumulators small, or in real fp32."),
     _e("tvm-input-size-dtype", "mismatch", "a TVM module given an input array of another dtype than it was built for",
        r"\A(?=.*TVMArrayCopyFromTo: The size must exactly match)(?=.*\b(float64|double|float16|int64|astype)\b)",
        "The compiled TVM graph fixed each input's dtype and shape at build time, and `set_input` copies the array "

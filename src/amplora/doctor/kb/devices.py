@@ -236,7 +236,8 @@ DEVICES = (
        "init, a model "
        "loaded with `device_map` / offloading keeps offloaded weights on meta until its hooks load them, and "
        "`init_empty_weights` models have no data until loaded; a head newly initialized because its shape differs "
-       "from the checkpoint (a classifier for another `num_labels`) stays on meta under `device_map` too.",
+       "from the checkpoint (a classifier for another `num_labels`) stays on meta under `device_map` too, and so does "
+       "a tensor the loader does not handle (a 4-bit layer's bias in some accelerate releases).",
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
        "whole model on one device with `device_map={'': 0}`, or drop "
        "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
@@ -324,11 +325,15 @@ DEVICES = (
     _e("ddp-first-gpu-memory", "device", "every process of a multi-GPU job also using memory on GPU 0",
        r"\A(?=.*\b(process(es)?|ranks?|DistributedDataParallel|DDP|GPUs? [1-9])\b)"
        r"(?=.*\b(us(e|es|ing)|allocat\w*|occup\w*|tak(e|es|ing)|holds?|consum\w*)\b[^\n]{0,60}"
-       r"\b(memory|space|MiB|MB|GB)\b[^\n]{0,20}\bon (GPU ?0|cuda:0|device 0|the first GPU)\b)",
+       r"\b(memory|space|MiB|MB|GB)\b[^\n]{0,20}\bon (GPU ?0|cuda:0|device 0|the first GPU)\b)|"
+       # a buffer created with the default 'cuda' in every rank, told with the device it landed on
+       r"\A(?=.*\b(ddp|distributed|ranks?)\b)(?=.*\b(default|hard-?coded)\b[^\n]{0,20}[\"'`]cuda[\"'`])"
+       r"(?=.*\b(wrong device|cuda:0)\b)",
        unless=r"out of memory|OutOfMemoryError",
        cause="Each process also creates a CUDA context and tensors on cuda:0: `torch.load` without `map_location` "
        "restores a checkpoint saved from rank 0 onto cuda:0 in every process, and anything that touches CUDA before "
-       "`torch.cuda.set_device(local_rank)` (a tensor made with `device='cuda'`, `torch.cuda.empty_cache()`) lands "
+       "`torch.cuda.set_device(local_rank)` (a tensor or buffer made with `device='cuda'`, "
+       "`torch.cuda.empty_cache()`) lands "
        "on the current device, which is GPU 0 by default.",
        fix="Call `torch.cuda.set_device(local_rank)` first in each process, load checkpoints with "
        "`torch.load(path, map_location=f'cuda:{local_rank}')` (or `'cpu'`), and create tensors with an explicit "
@@ -566,11 +571,13 @@ DEVICES = (
        "is on the GPU, `torch.HalfTensor` on the cpu, `MPSFloatType` on MPS, `PrivateUse1FloatType` on "
        "torch-directml's `privateuseone`), and one side, usually the weights "
        "of a module left on the CPU, offloaded, or created after `model.to(device)`, or a tensor kept as a plain "
-       "attribute (`self.priors = torch.tensor(...)`, which `.to()` does not move), is on the cpu while the "
-       "other is on cuda (or mps, or DirectML).",
+       "attribute (`self.priors = torch.tensor(...)`, which `.to()` does not move) or submodules kept in a plain "
+       "Python list or dict (not registered, so not moved), is on the cpu while the other is on cuda (or mps, or "
+       "DirectML).",
        "Move the module and its input to one device: `model.to('cuda')` (after adding every submodule), "
-       "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` so "
-       "that `.to()` moves them; with offloading, let the pipeline place the module."),
+       "`x = x.to(next(model.parameters()).device)`; keep a module's own tensors as `self.register_buffer(...)` and "
+       "its submodules in `nn.ModuleList` / `nn.ModuleDict` so that `.to()` moves them; with offloading, let the "
+       "pipeline place the module."),
     _e("model-left-on-cpu", "device", "a model that runs on the CPU with a GPU available",
        r"\b(always|only) (use|uses|using|runs?|running) (on )?(the )?cpu,? (and )?not (the )?gpu|"
        r"\b(runs?|running|workload (is )?(always )?on) (on )?(the )?cpu instead of (the )?gpu|"
@@ -672,6 +679,80 @@ DEVICES = (
        "Move the loaded model to the device yourself (`model.to(device)`) and check "
        "`{p.device for p in model.parameters()}`, correct the device in the saved config, or upgrade the library "
        "(loaders that ignored the device argument were fixed to respect it)."),
+    # meta init, then to_empty(): memory without values for what init_weights does not cover
+    _e("to-empty-uninitialized", "device", "parameters left uninitialized after a meta init and to_empty()",
+       r"\A(?=.*\bto_empty\b)(?=.*\b(not (be(ing)? )?initiali[sz]ed|uninitiali[sz]ed|garbage|nan)\b)",
+       cause="A model built on the meta device and materialized with `to_empty()` gets uninitialized memory: every "
+       "parameter and buffer whose value was set only in `__init__` (not in `reset_parameters` or the model's "
+       "`init_weights`) holds garbage, zeros or NaN, and the loss goes NaN.",
+       fix="After `to_empty()` initialize every parameter and buffer (an `init_weights()` that covers all of them, "
+       "`module.reset_parameters()`), or load a checkpoint into them; check each parameter with "
+       "`torch.isfinite(p).all()` before training."),
+    # an init that builds CPU tensors, run after the model was moved
+    _e("init-after-to-device", "device", "weights initialized after the move, from tensors made on the CPU",
+       r"\A(?=.*" + DEVICE_CLASH + r")(?=.*\b(init_weights|initiali[sz]\w* (the )?weights|initiali[sz]ing weights|"
+       r"reset_parameters)\b)",
+       cause="The weights were (re)initialized after the model was moved to the GPU: an `init_weights()` / "
+       "`reset_parameters()` that builds tensors without `device=` (`torch.arange`, `torch.tensor(...)`) and "
+       "assigns them to a parameter (`.data = ...`, a new `nn.Parameter`) puts them on the CPU.",
+       fix="Create init tensors on the parameter's device (`device=p.device`) and copy in place "
+       "(`with torch.no_grad(): p.copy_(t)`), or call the initialization before `model.to(device)`."),
+    # a summary / FLOP tool's own dummy input
+    _e("summary-tool-dummy-input", "device", "a model-summary or FLOP tool built its dummy input elsewhere",
+       r"\A(?=.*\b(get_model_complexity_info|torchsummary|torchinfo|torchstat|thop|ptflops|fvcore|get_flops|"
+       r"summary\()\b)(?=.*\b(creat\w*|buil\w*|mak\w*)\b[^\n]{0,40}\b(random |dummy )?(tensor|input)s?\b[^\n]{0,20}"
+       r"\bon\b\W{0,3}(cpu|cuda)\b)",
+       cause="A summary or FLOP-counting tool builds its own dummy input (torchsummary on 'cuda' by default, "
+       "mmengine's `get_model_complexity_info` and torchstat on the CPU), so it lands on another device (or dtype) "
+       "than the model's weights.",
+       fix="Give the tool the model's device and dtype (`summary(model, input_size, device='cpu')`, torchinfo's "
+       "`device=` / `dtypes=`), pass an input you made on the model's device (`next(model.parameters()).device`), "
+       "or move the model to the tool's device first."),
+    # rotary tables or position ids left on the CPU beside a query on the GPU
+    _e("rope-cache-device", "device", "rotary tables or position ids on the CPU beside a query on the GPU",
+       r"\A(?=.*\b(rope|rotary|cos and sin|cos/sin|inv_freq|position_ids\w*|cached_freqs|freqs)\b)"
+       r"(?=.*(\bsame device\b|\bdifferent devices?\b|\bdevice mismatch\b))"
+       r"(?=.*(\b(on|to) (the )?CPU\b|\bis on cpu\b))",
+       cause="The rotary tables (cos / sin, `inv_freq`, a cached freqs tensor) or the `position_ids` stayed on the "
+       "CPU while the query and key are on the GPU: a cache built once on the CPU (or before `model.to(device)`, or "
+       "held as a plain attribute that `.to()` does not move), or position ids passed from the CPU.",
+       fix="Move them to the query's device in forward (`cos.to(q.device)`, `position_ids.to(x.device)`), register "
+       "the cache as a non-persistent buffer so `.to()` moves it, rebuild it when the device changes, or pass "
+       "position_ids on the model's device; upgrade the library whose model code leaves them behind."),
+    # a module's state that .to() / .cuda() does not see, told in words or shown in the code
+    _e("unregistered-module-state", "device", "a submodule or tensor not registered with its module, so not moved",
+       r"\A(?=.*(\b(sub-?modules?|layers?|modules?)\b[^\n]{0,60}\b(in|inside|"
+       r"defined in|stored in|kept in|held in) (an? |plain |python )*(lists?|dicts?)\b[^\n]{0,80}\b(not|aren'?t|"
+       r"isn'?t|never)\b[^\n]{0,30}\b(auto-?registered|registered|moved|on (the )?(gpu|cuda))\b|"
+       r"\b(buffer|parameter)s? (is|are|was|were|gets?) moved\b[^\n]{0,20}\bbut\b[^\n]{0,20}\b(the )?"
+       r"(property|attribute)|"
+       r"=\s*(nn\.)?Parameter\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\.(?:to\([^)\n]*\)|cuda\(\))))(?!.*" + EXCEPTION_NAMED + r")",
+       unless=r"non-leaf",
+       cause="`model.to()` / `.cuda()` / `.half()` move and cast only what is registered with the module: "
+       "parameters, buffers and submodules. Submodules kept in a plain Python list or dict are not registered, a "
+       "tensor assigned as a plain attribute is not (and one assigned under a buffer's name shadows the buffer), and "
+       "`nn.Parameter(...).to('cuda')` returns a plain tensor that is not a parameter, so it is missing from "
+       "`model.parameters()`: those stay where they were made, not moved.",
+       fix="Register them: submodules in `nn.ModuleList` / `nn.ModuleDict`, tensors with "
+       "`self.register_buffer('name', t)` (and no plain attribute of the same name), parameters created on the "
+       "device (`nn.Parameter(torch.randn(1, device=device))`) or on the CPU and moved with `model.to(device)`."),
+    _e("inputs-left-on-cpu", "device", "a model on the GPU given inputs left on the CPU",
+       r"\A(?=.*\binputs?\b[^\n]{0,30}\b(are|is|were|was|aren'?t|isn'?t)?\s*"
+       r"(not|never) (being )?(converted|moved|sent|transferred|put)\b[^\n]{0,20}\b(to|on(to)?) (the )?"
+       r"(cuda|gpu)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       cause="The model is on the GPU but its inputs stay on the CPU: tokenizers, processors and DataLoaders return "
+       "CPU tensors, and nothing moves them unless the code does.",
+       fix="Move the inputs to the model's device before the call: `inputs = inputs.to(model.device)` (a "
+       "`BatchEncoding` moves all its tensors), or `batch = {k: v.to(device) for k, v in batch.items()}`."),
+    # DataParallel replicates the module, but a forward assigned on the instance stays bound to the original
+    _e("dataparallel-bound-forward", "device", "a forward assigned on the instance, bound to the original module",
+       r"\A(?=.*\b\w+\.forward\s*=\s*)(?=.*\bDataParallel\b)(?=.*(same device|two devices))",
+       cause="`model.forward = ...` stores a method bound to the original module as an instance attribute; "
+       "DataParallel's replicas copy that attribute, so every replica calls the original module's weights (on "
+       "cuda:0) with its own input chunk (on cuda:1, ...): an overridden forward bound to the original module.",
+       fix="Do not patch `forward` on the instance of a module DataParallel wraps: subclass it, wrap it in another "
+       "module, or re-bind the patch to each replica (`types.MethodType(fn, replica)`); or use "
+       "DistributedDataParallel, one process per GPU."),
     _e("output-device-lost", "device", "a function's result on the CPU while its inputs are on the GPU",
        r"\A(?=.*\b(input|inputs|source|given)\b[^\n]{0,25}\bdevice\b\W{0,5}(cuda|gpu|mps|xpu)(:\d+)?\b)"
        r"(?=.*\b(output|outputs|result|results|returned?)\b[^\n]{0,25}\bdevice\b\W{0,5}cpu\b)",

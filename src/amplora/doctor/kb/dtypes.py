@@ -25,8 +25,10 @@ BUFFERS = (
        r"Bool|unsigned char)\b",
        "An in-place op (`add_`, `clamp_`, `mul_`, `+=`, `/=`) or an `out=` would store a floating-point result in "
        "an integer (Long / int64) tensor, which torch refuses to do implicitly, such as averaging a state dict "
-       "that contains BatchNorm's `num_batches_tracked` or clamping int64 indices with float bounds.",
-       "Compute out of place and convert explicitly (`x = (x + y).long()`), use integer arguments "
+       "that contains BatchNorm's `num_batches_tracked` or clamping int64 indices with float bounds; a loss such as "
+       "`BCEWithLogitsLoss` given integer (Long) targets or labels fails the same way.",
+       "Give BCE-style losses float targets (`loss_fn(logits, target.float())`); "
+       "compute out of place and convert explicitly (`x = (x + y).long()`), use integer arguments "
        "(`idx.clamp_(0, int(hi))`), and skip integer buffers when averaging or scaling weights "
        "(`if v.is_floating_point(): ...`); an integer division written `torch.div(a, b, out=idx)` or `a / b` is a "
        "true division returning float since torch 1.5: use `torch.div(a, b, rounding_mode='floor')` or `a // b`; "
@@ -54,6 +56,25 @@ _UINT8_INDEX_FIX = "Index with int64 positions (`idx.long()`), and keep masks as
 
 # custom kernels, cudnn backward, integers, float64
 KERNELS = (
+    # nn.init runs in the tensor's dtype: sampling and QR in bf16 / fp16
+    _e("init-low-precision", "precision", "weights initialized in bf16 / fp16",
+       r"\A(?=.*\b(trunc_normal_?|orthogonal_?|normal_|uniform_|xavier\w*|kaiming\w*|"
+       r"initiali[sz]ation|init)\b[^\n]{0,80}\b(bf16|bfloat16|fp16|float16|half)\b|\b(bf16|bfloat16|fp16|float16|"
+       r"half)\b[^\n]{0,80}\b(trunc_normal_?|orthogonal_?|initiali[sz]ation)\b)(?=.*\b(skew\w*|instab\w*|wrong|"
+       r"not produce|distort\w*|not support\w*|crash\w*|fail\w*|converge\w*|inf|nan|clamp\w*)\b)(?!.*" + EXCEPTION_NAMED + r")|"
+       r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\binitiali[sz]e (the )?(weights|parameters|params) in (fp32|float32)\b)|"
+       r"\A(?=.*\b(geqrf\w*\W{1,3} not implemented for 'BFloat16'|node Qr\b|\[Op:Qr\]))(?=.*\b(bfloat16|BFloat16)\b)"
+       r"(?=.*\b(orthogonal|init\w*)\b)",
+       "The weights were initialized in bf16 / fp16: `nn.init` functions (`trunc_normal_`, `normal_`, "
+       "`orthogonal_`) run in the tensor's dtype, so on a model materialized in half precision (transformers v5 "
+       "materializing in the requested dtype, `torch.set_default_dtype`, DeepSpeed `zero.Init`, a model built "
+       "under `torch.device('cuda')` with `dtype=torch.bfloat16`) the sampling and `erfinv` round (trunc_normal_ "
+       "piles values on its bounds, small stds are distorted and training may not converge), and QR-based "
+       "initialization (orthogonal: geqrf, TensorFlow's Qr) has no bf16 kernel.",
+       "Initialize in float32 and cast back afterwards: build the model in float32, run the init, then "
+       "`.to(torch.bfloat16)`; in a custom init, `w.copy_(nn.init.trunc_normal_(torch.empty_like(w, "
+       "dtype=torch.float32), std=s))`; or upgrade torch / the library, whose later releases compute the init in "
+       "fp32."),
     # a C++ wrapper's own conversion of its NumPy arguments
     _e("extension-array-dtype", "mismatch", "a compiled extension refused a NumPy array of another dtype",
        r"Error converting (input )?\w+ to numpy arrays? of type \w+",
@@ -105,11 +126,12 @@ KERNELS = (
     _e("bool-arithmetic", "mismatch", "arithmetic on a bool mask",
        r"Subtraction, the `?-`? operator, with (a bool tensor|two bool tensors) is not supported|"
        r"Negation, the `?-`? operator, on a bool tensor is not supported",
-       "A bool tensor (an attention or padding mask) was used in arithmetic, `1 - mask` or `-mask`, which torch "
-       "refuses for bool: masks built with comparisons are bool, while code written for 0/1 integer or float "
-       "masks subtracts them.",
+       "A bool tensor (an attention or padding mask) was used in arithmetic, `1 - mask` or `-mask` (a subtraction "
+       "or negation), which torch refuses for bool: masks built with comparisons are bool, while code written for "
+       "0/1 integer or float masks subtracts them, or `torch.cumsum(mask, 1) - 1` where a compiled cumsum kept "
+       "bool.",
        "Invert with `~mask` / `mask.logical_not()`, or turn the mask into numbers first: "
-       "`(1 - mask.to(x.dtype))` in the dtype it is combined with."),
+       "`(1 - mask.to(x.dtype))` in the dtype it is combined with, `mask.long().cumsum(1) - 1` for positions."),
     _e("isin-dtype", "mismatch", "torch.isin given token ids of two integer dtypes",
        r"Expected elements\.dtype\(\) == test_elements\.dtype\(\)|isin_mps_friendly",
        "`torch.isin` (generate's stop / end-of-sequence checks, `isin_mps_friendly` on Apple MPS) needs its two "
@@ -154,8 +176,9 @@ KERNELS = (
        "`torch.cat` / `torch.stack` got a list of tensors of two dtypes, such as integer labels or positions "
        "(int64, Long) beside float features, or float64 from NumPy beside float32: the message names the dtype of "
        "the first tensor and of the element that differs, and torch before 1.5 does not promote them.",
-       "Cast the odd element to the others' dtype before concatenating (`torch.cat([a, b.to(a.dtype)])`, e.g. "
-       "`labels.float()`, or `.long()` for index data), or upgrade torch, which promotes to the wider dtype."),
+       "Give every tensor in the list the same dtype: cast the odd element to the others' dtype before "
+       "concatenating (`torch.cat([a, b.to(a.dtype)])`, e.g. `labels.float()`, or `.long()` for index data), or "
+       "upgrade torch, which promotes to the wider dtype."),
     _e("audio-writer-dtype", "numpy", "an audio writer refused a half-precision waveform",
        r"No format found for dtype torch\.(bfloat16|float16|half)",
        "`torchaudio.save` (and the soundfile / ffmpeg writers behind it) encodes uint8, int16, int32, int64, "
@@ -163,10 +186,12 @@ KERNELS = (
        "Cast the waveform before saving: `torchaudio.save(path, wav.float().cpu(), sr)` (or `.to(torch.float32)`); "
        "for NumPy writers, `wav.float().cpu().numpy()`."),
     _e("batchencoding-cast", "mismatch", "a tokenizer's BatchEncoding refused a dtype cast",
-       r"Attempting to cast a BatchEncoding to type \S+\. This is not supported",
+       r"Attempting to cast a BatchEncoding to type \S+\. This is not supported|"
+       r"\bBatchEncoding\b[^\n]{0,40}\b(doesn'?t|does not|can'?t|cannot|won'?t)\b[^\n]{0,20}\bsupport\w* "
+       r"(a |the )?dtype\b",
        "`BatchEncoding.to(...)` (what tokenizers and some processors return) moves its tensors to a device but "
-       "refuses a dtype and leaves them as they were, so float inputs such as `pixel_values` stay float32 while "
-       "the model runs in fp16 or bf16.",
+       "refuses a dtype (not supported: the cast is skipped) and leaves them as they were, so float inputs such as "
+       "`pixel_values` stay float32 while the model runs in fp16 or bf16.",
        "Cast the float inputs yourself: `inputs['pixel_values'] = inputs['pixel_values'].to(model.dtype)` "
        "(token ids and masks stay integer), or call the processor so it returns a `BatchFeature`, whose "
        "`.to(device, dtype)` casts floating tensors only."),
@@ -194,6 +219,24 @@ KERNELS = (
        "memory access; fp16 is not supported there.",
        "Keep that op in float32: cast its inputs (`log_probs.float()`) and run it outside autocast "
        "(`with torch.autocast('cuda', enabled=False):`), and keep the library's dtype check."),
+    # torch before 1.5 did not promote: a binary op between an integer tensor and a float one
+    _e("binary-op-long-float", "mismatch", "a binary op between an integer (Long) tensor and a float one",
+       r"Expected object of scalar type (Long|Int) but got scalar type (Float|Double|Half) for argument #\d+ "
+       r"'(vec2|mat2|other|vec|tensor2|batch2)'",
+       "A binary op (`torch.ger` / `outer`, `mm`, `add`, `mul`) got an integer tensor (positions from "
+       "`torch.arange`, indices, counts: Long) and a float one; torch before 1.5 does not promote mixed dtypes, and "
+       "the message names the first operand's dtype as the one expected (a dtype mismatch, not an index problem).",
+       "Give both operands the same dtype, float: `pos_seq.float()`, `torch.arange(n, dtype=torch.float32)` for "
+       "positions, or upgrade torch, which promotes integer and float operands."),
+    # a floating result cast to an integer tensor's dtype truncates toward zero
+    _e("float-result-cast-to-int", "mismatch", "a floating result cast to an integer dtype, truncated",
+       r"\A(?=.*\b(truncat\w*|cast\w*) (to|into) (int64|int32|integers?|long)\b"
+       r"[^\n]{0,60}\b(collaps\w*|zeros?)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       "A floating result (sin / cos in [-1, 1], probabilities, normalized values) was cast to an integer dtype, "
+       "often through `.to(x.dtype)` or `type_as(x)` with an int64 positions or ids tensor: the cast truncates "
+       "toward zero, so the values collapse to -1, 0 and 1, or to zeros.",
+       "Cast the integer tensor to float first (`pos.float()`) or return the result in a floating dtype "
+       "(`.to(torch.float32)`, or the dtype of a float tensor such as the weights)."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
        r"\bmust be of type int32 or int64,? but got (torch\.)?(float\d*|double|half|bfloat16)\b|"
@@ -275,10 +318,11 @@ KERNELS = (
     _e("float-to-int-op", "mismatch", "a bitwise / integer op got floating-point tensors",
        r"\"\w*(bitwise|lshift|rshift|gcd|lcm)\w*\" not implemented for '(Float|Half|BFloat16|Double)\b'?|"
        r"\b(bitwise_\w+|__and__|__or__|__xor__)\(?\)?:? .{0,80}(only supports? (integral|integer|boolean))",
-       "A bitwise op (`&`, `|`, `^`, `~`, shifts) got floating-point tensors: a mask that should be bool or "
+       "A bitwise op (`&`, `|`, `^`, `~`, shifts) got floating-point tensors (float32, fp16 or bf16: bitwise "
+       "kernels are not implemented for floating dtypes): a mask that should be bool or "
        "integer was built or cast as float (`torch.ones(...)` defaults to float32, `batch.to(dtype)` casts "
        "attention masks, `mask.half()`, or `mask.to(other_tensor)`, which takes the other tensor's dtype as well "
-       "as its device).",
+       "as its device), or a compiler or backend returned the mask in the wrong output dtype.",
        "Make masks bool before combining them (`mask.bool() & other.bool()`, or `mask.to(torch.bool)`), or "
        "multiply float masks (`m1 * m2`); move a mask with `mask.to(other.device)` when only the device should "
        "change; cast only floating tensors when casting a batch."),
@@ -396,10 +440,13 @@ KERNELS = (
        "skip the bf16 conversion for detection models (keep them float32), or upgrade torchvision."),
     _e("antialias-interpolate-half", "cpu-kernel", "antialiased interpolate without a half-precision kernel",
        r"\"compute_index_ranges_weights\" not implemented for '(Half|BFloat16)'|"
-       r"\"_?upsample_(bilinear|bicubic)2d_aa\w*\" not implemented for '(Half|BFloat16)'",
+       r"\"_?upsample_(bilinear|bicubic)2d_aa\w*\" not implemented for '(Half|BFloat16)'|"
+       r"\binterpolat\w* (op|operation|kernel)?\s*has no (bf16|BF16|bf32|BF32|bfloat16|half|fp16) "
+       r"(implementation|kernel)",
        "`F.interpolate(..., antialias=True)` (antialiased bilinear / bicubic resizing, which torchvision's Resize "
-       "uses on tensors) has no fp16 / bf16 kernel on the CPU (and on MPS) in this torch: its index-weight "
-       "computation is dispatched for float32 / float64 only.",
+       "uses on tensors, and some plain modes in older releases, such as resizing a position embedding) has no "
+       "fp16 / bf16 kernel on the CPU (and on MPS) in this torch: its index-weight computation is dispatched for "
+       "float32 / float64 only.",
        "Cast to float32 around the resize and back (`F.interpolate(x.float(), ..., antialias=True).to(x.dtype)`), "
        "resize without antialias in half precision, or upgrade torch."),
     _e("get-device-cpu-tensor", "device", "a CPU tensor given to an op that wanted CUDA tensors (PyTorch 0.4)",
@@ -885,7 +932,8 @@ KERNELS = (
     _e("autocast-fp32-ops", "autocast", "an op's output is float32 under autocast (or apex O1) by design",
        r"\A(?=.*\b(autocast|apex|opt_level\W{0,3}O1|amp)\b)(?=.*(\bnot (a )?half ?tensors?\b|"
        r"does(n'?t| not) respect (the )?autocast dtype|\b(outputs?|results?|returns?)\b[^.\n]{0,40}\b(float32|fp32)\b"
-       r"[^.\n]{0,30}\b(upcast\w*|instead)\b))",
+       r"[^.\n]{0,30}\b(upcast\w*|instead)\b|\b(sum|softmax|layer_norm)\b[^\n]{0,20}\bops?\b[^\n]{0,30}"
+       r"\b(dtype|type) mismatch\b))",
        cause="Autocast (and apex's O1) does not cast the model: it runs eligible ops (matmul, linear, conv) in fp16 / "
        "bf16 and keeps ops on its float32 list (sum, softmax, layer_norm, norms, losses, exp, log) in float32, so "
        "their outputs, and the hidden states after a final LayerNorm, are float32 by design.",
@@ -941,9 +989,12 @@ KERNELS = (
        r"\bfail\w* on (the )?GPU\b))(?!.*(half|float16|fp16|bf16|bfloat16))",
        "float32 keeps about 7 significant digits, and a GPU (or another library build) reduces in another order "
        "than the CPU where the reference was made, so results agree only to about 1e-6 relative, less over long "
-       "reductions; a test tolerance at or below that fails on other hardware although nothing is wrong.",
+       "reductions; a test tolerance at or below that fails on other hardware although nothing is wrong. On Ampere "
+       "or newer GPUs TF32 (on by default for cuDNN convolutions) widens the gap to about 1e-3.",
        "Loosen the tolerance to what float32 holds for that computation (rtol about 1e-5, up to 1e-3 for long "
-       "reductions), make the reference in float64, or compare on the device the reference came from."),
+       "reductions), make the reference in float64, or compare on the device the reference came from; with TF32 "
+       "set `torch.backends.cudnn.allow_tf32 = False` and `torch.backends.cuda.matmul.allow_tf32 = False` for the "
+       "comparison."),
     _e("mixed-precision-worse-in-words", "overflow", "fp16 mixed precision training ending worse than fp32",
        r"\A(?=.*\b(fp32|float32)\b[^.\n]{0,60}\b(converg\w*|works?|fine|good|well)\b)"
        r"(?=.*\bmixed[ -]precision\b[^.\n]{0,80}\b(bad|worse|diverg\w*|drops?|lower|poor)\b)",
@@ -970,18 +1021,47 @@ KERNELS = (
        fix="Compare with tolerances for the dtype (`torch.testing.assert_close(a, b, rtol=1.6e-2, atol=1e-5)` for "
        "bf16, `rtol=1e-3, atol=1e-5` for fp16, which `assert_close` picks itself when both sides have that dtype), or "
        "compute the reference in the same dtype."),
+    # float32 rotary tables promote half q / k to float32, which then meets a half value or a kernel's dtype check
+    _e("rope-output-promoted", "mismatch", "float32 rotary tables promoted the half query / key to float32",
+       r"\A(?=.*\b(rope|rotary|RotaryEmbedding|apply_rotary_pos_emb|sin and cos|cos and sin)\b)"
+       r"(?=.*(expected scalar type (BFloat16|Half) but found Float|expected scalar type Float but found "
+       r"(BFloat16|Half)|\b(float32|fp32)\b[^\n]{0,80}\b(cast|promot|incompatib|mismatch)\w*|\b(cast|promot)\w*\b"
+       r"[^\n]{0,30}\b(half|fp16|bf16)\b[^\n]{0,15}\bto (float32|fp32)))",
+       "The rotary tables (cos / sin, the rotary output) are float32 while the model runs in fp16 / bf16: float32 "
+       "cos / sin promote the rotated query and key to float32 (type promotion, an upcast), so attention then meets "
+       "float32 q / k beside a half value or a fused kernel's dtype assertion fails.",
+       "Cast back after the rotation: `q_embed, k_embed = q_embed.to(q.dtype), k_embed.to(k.dtype)` (or "
+       "`cos, sin = cos.to(x.dtype), sin.to(x.dtype)`, `.type_as(q)`), so the rotary output has the same dtype as "
+       "the activations; upgrade the library when its model code does this."),
     _e("rope-half-precision", "overflow", "rotary embeddings computed in fp16 / bf16",
        r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached)\w*[^\n]{0,120}\b(wrong|incorrect|inaccura\w*|precision|"
-       r"imprecis\w*)\b",
-       context=LOW_DTYPE_WORD,
+       r"imprecis\w*)\b|"
+       r"(rotary|\brope\b|inv_freq|cos_cached|sin_cached|cos_sin_cache|sin_term|cos_term|positional (embedding|"
+       r"encoding)s?|\bsinusoidal\b|position embedding|\bcos and sin\b|\bRope implementation\b)\w*[^\n]{0,300}"
+       r"\b(los(e|es|t|ing)|collaps\w*|distort\w*|not (accurately )?represent\w*|cannot be (accurately )?"
+       r"represented|fraction bits|exceeds?|non-fp32|converted|converts|changed|becomes?|became|recomput\w* into|"
+       r"relative error|quantiz\w*|rounded)\b|"
+       r"(position embedding|位置编码|inv_freq|rotary)[^\n]{0,40}buffer[^\n]{0,40}(bfloat16|bf16|fp16|float16)|"
+       r"\barange\b[^\n]{0,60}\b(bf16|bfloat16|fp16|float16|half)\b[^\n]{0,60}\b(not accurate|inaccurate|wrong|"
+       r"incorrect|repeated|duplicat\w*)|\barange\b[^\n]{0,60}\b(long sequences?|not accurate|inaccurate|wrong)\b"
+       r"[^\n]{0,40}\b(bf16|bfloat16|fp16|float16|half)\b|"
+       r"\barange\b[^\n]{0,40}\bdtype\s*=\s*(torch\.)?float\b[^\n]{0,40}\binteger ranges?\b|"
+       r"\bFP32 RoPE\b|\brotary\b[^\n]{0,10}\bin float32\b|cos_sin_cache should be float32",
+       context=LOW_DTYPE_WORD + r"|\bFP32 RoPE\b|\brotary\b[^\n]{0,10}\bin float32\b|cos_sin_cache should be "
+       r"float32|\bzero\.Init\b|non-fp32",
        unless=EXCEPTION_NAMED,
-       cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache were computed or stored in fp16 / "
-       "bf16 (the model cast with `.half()` / `.to(torch.bfloat16)`, or FSDP mixed precision casting buffers): bf16 "
-       "holds integers exactly only up to 256 and fp16 up to 2048, so positions and angles round and the cache "
-       "is wrong at long positions.",
-       fix="Compute the rotary `inv_freq`, the positions and the cos/sin cache in fp32 (`.float()`, under "
-       "`torch.autocast(..., enabled=False)`) and cast only the result to the activations' dtype; keep `inv_freq` "
-       "out of the cast (recompute it in fp32 after `.to()`)."),
+       cause="The rotary embedding's `inv_freq`, position indices or cos/sin cache (or a sinusoidal position "
+       "table) were computed or stored in fp16 / bf16: registered as buffers, they are cast with the model "
+       "(`.half()`, `.to(torch.bfloat16)`, FSDP mixed precision, DeepSpeed `zero.Init` creating tensors in the "
+       "training dtype), positions were built with `torch.arange(..., dtype=float16)` or `.type_as(inv_freq)`, or "
+       "the angles were computed under autocast. bf16 holds integers exactly only up to 256 and fp16 up to 2048, so "
+       "positions and large angles (a large rope base) lose their fraction bits, distant positions collapse to one "
+       "embedding and the cache is wrong at long positions (exported, an fp16 Range op is not supported either).",
+       fix="Build positions as integers and compute the rotary `inv_freq`, the angles and the cos/sin cache in fp32 "
+       "(`torch.arange(n, dtype=torch.int64).float()`, `.float()`, under `torch.autocast(..., enabled=False)`), "
+       "keep `inv_freq` out of the cast (a plain float32 attribute, or recompute it in fp32 after `.to()`), and cast "
+       "only the result to the activations' dtype (`.to(x.dtype)`); kernels such as flashinfer's take the cos/sin "
+       "cache in float32."),
     _e("half-integer-rounding", "overflow", "integer values (codes, indices, counts) rounded in bf16 / fp16",
        r"\A(?=.*(\b(codebook|codes?|indices|index|ids|levels|counts?)\b[^\n]{0,80}\b(utili[sz]ation|usage|collaps\w*|"
        r"collid\w*|duplicat\w*)\b|\b(can ?not|can't|fails? to|unable to) (utili[sz]e|use|represent|reach) "
@@ -1305,7 +1385,9 @@ STORIES = (
        # token ids or sizes kept as uint16 past 65535, or uint16 read back as torch's signed int16
        r"\A(?=.*\buint16\b)(?=.*((?<![\d.])6553[56](?!\d|\.\d)|\bvocab\w*[^.\n]{0,40}\b(larger|greater|more|"
        r"bigger) than\b|\bto torch\b[^\n]{0,80}\bint16\b[^\n]{0,300}\b(wrap\w*|negative)\b))",
+       # (a kernel's own index overflow is no arithmetic of the user's)
        unless=r"without overflow|illegal memory access|index out of|out of bounds|out of memory|\b2\^31\b|2\*\*31|"
+       r"\boverflow in (the )?CUDA \w+|\b(more|larger) than 2\*\*3[12]\b|"
        r"INT_MAX|2147483647|\bnumel\b(?!\(\))|too large|\w*(Error|Exception):",
        cause="Integer arithmetic keeps its inputs' integer dtype: sums, products and counts that pass its range "
        "(uint8 255, uint16 65535, int16 32767, int32 about 2.1e9) overflow and wrap around silently to small, zero "
@@ -1430,9 +1512,21 @@ STORIES = (
        "(calibrate and convert in float32), or cast the tensor to float32 right before it is quantized.",
        context=r"(?s)\b(bf16|bfloat16|BFloat16|float16|Half)\b.*(Error|error)|(Error|error).*\b(bf16|bfloat16|"
        r"BFloat16|float16|Half)\b"),
+    _e("deform-conv-offset-dtype", "autocast", "a deformable convolution's input and offset in two dtypes",
+       r"to have the same type as tensor for argument #\d+ '(offset|mask)'",
+       "A deformable convolution (a custom CUDA op: mmcv / torchvision `deform_conv2d`, DCNv2-v4) checks that its "
+       "input, offset and mask have one type; under AMP autocast the offset comes from a conv as float16 while the "
+       "input stays float32, and autocast never casts a custom op's inputs (`.float()` inside the region is undone "
+       "by the next autocast op).",
+       "Run the op with autocast disabled and inputs in one dtype: `with torch.autocast('cuda', enabled=False): "
+       "out = dcn(x.float(), offset.float(), mask.float())`, or give its Function `@torch.amp.custom_fwd("
+       "device_type='cuda', cast_inputs=torch.float32)`."),
     _e("custom-function-autocast", "autocast", "a custom autograd Function under autocast",
        r"custom autograd functions?|autograd\.Function\b[^\n]{0,120}(autocast|\bamp\b|mixed precision)|"
-       r"\A(?=.*\bcustom_bwd\b)(?=.*\b(bf16|bfloat16)\b)(?=.*\b(f16|fp16|float16)\b)",
+       r"\A(?=.*\bcustom_bwd\b)(?=.*\b(bf16|bfloat16)\b)(?=.*\b(f16|fp16|float16)\b)|"
+       # told as the fix: decorators added to a Function that failed under autocast
+       r"\A(?=.*@?custom_fwd\b)(?=.*\b(autocast|mixed precision)\b)"
+       r"(?=.*\b(errors?|fail\w*|fix\w*|problem)\b)(?!.*" + EXCEPTION_NAMED + r")",
        "Autocast casts the inputs of torch's own ops only: inside a custom `torch.autograd.Function` the fp16 "
        "inputs autocast produced meet the fp32 weights the Function holds (or its backward runs outside "
        "autocast in other dtypes; older `torch.cuda.amp.custom_bwd` re-entered autocast in float16 even after a "
@@ -1441,7 +1535,7 @@ STORIES = (
        "on its forward and `@torch.amp.custom_bwd(device_type='cuda')` on its backward (it then runs in fp32), or "
        "cast the inputs to its weights' dtype inside forward.",
        context=r"(autocast|\bamp\b|mixed precision)(?s:.*)(float16|fp16|\bhalf\b)|(float16|fp16|\bhalf\b)(?s:.*)"
-       r"(autocast|\bamp\b|mixed precision)"),
+       r"(autocast|\bamp\b|mixed precision)|@?custom_fwd\b"),
     _e("custom-bwd-unpaired", "autocast", "`custom_bwd` on a backward whose forward has no `custom_fwd`",
        r"has no attribute '_fwd_used_autocast'",
        # a Function whose forward and setup_context are separate: custom_fwd cannot mark ctx (a torch limitation)
@@ -1503,6 +1597,71 @@ STORIES = (
        "Convert to float32 before OpenCV: `x.float().cpu().numpy()` for a tensor, `arr.astype(np.float32)` for an "
        "array (or scale to uint8 for an image); the model itself may stay in fp16.",
        context=r"float16|\bfp16\b|\bhalf\b|data type = 23\b|\bf2\b"),
+    # a sum / mean / cumulative op whose accumulator keeps fp16 / bf16
+    _e("half-accumulation", "precision", "a sum, mean or cumulative op accumulated in fp16 / bf16",
+       r"\A(?=.*(\b(sums?|mean|cumsum|cumprod|add_n|reduce_sum|accumulat\w*|"
+       r"running (sum|total|loss))\b[^\n]{0,80}\b(fp16|float16|half|bf16|bfloat16)\b|\b(fp16|float16|half|bf16|"
+       r"bfloat16)\b[^\n]{0,80}\b(sums?|mean|cumsum|cumprod|add_n|reduce_sum|accumulat\w*)\b))"
+       r"(?=.*\b(precision|inaccura\w*|incorrect|wrong (result|value|answer)s?|stuck|stall\w*|stops? growing|rounded|"
+       r"ignored|weird constant|unexpected result|less accurate|deviat\w*|not (be )?useful|loss precision)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       unless=r"\b(loss scal\w*|GradScaler|fp16_opt_level|nans?|NaNs?|infs?|matmul|GEMM|gemm|save_pretrained|"
+       r"converting|autocast|mixed precision)\b",
+       cause="The reduction accumulated in fp16 / bf16: a running sum keeps only the dtype's 11 (fp16) or 8 (bf16) "
+       "significant bits, so once it is large each small term rounds away (an fp16 sum stalls at 2048 when adding 1, "
+       "bf16 at 256, a bf16 running loss stops growing at 4096), the result deviates from a float32 reference, and "
+       "sums of many values overflow fp16's 65504; some kernels (CUDA cumprod in bf16, TensorFlow's add_n, a half "
+       "mean cast back before the division, NumPy's float16 mean) keep their intermediates or accumulator in the "
+       "input's dtype.",
+       fix="Accumulate in float32: `torch.sum(x, dtype=torch.float32)`, `x.float().mean()`, `np.mean(a, "
+       "dtype=np.float32)`, keep running losses and metrics in float32 (or as Python floats via `.item()`), and cast "
+       "back only the final result."),
+    # float32 accumulators: overflow past 3.4e38, stalls at 2**24, cancellation
+    _e("float32-accumulation", "precision", "a float32 reduction that overflowed, stalled or cancelled",
+       r"\A(?=.*\b(sum|mean|var|std|var_mean|std_mean|Welford|M2)\b)"
+       r"(?=.*(\b(accumulat\w*|double accumulation)\b|\binaccurate for large float32 arrays\b))"
+       r"(?=.*\b(float32|FloatTensor|single precision)\b)(?=.*\b(inf|nan|inaccurate|wrong|broken|overflow\w*)\b)"
+       r"(?!.*\b(fp16|float16|half|bf16|bfloat16)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       unless=r"\b(float32|fp32)\s*(/|and|or|,)\s*(float64|fp64)\b",
+       cause="A float32 reduction accumulated in float32 here (CUDA or Inductor kernels, NumPy's mean of a float32 "
+       "array, old torch's var(dim) computed as E[x^2] - E[x]^2): sums of squares above 3.4e38 overflow to inf, tiny "
+       "ones underflow to 0, a long sum of small terms stalls at 2^24 (16777216), and E[x^2] - E[x]^2 cancels "
+       "catastrophically for large, close values; single precision is not enough for that reduction.",
+       fix="Accumulate in float64: `x.double().var()`, `np.mean(a, dtype=np.float64)`, `torch.sum(x, "
+       "dtype=torch.float64)`; use a two-pass or Welford algorithm, or eager mode or a release whose kernel "
+       "accumulates in double."),
+    # integer sums promote to int64 by design
+    _e("sum-promotes-int", "mismatch", "torch.sum / cumsum / prod of integers returning int64",
+       r"\b(torch\.)?(sum|cumsum|prod)\b[^\n]{0,40}\b(changes|promot\w*|turns|returns)\b[^\n]{0,20}\b(int32|int|bool)"
+       r"\b[^\n]{0,10}\bto\b[^\n]{0,10}\b(int64|long)\b",
+       "`torch.sum`, `cumsum` and `prod` promote integer and bool inputs to int64 when no dtype is given, by design "
+       "(intended, so that the accumulation does not overflow).",
+       "Pass the dtype you want (`t.sum(dtype=torch.int32)`) or cast the result (`.to(torch.int32)`)."),
+    # a KV cache allocated in float32 (the default dtype, or an fp32 head's) for a half-precision model
+    _e("kv-cache-dtype", "mismatch", "a KV cache in another dtype than the model's attention",
+       r"\A(?=.*(expected scalar type (Half|BFloat16) but found Float|expected scalar type Float but found "
+       r"(Half|BFloat16)|" + MATMUL + r"))(?=.*\b(kv[ _-]?cache|past_keys|past_key_values|key and value states)\b)"
+       r"(?=.*\b(float32|fp32|get_default_dtype|default dtype)\b)|"
+       r"\b(float32|fp32|bf16|bfloat16|fp16|float16) (kv[ -])?cache\b[^\n]{0,40}\b(receives?|gets?|for an?)\b"
+       r"[^\n]{0,30}\b(bf16|bfloat16|fp16|float16|float32|fp32)\b",
+       "The KV cache was created in another dtype than the model's attention: allocated with the default dtype "
+       "(float32, `torch.get_default_dtype()`) or with the dtype of a parameter that is not the attention's (an "
+       "lm_head kept or cast to float32), so fp16 / bf16 keys and values written or concatenated into it meet "
+       "float32 (`torch.cat` promotes to float32) and the attention matmul gets two dtypes.",
+       "Create the cache in the model's dtype (`dtype=model.dtype`, the attention weights' dtype or the config's), "
+       "give static caches their dtype explicitly so it matches, or run with `use_cache=False` to confirm."),
+    # a blanket cast of the whole batch (apex O2, DeepSpeed's fp16 auto_cast, an old BatchEncoding.to) told in words
+    _e("token-ids-cast-to-half", "index", "integer token ids cast to half precision with the rest of the batch",
+       r"\A(?=.*(\b(input_ids|input ids|token (ids|indexes|indices))\b[^\n]{0,60}"
+       r"\b(cast|convert\w*|turn\w*)\b[^\n]{0,40}|\b(cast|convert)\w*\b[^\n]{0,20}\b(the )?(input_ids|input ids|"
+       r"token (ids|indexes|indices))\b[^\n]{0,60})(\bhalf\b|\bfp16\b|\bfloat16\b|HalfTensor|\bbf16\b|bfloat16))(?!.*" + EXCEPTION_NAMED + r")",
+       "The integer token ids (`input_ids`) were cast to a float dtype with the rest of the batch: a blanket "
+       "`.to(torch.float16)` / `.half()` on the whole batch or `BatchEncoding` (older transformers passed the dtype "
+       "down to every tensor), apex AMP O2, or DeepSpeed's fp16 `auto_cast` of positional inputs. fp16 holds "
+       "integers exactly only up to 2048, so larger ids round to other tokens, and the embedding wants Long indices.",
+       "Keep token ids integer (int64, `.long()`): cast only floating tensors "
+       "(`{k: v.to(dtype) if v.is_floating_point() else v for k, v in batch.items()}`), pass the batch to a "
+       "DeepSpeed engine as keyword arguments or turn its `auto_cast` off, and upgrade transformers, whose "
+       "`BatchEncoding.to` only moves the device."),
     _e("cpu-half-model", "mismatch", "an fp16/bf16 model on the CPU meets fp32 tensors",
        rf"(?=[^\n]{{0,200}}(Half|BFloat16|float16|bfloat16))(Input type \(.*?\) and (weight|bias) type|{MATMUL}|"
        r"expected scalar type \w+ but found)",

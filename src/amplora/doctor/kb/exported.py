@@ -130,12 +130,14 @@ EXPORTED = (
        "provider (the message names the op, rarely the dtype): many float16 kernels exist only on the CUDA "
        "provider (an fp16 model on the CPU provider fails), float64 (double) is implemented for few ops (Cos, "
        "Sin, Range: a graph traced from float64 / NumPy data), int64 (long) for some ops only (Less, ReduceMin, Neg "
-       "in older releases: index math a model exports as int64), bfloat16 for almost none, and int8 quantized ops "
-       "(ConvInteger, MatMulInteger) not on every provider.",
+       "in older releases: index math a model exports as int64), bfloat16 for almost none, bool (tensor(bool)) "
+       "for logic ops only (not CumSum or Sum), and int8 quantized ops (ConvInteger, MatMulInteger) not on every "
+       "provider.",
        "Give that node a type its provider has: run an fp16 model with the CUDA execution provider, or keep the "
        "op in float32 (`float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=['Sub'])`), "
        "export in float32 (`model.float()` and float32 example inputs; cast float64 data with "
-       "`astype(np.float32)` before export) instead of float64 or bf16; Netron shows the node's input type."),
+       "`astype(np.float32)` before export) instead of float64 or bf16, and cast bool masks to int or float before "
+       "a sum; Netron shows the node's input type."),
     _e("onnx-fp16-overflow", "onnx", "an fp16 ONNX graph overflows to inf/NaN",
        r"(fp16|float16|half)[^\n]{0,200}((?<![a-z])nan(?![a-z])|(?<![a-z])inf(?![a-z])|overflow)|"
        r"((?<![a-z])nan(?![a-z])|overflow)[^\n]{0,200}(fp16|float16)",
@@ -247,6 +249,17 @@ EXPORTED = (
        "Convert the whole IR in one precision (`ov.save_model(model, path, compress_to_fp16=True)` from an FP32 "
        "model, constants included), or keep the IR in FP32 and let the device run FP16 "
        "(`INFERENCE_PRECISION_HINT`); cast the constant to the other input's type if you build the graph yourself."),
+    # ONNX type 11 is DOUBLE: TensorRT's parser imports no float64 weights
+    _e("tensorrt-double-initializer", "backend", "an ONNX graph with float64 weights given to TensorRT",
+       r"Found unsupported datatype \(11\) when importing initializer|"
+       r"\bconvertOnnxWeights\b[^\n]{0,80}\bDOUBLE\b|\bDOUBLE\b[^\n]{0,80}\bconvertOnnxWeights\b",
+       "The exported ONNX graph holds DOUBLE (float64, ONNX type 11) initializers, and TensorRT's ONNX parser "
+       "imports float32, float16, bf16 and integer weights only: a constant made in float64 in the model's code "
+       "(a NumPy float64 array, `torch.tensor(1.5, dtype=torch.float64)`, an in-place update of a slice of a "
+       "float64 tensor) was exported as it was.",
+       "Make the model float32 throughout before exporting (`model.float()`, float32 dummy inputs, "
+       "`np.float32` / `dtype=torch.float32` for constants the code builds), or cast the graph's DOUBLE "
+       "initializers to float32 (onnx-graphsurgeon / `onnxconverter_common`), then rebuild the engine."),
     _e("tensorrt-shape-tensor-int32", "backend", "a TensorRT shape-tensor input that is not int32",
        r"shape tensor must have type Int32",
        "TensorRT takes network inputs that feed shapes (sizes, slice bounds) only as int32 shape tensors, and the "
@@ -255,10 +268,14 @@ EXPORTED = (
        "or make it a constant, then rebuild the engine."),
     _e("ggml-quantized-kv-copy", "backend", "a quantized llama.cpp KV cache that this backend cannot copy back",
        r"\bggml_\w*cpy\w*: unsupported type combination \((q[458]_[01]|iq4_nl) to f(16|32)\)|"
-       r"\A(?=.*unsupported op '?(CPY|DUP)'?)(?=.*(cache[-_]type[-_]?[kv]?\W{1,3}q\d|KV_CACHE_TYPE\W{1,3}q\d))",
+       r"\A(?=.*unsupported op '?(CPY|DUP)'?)(?=.*(cache[-_]type[-_]?[kv]?\W{1,3}q\d|KV_CACHE_TYPE\W{1,3}q\d))|"
+       # the RoPE a context shift re-applies to the K cache takes f32 / f16 only
+       r"\A(?=.*\brope\.cu\b[^\n]{0,80}GGML_TYPE_F(32|16))(?=.*(cache[-_]type[-_]?k?\W{1,3}q\d|"
+       r"KV_CACHE_TYPE\W{1,3}q\d))",
        "The KV cache is quantized (q4_0 / q8_0 through `--cache-type-k` / `--cache-type-v` or "
-       "`OLLAMA_KV_CACHE_TYPE`), and a context shift, or another op that reads the cache back, copies it to f32/f16: "
-       "this GPU backend (CUDA for some types, Metal, Vulkan) has no copy kernel from that quantized type.",
+       "`OLLAMA_KV_CACHE_TYPE`), and a context shift, or another op that reads the cache back, copies it to f32/f16 "
+       "or re-applies RoPE to it: "
+       "this GPU backend (CUDA for some types, Metal, Vulkan) has no kernel for that quantized type.",
        "Keep the KV cache in f16 (unset `OLLAMA_KV_CACHE_TYPE`, or `--cache-type-k f16 --cache-type-v f16`), or "
        "avoid the context shift (a larger context, `--no-context-shift`), or update llama.cpp / Ollama to a build "
        "with that copy kernel."),

@@ -126,6 +126,7 @@ FALLBACKS = (
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
+       r"\bindices (must|should) be (in|on) the same device as the indexed tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
        r"expected device (?P<mmd>\S+) and dtype \w+ but got device (?!(?P=mmd)\s)\S+ and dtype|"
        # a failing test's dump of its arguments: two tensors printed on two devices
@@ -150,8 +151,8 @@ FALLBACKS = (
        "a loss's `weight=` or `pos_weight` tensor kept on the CPU or on "
        "cuda:0 under DataParallel, indices on another device than the tensor they index, a module, adapter or buffer "
        "created after `model.to(device)` "
-       "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, which "
-       "`model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
+       "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, or "
+       "submodules kept in a plain Python list instead of `nn.ModuleList`, which `model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
        "(not a parameter or buffer) stayed on cuda:0 because replicas copy only parameters and buffers to each GPU; "
        "or a checkpoint loaded with `torch.load` without `map_location` brought its tensors back to the device they "
@@ -228,6 +229,8 @@ FALLBACKS = (
     _e("cpu-half-kernel", "cpu-kernel", "no fp16/bf16 CPU kernel for this op",
        r"(Half|BFloat16) (is )?not supported on CPU|lack of support for .?float16.? operations on CPU|"
        r"not supported on CPUType for (Half|BFloat16)\b|'?torch\.HalfTensor'? object has no attribute\b|"
+       r"\b(raises?|fails?|errors?)\b[^\n]{0,40}\bon CPU for (float16|half|bfloat16|bf16) inputs?\b|"
+       r"\b_th_\w+ not supported on CPUType for (ComplexFloat|ComplexDouble)\b|"
        r"\b(on|in) (the )?CPU\b[^.\n]{0,40}\berror\w*\b[^.\n]{0,40}\b(half|float16|fp16)\b|"
        r"\b(do ?n[o']t|does ?n[o']t|do not|does not) work on (the )?CPUs? (when )?(using|with|in) "
        r"(float16|fp16|half)\b|"
@@ -302,7 +305,8 @@ FALLBACKS = (
        "mismatch), usually because only part of the model or inputs was cast or code ran outside autocast, or a "
        "kernel that only supports one dtype (a vendor backend's kernel that expects float32) got half; the message "
        "names the two dtypes but not which tensor is off.",
-       "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`),"
+       "Cast the odd tensor at the boundary (`x.to(layer.weight.dtype)`, or load the model in one `torch_dtype`; "
+       "create test or dummy inputs in the model's dtype, `torch.randn(..., dtype=model.dtype)`),"
        " or run that region under `torch.autocast`; if the op is a custom C++/CUDA extension (autocast never "
        "casts its inputs), give its autograd.Function `@torch.amp.custom_fwd(device_type='cuda', "
        "cast_inputs=torch.float32)` or call it with `.float()` inputs; `amplora doctor run` shows which operand "
@@ -326,7 +330,8 @@ FALLBACKS = (
        "Keep values beyond about 60000 out of fp16: scale them down first, or use bf16 (fp32's range) or fp32 "
        "where they occur."),
     _e("fp16-overflow", "overflow", "value too large for fp16 / overflow to inf/NaN", NONFINITE,
-       context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT + "|" + BF16_ONLY,
+       context=HALF_EVIDENCE, unless=AMP_NOTICE + "|" + PRECISION_RULED_OUT + "|" + BF16_ONLY + "|"
+       r"\boverflow\w*\b[^\n]{0,40}\b(for|with|on) (large |big )?(FP32|fp32|float32) (inputs?|values|data)\b",
        cause="The loss or a value went inf/NaN, most often an fp16 overflow (fp16 tops out at 65504: large "
        "activations, logits, attention masks filled with -1e9, or unscaled fp16 gradients); the text alone "
        "cannot rule out a too high learning rate or bad data.",
@@ -347,7 +352,9 @@ FALLBACKS = (
        "(`clip_grad_norm_`), add an eps to log/div/sqrt, check the data with `torch.isfinite`; if part of the run is "
        "fp16, use bf16 or fp32 there.", context=NAN_BEYOND_TRAINING,
        # inputs near float32's own limit (3.4e38): no precision story
-       unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}" r"|(?<![\d.])\d(\.\d+)?e\+3[0-8]\b"),
+       # every label equal to ignore_index: a mean over no element
+       unless=f"{PRECISION_RULED_OUT}|{DIVERGED}|{_TRAINER_LOG}|{_PADDING_NAN}" r"|(?<![\d.])\d(\.\d+)?e\+3[0-8]\b|"
+       r"\ball\b[^\n]{0,40}\bignore_index\b"),
     _e("dtype-unsupported", "cpu-kernel", "a component that does not support this dtype",
        # a title asking whether a dtype is supported, above the error the user met with it
        r"\A(?=\W*(Is|Are) (bf16|bfloat16|fp16|float16|half precision) supported\b)(?=.*(Error\b|Traceback|File \"))|"
@@ -388,8 +395,9 @@ FALLBACKS = (
        r"( (tensors?|matri(x|ces)|dtypes?))?,? (but )?(got|found)\b",
        "This dtype is not supported by a kernel, library, runtime or device named in the message (bf16 on an "
        "older GPU or a CPU runtime, fp16 on the CPU, fp32 in an fp16/bf16-only kernel, fp8 outside recent GPUs, "
-       "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU); the message names the dtype, and "
-       "the traceback or library names which component refuses it.",
+       "float64 on accelerators such as Apple MPS, Intel XPU, Ascend NPU or TPU, or a library build without those "
+       "kernels, such as an Arm compute library built for an arch before armv8.6-a without bf16); the message names "
+       "the dtype, and the traceback or library names which component refuses it.",
        "Run that component in a dtype it lists as supported: load the model with that `torch_dtype` (or the "
        "library's `--dtype`, e.g. float16 where bf16 is refused, float32 on the CPU and for float64 data on an "
        "accelerator: `.float()`), or compute that op in fp32 and cast back (`op(x.float()).to(x.dtype)`); a library "
@@ -418,8 +426,9 @@ FALLBACKS = (
        r".{0,80}\bbut\b.{0,80}\b(has dtype|got|is) (torch\.)?(?!(?P=want)\b)(bfloat16|float16|float32|float64|half)\b|"
        r"\btype mismatch\b.{0,80}\b(torch\.)?(cuda\.)?(?P<t1>Half|Float|Double|BFloat16)Tensor\b.{0,80}"
        r"\b(torch\.)?(cuda\.)?(?!(?P=t1)Tensor)(Half|Float|Double|BFloat16)Tensor\b",
-       "Two tensors of different floating dtypes met in one op outside autocast (an input and a layer's weight or "
-       "bias, or a loss's logits and its target (labels), say, or an op got a dtype it has no kernel for); the "
+       "Two tensors of different floating dtypes met in one op outside autocast, a dtype mismatch (an input and a "
+       "layer's weight or bias, model parameters of mixed dtypes, or a loss's logits and its target (labels), say, "
+       "or an op got a dtype it has no kernel for); the "
        "message alone does not say which tensor is off "
        "or why.",
        "Find the tensor that is off (`amplora doctor run script.py` names it) and cast it at the module boundary "

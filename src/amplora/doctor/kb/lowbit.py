@@ -76,9 +76,28 @@ LOWBIT = (
        "fp8 checkpoints to fnuz itself on ROCm), on MI350 / RDNA 4 `torch.float8_e4m3fn` / `torch.float8_e5m2`; "
        "choose it from `torch.cuda.get_device_properties(0).gcnArchName`, or keep the model in bf16/fp16.",
        unless=_FP8_OTHER_KERNEL),
+    _e("fp8-kv-cache-flash-attn", "attention", "an fp8 KV cache given to a FlashAttention kernel without fp8",
+       r"Cannot use FlashAttention(-\d)? backend for FP8 KV cache|"
+       r"\A(?=.*(FlashAttention only supports? fp16 and bf16|inputs must have the same dtype))"
+       r"(?=.*\b(fp8|float8)\b[^\n]{0,20}\b(kv|cache)\b)|"
+       r"\A(?=.*(FlashAttention only supports? fp16 and bf16|inputs must have the same dtype))"
+       r"(?=.*\bkv[-_ ]cache[-_ ]dtype\W{1,3}fp8)",
+       "The KV cache is fp8 (`--kv-cache-dtype fp8`, or a checkpoint that asks for it) and the FlashAttention "
+       "kernel picked (FA2, FA4, FA3 in some releases) has no fp8 path: it is not supported there, so the engine "
+       "refuses that backend for an fp8 KV cache, the kernel accepts fp16 and bf16 only, or it leaves the query in "
+       "bf16 while keys and values are fp8 and its q/k/v same-dtype check fails (a dtype mismatch).",
+       "Choose an attention backend that reads an fp8 KV cache (FlashInfer or Triton: `--attention-backend`, "
+       "`VLLM_ATTENTION_BACKEND=FLASHINFER`; FA3 on Hopper where the release supports it), or keep "
+       "`--kv-cache-dtype auto` (a bf16 / fp16 cache) with FlashAttention."),
+    # FlashAttention-3 reads an fp8 KV cache in e4m3 only
+    _e("fa3-fp8-e4m3-only", "attention", "an fp8_e5m2 KV cache with FlashAttention-3, which reads e4m3 only",
+       r"FlashAttention ?3 only supports fp8_e4m3",
+       "FlashAttention-3's kernels read an fp8 KV cache in e4m3 only, so with `--kv-cache-dtype fp8_e5m2` the "
+       "engine leaves fa3 and falls back to the slower Triton attention backend (or refuses).",
+       "Use `--kv-cache-dtype fp8_e4m3` (or `fp8`) with the fa3 backend on Hopper, or keep e5m2 and accept the "
+       "Triton backend."),
     _e("fp8-kv-cache", "device-capability", "an fp8 (e4m3) KV cache on a GPU or checkpoint that cannot take it",
        r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints|"
-       r"Cannot use FlashAttention-2 backend for FP8 KV cache|"
        rf"(type fp8e4nv not supported in this architecture|fp8e4nv data type is not supported on CUDA arch|"
        rf"F8E4M3\w* not supported in (the )?CUDA backend)(?=.{{0,3000}}({_KV_CACHE}))|"
        rf"({_KV_CACHE}).{{0,3000}}(type fp8e4nv not supported in this architecture|fp8e4nv data type is not "

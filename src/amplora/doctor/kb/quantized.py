@@ -157,15 +157,28 @@ QUANTIZED = (
        "other Blackwell GPUs."),
     _e("ao-quantized-device", "quantized", "PyTorch eager-mode quantized ops on a GPU",
        r"Could not run 'quantized::[\w.]+' with arguments from the '(CUDA|MPS|XPU|Meta|UNKNOWN_TENSOR_TYPE_ID|\w*CUDA\w*)' "
-       r"backend|Could not run '[\w:.]+' with arguments from the 'QuantizedCUDA(TensorId)?' backend",
+       r"backend|Could not run '[\w:.]+' with arguments from the 'QuantizedCUDA(TensorId)?' backend|"
+       r"Didn't find kernel to dispatch to for operator 'quantized::\w+'\. Tried to look up kernel for dispatch key "
+       r"'(CUDA|XPU|MPS)\w*'|getCudnnDataTypeFromScalarType\(\) not supported for Q(U)?Int\w+|"
+       r"No function is registered for schema aten::(quantize_per_\w+|q_\w+)\b[^\n]{0,200}on tensor type CUDA\w*|"
+       r"\bno (cuda|gpu|metal) implementation for q\w+|"
+       r"\A(?=.*Unsupported qscheme: per_channel_affine)(?=.*\b(CUDA|GPU)\b)|"
+       r"\A(?=.*DispatchStub: missing CUDA kernel)(?=.*\bquantize_per_\w+)|"
+       r"\A(?=.*(quantized|\bqat\b|_qat\b|\bint8\b))(?=.*\bonly supports CPU\b)",
        "PyTorch's eager-mode quantization (`torch.ao.quantization`: `quantize_dynamic`, `convert`, QAT models) "
-       "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU (CUDA does not support "
-       "them: there are no GPU kernels for these ops), and this one was moved to or called with tensors on a GPU.",
-       "Run the quantized model on the CPU (`model.to('cpu')` and CPU inputs); for int8 or 4-bit on a GPU use a GPU "
+       "produces int8 modules whose kernels (fbgemm / qnnpack / x86) run only on the CPU backend (CUDA does not "
+       "support them: there are no GPU kernels for these ops, cuDNN has no QUInt8 type, `quantize_per_tensor` to "
+       "the sub-byte quint4x2 and per-channel quantization exist only on the CPU), and this one was moved to or "
+       "called with tensors on a GPU; other frameworks' quantized matmuls (candle's qmatmul) lacked CUDA kernels "
+       "in early releases too.",
+       "Quantize, convert and run the quantized model on the CPU (`model.to('cpu')` before `quantize_dynamic` / "
+       "`convert`, and CPU inputs); for int8 or 4-bit on a GPU use a GPU "
        "quantization backend instead (bitsandbytes `load_in_8bit`, torchao, GPTQ/AWQ), or keep the float model on "
        "the GPU in fp16/bf16."),
     _e("float-tensor-quantized-op", "quantized", "a float tensor reached an eager-mode quantized op",
-       r"Could not run 'quantized::[\w.]+' with arguments from the 'CPU' backend",
+       r"Could not run 'quantized::[\w.]+' with arguments from the 'CPU(TensorId)?' backend|"
+       r"Didn't find kernel to dispatch to for operator 'quantized::\w+'\. Tried to look up kernel for dispatch key "
+       r"'CPUTensorId'",
        "A quantized module (`quantized::linear`, `quantized::conv2d`: the int8 layers of a model after static "
        "quantization's `convert`) got an ordinary float tensor: nothing quantized the activations before it, "
        "because the model has no `QuantStub` where the quantized region begins (or the input bypasses it).",
@@ -173,6 +186,35 @@ QUANTIZED = (
        "(model)`) or put `QuantStub()` / `DeQuantStub()` at its entry and exit (or call `torch.quantize_per_tensor` "
        "on the input), then prepare, calibrate and convert again; dynamic quantization (`quantize_dynamic`) needs "
        "no stubs."),
+    _e("quant-prepare-one-device", "quantized", "quantization's prepare / convert on a module spread over devices",
+       r"prepare only works with cpu or single-device CUDA modules",
+       "torch.ao.quantization's prepare / convert need every parameter and buffer of the module on one device (the "
+       "CPU, or one GPU), and this module has some on cuda and some on the CPU: a QAT model moved after training "
+       "while buffers `convert_fx` created stayed on cuda:0, or a submodule placed by hand.",
+       "Move the whole module to one device before prepare / convert (`model.to('cpu')`, buffers included), and "
+       "check `{t.device for t in [*model.parameters(), *model.buffers()]}` holds a single device."),
+    _e("fake-quant-half", "quantized", "QAT fake-quant ops given fp16 / bf16 activations",
+       r"fake_quantize_per_\w+[^\n]{0,60}\b(float16|half|fp16|bf16|bfloat16)\b|"
+       r"\"fake_quantize\w*\" not implemented for '(Half|BFloat16)'",
+       "The fake-quant ops of quantization-aware training (`fake_quantize_per_tensor_affine` / "
+       "`_per_channel_affine`) took float32 only in these releases, and under AMP autocast the activations that "
+       "reach them are fp16 / bf16.",
+       "Run the QAT part in float32: disable autocast around the fake-quant modules "
+       "(`torch.autocast('cuda', enabled=False)` with `.float()` inputs), or upgrade torch, whose later fake-quant "
+       "ops take fp16 / bf16."),
+    _e("quantized-state-into-float", "quantized", "a converted (quantized) checkpoint loaded into a float model",
+       r"\"copy_\" not implemented for \\?'Q(U)?Int\w+'|\bcopy_\W{1,3}not implemented for\W{1,3}Q(U)?Int\w+",
+       "The checkpoint holds converted quantized weights (qint8 / quint8 tensors), and it was loaded into a float "
+       "or QAT model whose parameters are float tensors: copying a quantized tensor into a float parameter is not "
+       "implemented.",
+       "Convert the model the same way before loading (prepare and convert with the same qconfig and backend, "
+       "then `load_state_dict`), or save and load the float (QAT) state_dict from before `convert`."),
+    _e("fbgemm-int16-saturation", "quantized", "fbgemm's int8 kernel saturating its int16 sums",
+       r"\bsaturat\w*\b[^\n]{0,60}\b(vpmaddubsw|int16)\b|\bvpmaddubsw\b",
+       "fbgemm's uint8 x int8 kernel adds pairs of products in int16 (`vpmaddubsw`), which saturates for large "
+       "activations and weights, so results differ from qnnpack or the float model.",
+       "Quantize with observers using `reduce_range=True` (7-bit activations, as the default fbgemm qconfig does), "
+       "or use the qnnpack engine for that model."),
     _e("quantized-tensor-float-op", "quantized", "a quantized tensor reached a float op",
        r"Could not run '[\w:.]+' with arguments from the 'Quantized(CPU|CUDA)(TensorId)?' backend",
        "A tensor in PyTorch's quantized format (qint8/quint8) reached an op that has no kernel for quantized "
@@ -360,12 +402,15 @@ QUANTIZED = (
        "bf16 path, so for bf16 training use 4-bit (`bnb_4bit_compute_dtype=torch.bfloat16`); otherwise the "
        "warning can be ignored."),
     _e("bnb-compute-dtype", "quantized", "bitsandbytes 4-bit layer computes in another dtype than its input",
-       r"Input type into Linear\w*bit\w* is torch\.\w+, but bnb_4bit_compute_d?type",
+       r"Input type into Linear\w*bit\w* is torch\.\w+, but bnb_4bit_compute_d?type|"
+       r"\binput to the forward of Linear\w*bit\w* is (torch\.)?\w+[^\n]{0,60}\bcompute_d?type\b",
        "A bitsandbytes 4-bit layer dequantizes its weights to `bnb_4bit_compute_dtype` (float32 by default) while "
-       "the activations arrive in fp16/bf16, so every matmul runs in fp32 after a cast: slow, not wrong.",
+       "the activations arrive in fp16/bf16, so every matmul runs in fp32 after a cast: slow, not wrong; in "
+       "releases before the fix, float32 activations also made the layer compute in float32 whatever the compute "
+       "dtype said.",
        "Set the compute dtype to the activations' dtype: `BitsAndBytesConfig(load_in_4bit=True, "
        "bnb_4bit_compute_dtype=torch.bfloat16)` (or `torch.float16` on GPUs without bf16), matching the model's "
-       "`torch_dtype`."),
+       "`torch_dtype`, and give the layer inputs in that dtype (cast the input, or upgrade bitsandbytes)."),
     _e("hqq-compute-dtype", "quantized", "HQQ dequantizes to a compute dtype other than the activations'",
        _FLOAT_MISMATCH,
        context=r"hqq[/\\.]|HQQLinear|HQQBackend|HqqConfig|AutoHQQ|HQQModel|\bhqq\b",

@@ -112,6 +112,18 @@ OVERFLOW = (
        "(Qwen2, Gemma, ChatGLM) overflow past 65504 in some layers, most of all on long inputs.",
        fix="Run the model in bfloat16 (`--dtype bfloat16`, `torch_dtype=torch.bfloat16`) on GPUs that have it, or "
        "float32; on GPUs without bf16 use a model release (or engine version) that clamps the fp16 overflow."),
+    # an EMA step of (1 - decay) times the difference is below half precision's spacing for most weights
+    _e("ema-half-rounding", "precision", "EMA weights kept in half precision, so its small updates round away",
+       r"\A(?=.*\b(EMA|exponential moving average)\b)"
+       r"(?=.*\b(fp16|bf16|float16|bfloat16|half)\b)"
+       r"(?=.*\b(quantiz\w*|round(s|ed|ing)?( off| away| to zero)?|lost|too small|vanish\w*|not (tracked|updated|"
+       r"averaged|moving|changing))\b)(?!.*" + EXCEPTION_NAMED + r")",
+       "The EMA (moving-average) copy is kept in fp16 or bf16: with a decay of 0.999 each step moves a weight by "
+       "0.1 % of its distance to the live weight, below half precision's spacing for most values (bf16 keeps about "
+       "2 to 3 significant digits, fp16 about 3), so the updates round to nothing (quantized) and the EMA stops "
+       "following the model, its precision lost.",
+       "Keep the EMA weights in float32 (`ema.float()`, a float32 copy even when the model trains in bf16 / fp16), "
+       "update it from the live weights cast to float32, and cast it to the model's dtype only to evaluate or save."),
     # Ultralytics' check before saving: its EMA weights turned inf when validation cast them to fp16 in place
     _e("ema-half-cast-overflow", "overflow", "EMA weights overflowed when cast to fp16 for validation",
        r"EMA contains NaN/?Inf|Skipping checkpoint save\b[^\n]{0,60}\b(NaN|Inf)\b",
@@ -320,7 +332,8 @@ OVERFLOW = (
        # told in words: weights saved in fp16 come out as zeros
        r"\A(?=.*\b(save_precision|sav\w+ (as|in))\W{0,3}(fp16|float16|half)\b)(?=.*\b(0'?s|zeros?|zeroes)\b)"
        r"(?!.*\w+(Error|Exception):)",
-       context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError",
+       context=_FP16, unless=r"loss[ _]scal|out of memory|OutOfMemoryError|\bdefault autocast dtype\b|"
+       r"\bautocast\b[^\n]{0,60}\buses? (the )?default (autocast )?dtype\b",
        cause="fp16's smallest normal number is 6.1e-5 (subnormals end at 6e-8), so small values kept in fp16 round "
        "to zero: Adam's eps=1e-8 in a pure-fp16 optimizer (the update divides by sqrt(v) + eps with both zero, "
        "giving inf/NaN parameters even at lr 0), tiny learning rates or weight updates, small gradients "

@@ -567,7 +567,8 @@ NONFINITE_REPORTS = (
        "fp32 state (`--adam_bfloat16`, `adamw_bf16`, optimi's Kahan summation)."),
     _e("bf16-rounding-report", "overflow", "bf16 training or inference is worse than fp32 (rounding)",
        DRIFT_SYMPTOM, context=BF16_WORDS,
-       unless=r"\b(nan|NaN|inf)\b|out of memory|invalid operands of type|" + HALF_WORDS,
+       unless=r"\b(nan|NaN|inf)\b|out of memory|invalid operands of type|"
+       r"\bCPU\b[^\n]{0,60}\b(does not|doesn'?t|not) support\b[^\n]{0,10}\b(bf16|bfloat16)\b|" + HALF_WORDS,
        cause="bf16 keeps only 8 bits of mantissa (about 3 decimal digits): weights and optimizer updates stored in "
        "bf16 (a model cast wholly to bf16 and trained without fp32 master weights) lose every update smaller than "
        "the weight's rounding step, so the loss stalls or ends worse than in fp32, and long reductions drift; the "
@@ -576,9 +577,29 @@ NONFINITE_REPORTS = (
        "matmuls (`bf16=True` mixed precision, `torch_dtype=torch.bfloat16` only for the frozen base; amplora keeps "
        "adapters fp32), or use an optimizer with Kahan summation / stochastic rounding for pure-bf16 weights; "
        "compute losses and norms in fp32."),
+    # gradient norms in half precision, or over two dtypes in one fused call
+    _e("grad-norm-low-precision", "overflow", "a gradient norm computed in half precision or over mixed dtypes",
+       r"\bclip_grad_norm_?\b[^\n]{0,80}\b(downcast\w*|cast\w*|convert\w*)\b[^\n]{0,20}\b(to )?(bf16|fp16|bfloat16|"
+       r"float16)\b|\b(convert|cast)\w* partial (gradient )?norms? to\b|"
+       r"\b(fp16|float16)\b[^\n]{0,20}\bnorm clipping\b|"
+       r"\bnorm\b[^\n]{0,40}\bbecomes? (infinity|inf)\b[^\n]{0,60}\b(clip\w*|coefficient)\b|"
+       r"ClipGradByGlobalNorm\b[^\n]{0,80}\b(float16|fp16|mixed precision)|\b(float16|fp16)\b[^\n]{0,40}"
+       r"\bClipGradByGlobalNorm|"
+       r"\bmixed (bf16/fp32|bf16 and fp32|fp32/bf16|fp16/fp32)\b[^\n]{0,40}\b(grad\w*|list)\b|"
+       r"\bcast\w* (the )?(local |partial )?(grad(ient)? )?norms? to (fp32|float32)\b",
+       "The gradient norm was computed or reduced in half precision, or over gradients of two dtypes: squares of "
+       "fp16 gradients overflow 65504 (a norm of inf makes the clip coefficient 0 and wipes finite gradients), "
+       "partial norms cast to bf16 / fp16 before the all-reduce keep about 3 significant digits (norms that look "
+       "quantized), and fused multi-tensor norm kernels (TransformerEngine's, apex's) read one list in the first "
+       "tensor's dtype, or a sum op cannot add fp16 to fp32, so mixed bf16 and fp32 gradients give wrong norms or "
+       "an illegal memory access.",
+       "Compute the norm in fp32: upcast each gradient's (or partial) norm to float32 before squaring, summing "
+       "and all-reducing (or scale by the max first), and group gradients by dtype, one fused norm call per dtype "
+       "group, summing the partial norms in fp32; upgrade the library that does this."),
     _e("clip-before-unscale", "overflow", "gradients clipped while still scaled by the loss scaler",
        r"\bclip\w*.{0,120}\bscaled gradients\b|\bscaled gradients\b.{0,120}\bclip\w*|"
        r"\bclip\w*.{0,80}\bbefore\b.{0,40}\bunscal\w*|"
+       r"\A(?=.*\bclip\w*)(?=.*\bunscale_)(?=.*\b(native amp|amp|fp16|GradScaler)\b)(?!.*\w+(Error|Exception):)|"
        # told in words: clipping under AMP and the loss stops decreasing
        r"\A(?=.*clip_grad_norm_?)(?=.*\b(torch\.cuda\.amp|amp|autocast|GradScaler|mixed precision)\b)"
        r"(?=.*\b(does ?n[o']t|does not|not|no longer) (decrease|go down|learn|converge)\w*)(?!.*\w+(Error|Exception):)|"
@@ -647,7 +668,7 @@ NONFINITE_REPORTS = (
     _e("fp16-drift-report", "overflow", "fp16 results differ from fp32 (range and rounding)",
        DRIFT_SYMPTOM, context=HALF_WORDS,
        unless=r"\b(nan|NaN|inf)\b|out of memory|\bOOM\b|ResourceExhausted|TensorRT|\bTRT\b|onnx|coreml|\bQ\d_(K|0|1)\b|"
-       + HALF_SAID_RIGHT,
+       r"\bCPU\b[^\n]{0,60}\b(does not|doesn'?t|not) support\b[^\n]{0,10}\b(bf16|bfloat16)\b|" + HALF_SAID_RIGHT,
        cause="fp16 keeps 10 bits of mantissa and tops out at 65504 (bf16 keeps only 7): a model cast wholly to "
        "16 bits with `.half()` loses precision in long reductions (softmax, norms, losses, attention sums, partial "
        "results combined across blocks or devices) and small values underflow, so its outputs or accuracy differ "
@@ -796,6 +817,13 @@ NONFINITE_REPORTS = (
        fix="Expect small differences in half precision; compare in float32 to tell rounding from a bug, use left "
        "padding with a correct attention mask for decoder-only models, and batch the same way at train and test "
        "time when exact agreement matters."),
+    _e("cpu-bf16-illegal-instruction", "device-capability", "a bf16 CPU kernel for AMX run on a CPU without it",
+       r"\A(?=.*\b(BF16|bf16|bfloat16)\b)(?=.*Illegal instruction)(?=.*\b(AMX|AVX-?512_?BF16)\b)",
+       "A bf16 CPU kernel built for AMX (or AVX512-BF16) instructions ran on a CPU without them (Cascade Lake and "
+       "older Xeons, most desktop CPUs): the kernel was chosen at build time, not checked against the CPU at "
+       "runtime, so the instruction traps.",
+       "Use a method or build without that kernel (fp32, or the library's non-AMX backend), run on a CPU with AMX "
+       "(Sapphire Rapids or newer), or a release that checks the CPU's support at runtime and falls back."),
     _e("half-slow-report", "device-capability", "half precision slower than fp32 on this hardware",
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- _]precision|\bamp\b|autocast)(?:[^.\n]|\.(?=\w)){0,100}"
        r"\b(slower|(very |extremely |much |super |so )?slow(s|ed|ing)?|no speed-?up|not faster|same speed|"
@@ -805,7 +833,10 @@ NONFINITE_REPORTS = (
        r"(fp16|bf16|bfloat16|float16|half[- ]precision|mixed[- ]precision)|"
        r"(fp16|bf16|bfloat16|float16)(?:[^.\n]|\.(?=\w)){0,60}\b(freez\w*|hang(s|ing)?)\b|"
        r"\b(fp16|bf16|bfloat16|float16|f16)\W{0,3}(throughput|speed|fps|performance)\W{0,3}(<|is (lower|worse|less) "
-       r"than)\W{0,3}(fp32|f32|float32)\b",
+       r"than)\W{0,3}(fp32|f32|float32)\b|"
+       r"\b(fp16|float16)\b[^\n]{0,20}\bis (\d+x[~-]?\d*x? )?slower than (bf16|bfloat16)\b|"
+       r"\A(?=.*\bCPU\b[^\n]{0,60}\b(does not|doesn'?t|not) support\b[^\n]{0,10}\b(bf16|bfloat16)\b)"
+       r"(?=.*\bperformance\b[^\n]{0,30}\b(much |far )?worse\b)",
        # (4-bit weights slower than fp16 pay for dequantizing, a different story)
        unless=r"out of memory|OutOfMemoryError|Error:|\b(nan|inf)\b|NCCL|[Ww]atchdog|timed? ?out|deadlock|"
        r"\b(4|8)-?bit\b[^.\n]{0,30}\bslower than (fp16|float16|bf16)",
@@ -814,7 +845,8 @@ NONFINITE_REPORTS = (
        "fraction of fp32's rate on Pascal consumer GPUs (GTX 10xx) and on most CPUs, so there it is slower than "
        "fp32, and mixed precision speeds up matmuls only on GPUs with tensor cores (Volta and newer; a K40, P40 or "
        "GTX 10xx has none); on capable hardware, small models and batches are bound by kernel launches and casts "
-       "rather than arithmetic.",
+       "rather than arithmetic; Arm CPUs (oneDNN / ACL) have optimized bf16 kernels but not fp16 ones, and a "
+       "compiled or frozen bf16 graph on some CPUs dispatches to oneDNN's slow reference kernels.",
        fix="Use a dtype the device has: bf16 on Ampere or newer, fp16 with loss scaling on V100/T4/RTX 20xx, fp32 on "
        "Pascal GPUs and on CPUs without bf16 instructions (`lscpu | grep -E 'avx512_bf16|amx'`); `amplora doctor` "
        "reports what the device supports and `precision='auto'` picks it; measure at realistic batch sizes."),
