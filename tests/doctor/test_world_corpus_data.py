@@ -221,7 +221,23 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout252", 32),
                                          ("heldout253", 32),
                                          ("heldout254", 22),
-                                         ("heldout255", 23)])
+                                         ("heldout255", 23),
+                                         ("heldout256", 34),
+                                         ("heldout257", 35),
+                                         ("heldout258", 39),
+                                         ("heldout259", 60),
+                                         ("heldout260", 16),
+                                         ("heldout261", 64),
+                                         ("heldout262", 63),
+                                         ("heldout263", 32),
+                                         ("heldout264", 25),
+                                         ("heldout265", 39),
+                                         ("heldout266", 40),
+                                         ("heldout267", 34),
+                                         ("heldout268", 72),
+                                         ("heldout269", 46),
+                                         ("heldout270", 38),
+                                         ("heldout271", 20)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -354,14 +370,22 @@ def test_split_sizes(records, split, size):
                               "heldout252": 15,
                               "heldout253": 14,
                               "heldout254": 11,
-                              "heldout255": 13}.get(split, 20)
+                              "heldout255": 13,
+                              "heldout256": 16,
+                              "heldout260": 6,
+                              "heldout263": 17,
+                              "heldout264": 10,
+                              "heldout266": 16,
+                              "heldout267": 16,
+                              "heldout271": 12}.get(split, 20)
     # heldout112's rank-order half found no reject; heldout149 to heldout154 are one collector's half each;
     # heldout159 has 6; heldout168, with 5; heldout170, with 4; heldout205, with 6; heldout220, with 7;
-    # heldout235, with 7; heldout239, with 3; heldout247, with 5; heldout250, with 6
+    # heldout235, with 7; heldout239, with 3; heldout247, with 5; heldout250, with 6; heldout271, with 8
     assert kinds["reject"] >= {"heldout112": 8, "heldout149": 6, "heldout150": 7, "heldout151": 8,
                                "heldout152": 8, "heldout154": 7, "heldout159": 6, "heldout168": 5,
                                "heldout170": 4, "heldout205": 6, "heldout220": 7, "heldout235": 7,
-                               "heldout239": 3, "heldout247": 5, "heldout250": 6}.get(split, 9)
+                               "heldout239": 3, "heldout247": 5, "heldout250": 6,
+                               "heldout271": 8}.get(split, 9)
     # heldout149 is one collector's rank-order half: 8 projects; heldout170, 5; heldout188, 10; heldout220, 10;
     # heldout230, 11; heldout231, 11; heldout232, 10; heldout239, 4; heldout247, 10
     assert len({r["project"] for r in held}) >= {"heldout149": 8, "heldout170": 5, "heldout188": 10,
@@ -653,7 +677,23 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (253, "heldout252", "w49900", 15, 17, 24),
     (254, "heldout253", "w50100", 14, 18, 28),
     (255, "heldout254", "w50300", 11, 11, 16),
-    (256, "heldout255", "w50500", 13, 10, 16)])
+    (256, "heldout255", "w50500", 13, 10, 16),
+    (257, "heldout256", "w50700", 16, 18, 31),
+    (258, "heldout257", "w50900", 20, 15, 28),
+    (259, "heldout258", "w51100", 22, 17, 31),
+    (260, "heldout259", "w51300", 27, 33, 45),
+    (261, "heldout260", "w51500", 6, 10, 16),
+    (262, "heldout261", "w51700", 46, 18, 43),
+    (263, "heldout262", "w51900", 39, 24, 41),
+    (264, "heldout263", "w52100", 17, 15, 24),
+    (265, "heldout264", "w52300", 10, 15, 21),
+    (266, "heldout265", "w52500", 23, 16, 34),
+    (267, "heldout266", "w52700", 16, 24, 22),
+    (268, "heldout267", "w52900", 16, 18, 29),
+    (269, "heldout268", "w53100", 44, 28, 35),
+    (270, "heldout269", "w53300", 24, 22, 19),
+    (271, "heldout270", "w53500", 23, 15, 25),
+    (272, "heldout271", "w53700", 12, 8, 18)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -674,17 +714,17 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
     # sixty-fourth's data pipelines and numerical libraries, the sixty-sixth's adapter methods and the sixty-seventh's
     # rented GPUs
     fewer = {**dict.fromkeys((28, 49, 62, 68, 69, 80, 113, 115, 120, 128, 129, 130, 133, 141, 143, 154, 157, 176,
-                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232, 236, 237, 243, 245,
-                              247), 5),
+                              177, 185, 193, 194, 198, 202, 204, 208, 210, 219, 222, 232, 236, 237, 243, 245, 247,
+                              264, 266, 272), 5),
              **dict.fromkeys((41, 53, 63, 65, 67, 71, 73, 74, 75, 76, 77, 78, 79, 96, 100, 101, 102, 104, 109, 110,
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
-                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201,
-                              207, 209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239, 242, 244,
-                              251, 252, 254, 256), 4),
+                              166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201, 207,
+                              209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239, 242, 244, 251, 252,
+                              254, 256, 259, 267), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
-                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212,
-                              217, 218, 220, 221, 223, 227, 229, 238, 241, 248, 250, 253), 3),
-             **dict.fromkeys((86, 103, 169, 171, 234, 240), 2)}  # narrow themes
+                              155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212, 217,
+                              218, 220, 221, 223, 227, 229, 238, 241, 248, 250, 253, 268, 271), 3),
+             **dict.fromkeys((86, 103, 169, 171, 234, 240, 260, 265), 2), 261: 1}  # narrow themes
     assert len({r["backend"] for r in held}) >= fewer.get(number, 6 if number >= 22 else 7)
 
 
