@@ -1491,6 +1491,14 @@ SAMPLES = [
     ("quantized-state-into-float", 'RuntimeError: "copy_" not implemented for \'QInt8\'', [], None),
     ("fbgemm-int16-saturation", "fbgemm gives wrong results: saturation in vpmaddubsw", [], None),
     ("cpu-bf16-illegal-instruction", "The BF16 backend dies with Illegal instruction on a Xeon without AMX.", [], None),
+    ("offload-hook-bypassed", "With offloading the hooks never fire for this layer: F.conv1d uses the "
+     "weight directly, so the offloaded weights stay on meta.", [], None),
+    ("bnb-quant-state-device", "The 4-bit layer's quant_state is placed with torch.cuda.current_device(), "
+     "so it sits on cuda:0 while the model runs on GPU 1.", [], None),
+    ("parametrization-dtype-change", "ValueError: Registering a parametrization may not change the dtype "
+     "of the tensor", [], None),
+    ("norm-kept-in-half", "The weight_norm kernel keeps the norm truncated to the input dtype in fp16.", [], None),
+    ("debug-underflow-overflow", "Detected inf/nan during batch_number=12\nLast 21 forward frames:", [], None),
 ]
 
 
@@ -2339,6 +2347,9 @@ CLASS_WORDINGS = [
     ("autocast-fp32-ops", "With AMP the tensor.sum op leads to a dtype mismatch"),
     ("half-slow-report", "I compared training in `fp32` and `bf16` on a CPU that does not support `bf16`: with bf16 "
      "the performance was much worse than fp32."),
+    ("device-mismatch", "RuntimeError: Expected all tensors to be on the XPU device, but found at least one "
+     "input[idx=1] on cpu"),
+    ("device-mismatch", "The pipeline sends CUDA latents to the CPU UNet and raises a mixed-device addmm error."),
 ]
 
 

@@ -102,7 +102,9 @@ _FLOAT_TARGET_LOSS = re.compile(r"\b(binary_cross_entropy(_with_logits)?|BCE(Wit
 _WINDOW_ATTENTION = re.compile(r"\bshifted[- ]window\w*|\bwindow[- ]attention\b|\bWindowAttention\b|\bSwin\w*\b",
                                re.IGNORECASE)
 _GRID_SAMPLE = re.compile(r"\bgrid_sampler?(_2d|_3d)?\b|\bgrid_sample\(|\bflow_warp\b|\bwarp\w*\(")
-_VAE_LATENTS = re.compile(r"\bvae\.(decode|encode)\(\s*\w*latents?\b|\b(decode|encode)_latents?\(", re.IGNORECASE)
+_VAE_LATENTS = re.compile(r"\bvae\.(decode|encode)\(\s*\w*latents?\b|\b(decode|encode)_latents?\(|"
+                          r"\blatents? dtype to match (the )?VAE dtype\b|\bVAE (could be|is|kept|loaded) in "
+                          r"(fp32|float32)\b", re.IGNORECASE)
 _TORCH_HOOKED = re.compile(r"\b\w*TorchHook\(|\bhook(ed|s|ing)? (torch|pytorch)\b|\b(torch|pytorch) is hooked\b|"
                            r"\bhooked with\b", re.IGNORECASE)
 # a report that a run fails with either half dtype

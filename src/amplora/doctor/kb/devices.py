@@ -240,7 +240,8 @@ DEVICES = (
        "a tensor the loader does not handle (a 4-bit layer's bias in some accelerate releases).",
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
        "whole model on one device with `device_map={'': 0}`, or drop "
-       "`device_map` to load it whole); for a model built on meta use `model.to_empty(device=...)` and then "
+       "`device_map` to load it whole) or offloaded with accelerate hooks (`enable_sequential_cpu_offload`: remove "
+       "them first with `remove_hook_from_module`, or run without offload); for a model built on meta use `model.to_empty(device=...)` and then "
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`); weights the checkpoint lacks "
        "(a newer library's layer names, a missing text encoder key) stay on meta under `low_cpu_mem_usage=True`, "
        "the default of recent transformers and diffusers: load with `low_cpu_mem_usage=False` (they are then "
@@ -708,6 +709,30 @@ DEVICES = (
        fix="Give the tool the model's device and dtype (`summary(model, input_size, device='cpu')`, torchinfo's "
        "`device=` / `dtypes=`), pass an input you made on the model's device (`next(model.parameters()).device`), "
        "or move the model to the tool's device first."),
+    # accelerate's offload hooks run with a module's forward: code that bypasses forward bypasses them
+    _e("offload-hook-bypassed", "device", "accelerate's offload / device hooks bypassed",
+       r"\b(offloaded )?weights? (would |will )?stay on (the )?meta\b|"
+       r"\A(?=.*AlignDevicesHooks?)(?=.*(same device|two devices|different devices))|"
+       r"\A(?=.*enable_(model|sequential)_cpu_offload\(\s*device\s*=)(?=.*\b(fail\w*|error)\b)",
+       cause="accelerate's hooks (`AlignDevicesHook`, the CPU-offload hooks of `device_map` and "
+       "`enable_model_cpu_offload`) load a module's weights and move its inputs only when its forward runs: code "
+       "that uses the weight directly (`F.conv1d(x, self.conv.weight)`, a kernel given `module.weight`) or calls "
+       "another method (`vae.encode`, `decode`) without the hook's pre_forward bypasses them, so the weight stays on "
+       "meta (silently wrong results or a failure) or the input stays on another device; hooks re-created without "
+       "the offload device fall back to cuda.",
+       fix="Call the module's forward instead of using its weight, or onload first (`module._hf_hook.pre_forward("
+       "module, *args, **kwargs)`, which also moves the inputs to the execution device), pass `device=` again when "
+       "the offload hooks are re-created, or move the inputs to the module's device with `.to()`; upgrade the "
+       "library that patches such models, or load without offloading."),
+    # bitsandbytes' quant_state placed on the current device
+    _e("bnb-quant-state-device", "device", "a bitsandbytes quant_state on another GPU than its weight",
+       r"\A(?=.*\bquant_state\b)(?=.*(\bcurrent_device\(\)|\bcuda:0\b))(?=.*\b(device|GPU)\b)",
+       cause="bitsandbytes' 4-bit weights carry a quant_state (absmax, code) that older releases did not move with "
+       "`Params4bit.to()`, and loaders that place it with `torch.cuda.current_device()` (cuda:0 by default) leave "
+       "it on the first GPU while the layer runs on another.",
+       fix="Load the quantized model directly on its target device (`device_map={'': 'cuda:1'}`) or call "
+       "`torch.cuda.set_device(...)` before loading, and upgrade bitsandbytes (the whole quant state moves with the "
+       "weight) and the loading library."),
     # rotary tables or position ids left on the CPU beside a query on the GPU
     _e("rope-cache-device", "device", "rotary tables or position ids on the CPU beside a query on the GPU",
        r"\A(?=.*\b(rope|rotary|cos and sin|cos/sin|inv_freq|position_ids\w*|cached_freqs|freqs)\b)"

@@ -1636,6 +1636,20 @@ STORIES = (
        "`torch.sum`, `cumsum` and `prod` promote integer and bool inputs to int64 when no dtype is given, by design "
        "(intended, so that the accumulation does not overflow).",
        "Pass the dtype you want (`t.sum(dtype=torch.int32)`) or cast the result (`.to(torch.int32)`)."),
+    _e("parametrization-dtype-change", "autocast", "a parametrization whose result changed the tensor's dtype",
+       r"Registering a parametrization may not change the dtype of the tensor",
+       "`torch.nn.utils.parametrize` runs the parametrization once when it is registered and refuses a result in "
+       "another dtype: under autocast an autocast-eligible op inside it (`baddbmm`, `matmul`) returns bf16 / fp16 for "
+       "fp32 parameters (PEFT's LoRA on `target_parameters` in some releases), or the parametrization casts.",
+       "Compute the parametrization with autocast disabled (`torch.autocast(device_type, enabled=False)`) and "
+       "return the parameter's dtype (`.to(W.dtype)`), register it outside autocast, or upgrade peft."),
+    _e("norm-kept-in-half", "precision", "a weight norm stored in the input's half precision",
+       r"\b(norm|weight_norm)\w*\b[^\n]{0,60}\btruncated to (the )?input dtype\b|"
+       r"\bnorm\b[^\n]{0,40}\btruncated to reduced precision\b",
+       "The kernel allocates the norm in the input's fp16 / bf16 dtype (`torch.empty_like(g)`) instead of float32, "
+       "and backward's 1/norm^3 amplifies that rounding.",
+       "Compute and store the norm in float32 (as PyTorch's weight_norm does) and cast only the output; upgrade the "
+       "kernel library."),
     # a KV cache allocated in float32 (the default dtype, or an fp32 head's) for a half-precision model
     _e("kv-cache-dtype", "mismatch", "a KV cache in another dtype than the model's attention",
        r"\A(?=.*(expected scalar type (Half|BFloat16) but found Float|expected scalar type Float but found "

@@ -126,6 +126,7 @@ FALLBACKS = (
        r"(on|at) (the )?(same|different) devices?|Input and parameter tensors are not at the same device|"
        r"\b(error|errors|problem) (of|with|about) mismatch(ed|ing) devices\b|"
        r"indices should be either on cpu or on the same device|to have the same device as tensor|"
+       r"Expected all tensors to be on the \w+ device, but found at least one input|\bmixed-device\b|"
        r"\bindices (must|should) be (in|on) the same device as the indexed tensor|"
        r"Expected object of device type \w+ but got device type|expected device \S+ but got|"
        r"expected device (?P<mmd>\S+) and dtype \w+ but got device (?!(?P=mmd)\s)\S+ and dtype|"
@@ -151,7 +152,7 @@ FALLBACKS = (
        "a loss's `weight=` or `pos_weight` tensor kept on the CPU or on "
        "cuda:0 under DataParallel, indices on another device than the tensor they index, a module, adapter or buffer "
        "created after `model.to(device)` "
-       "or kept on the CPU, a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, or "
+       "or kept on the CPU (a pipeline component such as a UNet left behind), a tensor kept as a plain attribute such as `self.priors = torch.tensor(...)`, or "
        "submodules kept in a plain Python list instead of `nn.ModuleList`, which `model.to()` does not move); with two GPUs (cuda:0 and cuda:1), a model split by `device_map` got its inputs "
        "on the wrong GPU, a module was placed by hand, or under `nn.DataParallel` a tensor kept as a plain attribute "
        "(not a parameter or buffer) stayed on cuda:0 because replicas copy only parameters and buffers to each GPU; "
@@ -247,7 +248,9 @@ FALLBACKS = (
        "(`model.float()`, `torch_dtype=torch.float32`; `precision='auto'` picks it), or bf16 where the CPU "
        "supports it; for a single op compute it in fp32 and cast back (`torch.linalg.svd(W.float())` then "
        "`.to(W.dtype)`); torch >= 2.2 has Half CPU GEMM; if the op ran on a GPU, it lacks that dtype in this "
-       "torch version: compute it in fp32 or upgrade."),
+       "torch version: compute it in fp32 or upgrade.",
+       # a device mismatch told in words, whatever dtypes the text also names
+       unless=r"\bdevice mis-?match\b"),
     _e("gpu-half-kernel", "cpu-kernel", "no fp16/bf16 GPU kernel for this op in this torch",
        r"not implemented for '(Half|BFloat16)\b'?|not implemented for (type )?'?torch\.cuda\.(Half|BFloat16)Tensor\b",
        "The text shows a GPU run, and this op has no kernel for that half-precision dtype on the GPU in this torch "

@@ -112,6 +112,14 @@ OVERFLOW = (
        "(Qwen2, Gemma, ChatGLM) overflow past 65504 in some layers, most of all on long inputs.",
        fix="Run the model in bfloat16 (`--dtype bfloat16`, `torch_dtype=torch.bfloat16`) on GPUs that have it, or "
        "float32; on GPUs without bf16 use a model release (or engine version) that clamps the fp16 overflow."),
+    # transformers' DebugUnderflowOverflow stopped at the first inf / NaN
+    _e("debug-underflow-overflow", "overflow", "transformers' overflow detector found inf / NaN",
+       r"Detected inf/nan during batch_number=\d+",
+       "transformers' `DebugUnderflowOverflow` (`--debug underflow_overflow`) stopped at the first inf / NaN and "
+       "printed the last frames with each module's abs max: under fp16 activations that climb past 65504 overflow "
+       "(models pretrained in bf16, such as T5 and mT5, exceed fp16's range in their feed-forward layers).",
+       "Run that model in bf16 or fp32 (`--bf16`, no `--fp16`), or keep the overflowing layers in fp32 (autocast "
+       "disabled there, T5's `wo` kept float32); the frames show which module's output first exceeds the range."),
     # an EMA step of (1 - decay) times the difference is below half precision's spacing for most weights
     _e("ema-half-rounding", "precision", "EMA weights kept in half precision, so its small updates round away",
        r"\A(?=.*\b(EMA|exponential moving average)\b)"
