@@ -237,7 +237,9 @@ def test_size_projects_and_reject_share(records):
                                          ("heldout268", 72),
                                          ("heldout269", 46),
                                          ("heldout270", 38),
-                                         ("heldout271", 20)])
+                                         ("heldout271", 20),
+                                         ("heldout272", 35),
+                                         ("heldout273", 42)])
 def test_split_sizes(records, split, size):
     held = [r for r in records if r["split"] == split]
     assert len(held) >= size
@@ -693,7 +695,9 @@ def test_sixth_collection_is_fresh_independent_and_all_held_out(records):
     (269, "heldout268", "w53100", 44, 28, 35),
     (270, "heldout269", "w53300", 24, 22, 19),
     (271, "heldout270", "w53500", 23, 15, 25),
-    (272, "heldout271", "w53700", 12, 8, 18)])
+    (272, "heldout271", "w53700", 12, 8, 18),
+    (273, "heldout272", "w53900", 22, 13, 22),
+    (274, "heldout273", "w54100", 24, 18, 29)])
 def test_later_collections_are_fresh_independent_and_all_held_out(records, number, split, first, faults, rejects,
                                                                   projects):
     held = [r for r in records if wc.batch(r) == number]
@@ -720,7 +724,7 @@ def test_later_collections_are_fresh_independent_and_all_held_out(records, numbe
                               112, 116, 124, 125, 126, 131, 134, 137, 138, 139, 144, 146, 151, 162, 163, 164, 165,
                               166, 168, 173, 174, 178, 179, 180, 181, 184, 186, 187, 190, 191, 192, 199, 201, 207,
                               209, 213, 214, 215, 216, 224, 225, 226, 230, 231, 233, 235, 239, 242, 244, 251, 252,
-                              254, 256, 259, 267), 4),
+                              254, 256, 259, 267, 273), 4),
              **dict.fromkeys((61, 72, 81, 83, 91, 97, 108, 111, 122, 132, 135, 136, 145, 147, 148, 149, 150, 152,
                               155, 159, 160, 161, 167, 170, 172, 183, 189, 195, 196, 197, 200, 206, 211, 212, 217,
                               218, 220, 221, 223, 227, 229, 238, 241, 248, 250, 253, 268, 271), 3),
