@@ -61,7 +61,8 @@ KERNELS = (
        r"\A(?=.*\b(trunc_normal_?|orthogonal_?|normal_|uniform_|xavier\w*|kaiming\w*|"
        r"initiali[sz]ation|init)\b[^\n]{0,80}\b(bf16|bfloat16|fp16|float16|half)\b|\b(bf16|bfloat16|fp16|float16|"
        r"half)\b[^\n]{0,80}\b(trunc_normal_?|orthogonal_?|initiali[sz]ation)\b)(?=.*\b(skew\w*|instab\w*|wrong|"
-       r"not produce|distort\w*|not support\w*|crash\w*|fail\w*|converge\w*|inf|nan|clamp\w*)\b)(?!.*" + EXCEPTION_NAMED + r")|"
+       r"not produce|distort\w*|not support\w*|crash\w*|fail\w*|converge\w*|inf|nan|clamp\w*)\b)(?!."
+       r"*" + EXCEPTION_NAMED + r")|"
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\binitiali[sz]e (the )?(weights|parameters|params) in (fp32|float32)\b)|"
        r"\A(?=.*\b(geqrf\w*\W{1,3} not implemented for 'BFloat16'|node Qr\b|\[Op:Qr\]))(?=.*\b(bfloat16|BFloat16)\b)"
        r"(?=.*\b(orthogonal|init\w*)\b)",
@@ -1603,7 +1604,8 @@ STORIES = (
        r"running (sum|total|loss))\b[^\n]{0,80}\b(fp16|float16|half|bf16|bfloat16)\b|\b(fp16|float16|half|bf16|"
        r"bfloat16)\b[^\n]{0,80}\b(sums?|mean|cumsum|cumprod|add_n|reduce_sum|accumulat\w*)\b))"
        r"(?=.*\b(precision|inaccura\w*|incorrect|wrong (result|value|answer)s?|stuck|stall\w*|stops? growing|rounded|"
-       r"ignored|weird constant|unexpected result|less accurate|deviat\w*|not (be )?useful|loss precision)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       r"ignored|weird constant|unexpected result|less accurate|deviat\w*|not (be )?useful|loss precision)\b)(?!."
+       r"*" + EXCEPTION_NAMED + r")",
        unless=r"\b(loss scal\w*|GradScaler|fp16_opt_level|nans?|NaNs?|infs?|matmul|GEMM|gemm|save_pretrained|"
        r"converting|autocast|mixed precision)\b",
        cause="The reduction accumulated in fp16 / bf16: a running sum keeps only the dtype's 11 (fp16) or 8 (bf16) "
@@ -1667,7 +1669,8 @@ STORIES = (
     _e("token-ids-cast-to-half", "index", "integer token ids cast to half precision with the rest of the batch",
        r"\A(?=.*(\b(input_ids|input ids|token (ids|indexes|indices))\b[^\n]{0,60}"
        r"\b(cast|convert\w*|turn\w*)\b[^\n]{0,40}|\b(cast|convert)\w*\b[^\n]{0,20}\b(the )?(input_ids|input ids|"
-       r"token (ids|indexes|indices))\b[^\n]{0,60})(\bhalf\b|\bfp16\b|\bfloat16\b|HalfTensor|\bbf16\b|bfloat16))(?!.*" + EXCEPTION_NAMED + r")",
+       r"token (ids|indexes|indices))\b[^\n]{0,60})(\bhalf\b|\bfp16\b|\bfloat16\b|HalfTensor|\bbf16\b|bfloat16))(?!."
+       r"*" + EXCEPTION_NAMED + r")",
        "The integer token ids (`input_ids`) were cast to a float dtype with the rest of the batch: a blanket "
        "`.to(torch.float16)` / `.half()` on the whole batch or `BatchEncoding` (older transformers passed the dtype "
        "down to every tensor), apex AMP O2, or DeepSpeed's fp16 `auto_cast` of positional inputs. fp16 holds "

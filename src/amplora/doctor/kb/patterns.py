@@ -50,7 +50,8 @@ PRECISION_RULED_OUT = (r"reward_std['\"]?\s*[:=]\s*nan|"
                        r"(\b(fp32|float32|full precision|32[- ]bit|bf16 false|fp16 false|precision 32)\b"
                        r"(?![^.\n]{0,60}\b(is not|isn'?t|not|no) (nan|inf)\b)[^.\n]{0,60}"
                        r"\b(also|too|still|as well|same)\b[^.\n]{0,40}\b(nan|inf)\b|"
-                       r"\b(disabl\w*|turn\w* off)\b[^.\n]{0,10}\b(tf32|TF32)\b[^\n]{0,60}\b(still|persists?|remains?)\b|"
+                       r"\b(disabl\w*|turn\w* off)\b[^.\n]{0,10}\b(tf32|TF32)\b[^\n]{0,60}\b(still|persists?|remains"
+                       r"?)\b|"
                        r"\b(tried|try|tries|switch\w*|chang\w*|set)\b[^.\n]{0,80}\b(bf16|fp16|fp32|precision)\b[^\n]{0,160}"
                        r"\b(does not|doesn't|didn't|did not|not|won't|nothing) (work|help|change|fix)\w*)")
 # Ultralytics' AMP notice, which names NaN losses itself ("If you experience zero-mAP or NaN losses you can disable
