@@ -674,7 +674,7 @@ SAMPLES = [
      "fp16)", ["fp16"], None),
     ("bf16-weights-plain-optimizer", "ValueError: Your configuration is requesting an incompatible dtype and "
      "optimizer combination.", [], None),
-    ("cache-dtype-words", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
+    ("kv-cache-dtype", "generate() fails with a dtype mismatch once the static cache is enabled", [], None),
     ("fsdp-integer-params", "ValueError: Cannot flatten integer dtype tensors", [], None),
     ("numpy-dtype-torch-lacks", "TypeError: can't convert np.ndarray of type numpy.uint32. The only supported types "
      "are: float64, float32, float16", [], None),

@@ -12,8 +12,8 @@ AUTOCAST = (
        r"\A(?=.*\b(autocast|AMP|mixed precision)\b)(?=.*\bDataParallel\b)"
        r"(?=.*(\b(float32|fp32)\b|\b(not|n'?t) (simply )?(work|applied|active|enabled)\b|\bthreads?\b))|"
        r"\A(?=.*\bautocast\b)(?=.*\b(multi-?threaded|threads?|worker)\b)"
-       r"(?=.*\b(respect\w*|ignor\w*|inherit\w*|(not|n'?t) (active|applied|enabled|work\w*))\b)(?!."
-       r"*" + EXCEPTION_NAMED + r")",
+       r"(?=.*\b(respect\w*|ignor\w*|inherit\w*|(not|n'?t) (active|applied|enabled|work\w*))\b)"
+       r"(?!.*" + EXCEPTION_NAMED + r")",
        "autocast's state (and its dtype) is thread-local, and `nn.DataParallel` runs each replica's forward in a "
        "thread of its own: an autocast context opened around the call does not reach those threads (in torch "
        "releases before DataParallel carried the state over), so the replicas run in float32, with no memory saving "
@@ -38,12 +38,12 @@ AUTOCAST = (
     # outputs of an autocast region used by float32 modules after it
     _e("autocast-output-outside", "autocast", "autocast's fp16 outputs passed to a module after the autocast block",
        r"\A(?=.*\b(outputs?|results?)\b[^\n]{0,60}\b(float16|fp16|half)\b)"
-       r"(?=.*(\b(after|outside)\b[^\n]{0,30}\b(the )?autocast(ing)?\b|\b(region|block|context) of autocast\b))(?!."
-       r"*" + EXCEPTION_NAMED + r")",
-       "Inside autocast, outputs of matmul, linear and conv come out float16; a module called after (outside) the "
-       "autocast block runs with its own float32 weights and gets those fp16 tensors: autocast casts only inside "
+       r"(?=.*(\b(after|outside)\b[^\n]{0,30}\b(the )?autocast(ing)?\b|\b(region|block|context) of autocast\b))",
+       unless=EXCEPTION_NAMED,
+       cause="Inside autocast, outputs of matmul, linear and conv come out float16; a module called after (outside) "
+       "the autocast block runs with its own float32 weights and gets those fp16 tensors: autocast casts only inside "
        "its region.",
-       "Call that module inside the autocast region (model and head in the same `with torch.autocast(...)`), or "
+       fix="Call that module inside the autocast region (model and head in the same `with torch.autocast(...)`), or "
        "cast the outputs with `.float()` before float32 modules."),
     # code that handles only fp16 autocast, or re-enters autocast without the outer dtype
     _e("autocast-fp16-only-path", "autocast", "code that handles autocast only for fp16, or with the default dtype",

@@ -241,8 +241,8 @@ DEVICES = (
        "Do not `.to()` a model dispatched with `device_map` (accelerate places it; give enough memory, load the "
        "whole model on one device with `device_map={'': 0}`, or drop "
        "`device_map` to load it whole) or offloaded with accelerate hooks (`enable_sequential_cpu_offload`: remove "
-       "them first with `remove_hook_from_module`, or run without offload); for a model built on meta use `model.to_"
-       "empty(device=...)` and then "
+       "them first with `remove_hook_from_module`, or run without offload); for a model built on meta use "
+       "`model.to_empty(device=...)` and then "
        "load the weights (`load_state_dict` / `load_checkpoint_and_dispatch`); weights the checkpoint lacks "
        "(a newer library's layer names, a missing text encoder key) stay on meta under `low_cpu_mem_usage=True`, "
        "the default of recent transformers and diffusers: load with `low_cpu_mem_usage=False` (they are then "
@@ -752,9 +752,8 @@ DEVICES = (
        r"isn'?t|never)\b[^\n]{0,30}\b(auto-?registered|registered|moved|on (the )?(gpu|cuda))\b|"
        r"\b(buffer|parameter)s? (is|are|was|were|gets?) moved\b[^\n]{0,20}\bbut\b[^\n]{0,20}\b(the )?"
        r"(property|attribute)|"
-       r"=\s*(nn\.)?Parameter\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\.(?:to\([^)\n]*\)|cuda\(\))))(?!."
-       r"*" + EXCEPTION_NAMED + r")",
-       unless=r"non-leaf",
+       r"=\s*(nn\.)?Parameter\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\.(?:to\([^)\n]*\)|cuda\(\))))",
+       unless=EXCEPTION_NAMED + r"|non-leaf",
        cause="`model.to()` / `.cuda()` / `.half()` move and cast only what is registered with the module: "
        "parameters, buffers and submodules. Submodules kept in a plain Python list or dict are not registered, a "
        "tensor assigned as a plain attribute is not (and one assigned under a buffer's name shadows the buffer), and "
@@ -766,7 +765,8 @@ DEVICES = (
     _e("inputs-left-on-cpu", "device", "a model on the GPU given inputs left on the CPU",
        r"\A(?=.*\binputs?\b[^\n]{0,30}\b(are|is|were|was|aren'?t|isn'?t)?\s*"
        r"(not|never) (being )?(converted|moved|sent|transferred|put)\b[^\n]{0,20}\b(to|on(to)?) (the )?"
-       r"(cuda|gpu)\b)(?!.*" + EXCEPTION_NAMED + r")",
+       r"(cuda|gpu)\b)",
+       unless=EXCEPTION_NAMED,
        cause="The model is on the GPU but its inputs stay on the CPU: tokenizers, processors and DataLoaders return "
        "CPU tensors, and nothing moves them unless the code does.",
        fix="Move the inputs to the model's device before the call: `inputs = inputs.to(model.device)` (a "

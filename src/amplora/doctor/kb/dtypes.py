@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from amplora.doctor.kb.entry import make as _e
-from amplora.doctor.kb.patterns import EXCEPTION_NAMED, LOW_DTYPE_WORD, MATMUL, PACKED, QUANT_CONTEXT
+from amplora.doctor.kb.patterns import (EXCEPTION_NAMED, LOW_DTYPE_WORD, MATMUL, NOT_A_DTYPE_FAULT, PACKED,
+                                        QUANT_CONTEXT)
 
 # a text that also names a half-precision kernel missing: the half kernels' entries answer it
 _HALF_KERNEL_TOO = r"not implemented for '(Half|BFloat16)'|not supported for (float16|bfloat16|half)\b"
@@ -61,8 +62,8 @@ KERNELS = (
        r"\A(?=.*\b(trunc_normal_?|orthogonal_?|normal_|uniform_|xavier\w*|kaiming\w*|"
        r"initiali[sz]ation|init)\b[^\n]{0,80}\b(bf16|bfloat16|fp16|float16|half)\b|\b(bf16|bfloat16|fp16|float16|"
        r"half)\b[^\n]{0,80}\b(trunc_normal_?|orthogonal_?|initiali[sz]ation)\b)(?=.*\b(skew\w*|instab\w*|wrong|"
-       r"not produce|distort\w*|not support\w*|crash\w*|fail\w*|converge\w*|inf|nan|clamp\w*)\b)(?!."
-       r"*" + EXCEPTION_NAMED + r")|"
+       r"not produce|distort\w*|not support\w*|crash\w*|fail\w*|converge\w*|inf|nan|clamp\w*)\b)"
+       r"(?!.*" + EXCEPTION_NAMED + r")|"
        r"\A(?=.*\b(bf16|bfloat16)\b)(?=.*\binitiali[sz]e (the )?(weights|parameters|params) in (fp32|float32)\b)|"
        r"\A(?=.*\b(geqrf\w*\W{1,3} not implemented for 'BFloat16'|node Qr\b|\[Op:Qr\]))(?=.*\b(bfloat16|BFloat16)\b)"
        r"(?=.*\b(orthogonal|init\w*)\b)",
@@ -232,11 +233,12 @@ KERNELS = (
     # a floating result cast to an integer tensor's dtype truncates toward zero
     _e("float-result-cast-to-int", "mismatch", "a floating result cast to an integer dtype, truncated",
        r"\A(?=.*\b(truncat\w*|cast\w*) (to|into) (int64|int32|integers?|long)\b"
-       r"[^\n]{0,60}\b(collaps\w*|zeros?)\b)(?!.*" + EXCEPTION_NAMED + r")",
-       "A floating result (sin / cos in [-1, 1], probabilities, normalized values) was cast to an integer dtype, "
+       r"[^\n]{0,60}\b(collaps\w*|zeros?)\b)",
+       unless=EXCEPTION_NAMED,
+       cause="A floating result (sin / cos in [-1, 1], probabilities, normalized values) was cast to an integer dtype, "
        "often through `.to(x.dtype)` or `type_as(x)` with an int64 positions or ids tensor: the cast truncates "
        "toward zero, so the values collapse to -1, 0 and 1, or to zeros.",
-       "Cast the integer tensor to float first (`pos.float()`) or return the result in a floating dtype "
+       fix="Cast the integer tensor to float first (`pos.float()`) or return the result in a floating dtype "
        "(`.to(torch.float32)`, or the dtype of a float tensor such as the weights)."),
     _e("long-indices", "index", "indices/targets must be Long (int64)",
        r"'indices' to have (one of the following )?scalar types?:? ?(Long|Int)|tensors used as indices? must be long|"
@@ -1604,10 +1606,9 @@ STORIES = (
        r"running (sum|total|loss))\b[^\n]{0,80}\b(fp16|float16|half|bf16|bfloat16)\b|\b(fp16|float16|half|bf16|"
        r"bfloat16)\b[^\n]{0,80}\b(sums?|mean|cumsum|cumprod|add_n|reduce_sum|accumulat\w*)\b))"
        r"(?=.*\b(precision|inaccura\w*|incorrect|wrong (result|value|answer)s?|stuck|stall\w*|stops? growing|rounded|"
-       r"ignored|weird constant|unexpected result|less accurate|deviat\w*|not (be )?useful|loss precision)\b)(?!."
-       r"*" + EXCEPTION_NAMED + r")",
-       unless=r"\b(loss scal\w*|GradScaler|fp16_opt_level|nans?|NaNs?|infs?|matmul|GEMM|gemm|save_pretrained|"
-       r"converting|autocast|mixed precision)\b",
+       r"ignored|weird constant|unexpected result|less accurate|deviat\w*|not (be )?useful|loss precision)\b)",
+       unless=EXCEPTION_NAMED + r"|\b(loss scal\w*|GradScaler|fp16_opt_level|nans?|NaNs?|infs?|matmul|GEMM|gemm|"
+       r"save_pretrained|converting|autocast|mixed precision)\b",
        cause="The reduction accumulated in fp16 / bf16: a running sum keeps only the dtype's 11 (fp16) or 8 (bf16) "
        "significant bits, so once it is large each small term rounds away (an fp16 sum stalls at 2048 when adding 1, "
        "bf16 at 256, a bf16 running loss stops growing at 4096), the result deviates from a float32 reference, and "
@@ -1622,8 +1623,8 @@ STORIES = (
        r"\A(?=.*\b(sum|mean|var|std|var_mean|std_mean|Welford|M2)\b)"
        r"(?=.*(\b(accumulat\w*|double accumulation)\b|\binaccurate for large float32 arrays\b))"
        r"(?=.*\b(float32|FloatTensor|single precision)\b)(?=.*\b(inf|nan|inaccurate|wrong|broken|overflow\w*)\b)"
-       r"(?!.*\b(fp16|float16|half|bf16|bfloat16)\b)(?!.*" + EXCEPTION_NAMED + r")",
-       unless=r"\b(float32|fp32)\s*(/|and|or|,)\s*(float64|fp64)\b",
+       r"(?!.*\b(fp16|float16|half|bf16|bfloat16)\b)",
+       unless=EXCEPTION_NAMED + r"|\b(float32|fp32)\s*(/|and|or|,)\s*(float64|fp64)\b",
        cause="A float32 reduction accumulated in float32 here (CUDA or Inductor kernels, NumPy's mean of a float32 "
        "array, old torch's var(dim) computed as E[x^2] - E[x]^2): sums of squares above 3.4e38 overflow to inf, tiny "
        "ones underflow to 0, a long sum of small terms stalls at 2^24 (16777216), and E[x^2] - E[x]^2 cancels "
@@ -1652,30 +1653,41 @@ STORIES = (
        "and backward's 1/norm^3 amplifies that rounding.",
        "Compute and store the norm in float32 (as PyTorch's weight_norm does) and cast only the output; upgrade the "
        "kernel library."),
-    # a KV cache allocated in float32 (the default dtype, or an fp32 head's) for a half-precision model
-    _e("kv-cache-dtype", "mismatch", "a KV cache in another dtype than the model's attention",
+    # a KV cache in another dtype than the states written into it: allocated in float32 (the default dtype, an fp32
+    # head's) for a half-precision model, or a preallocated cache beside states another layer upcast
+    _e("kv-cache-dtype", "mismatch", "a KV cache in another dtype than the model's attention or its states",
        r"\A(?=.*(expected scalar type (Half|BFloat16) but found Float|expected scalar type Float but found "
        r"(Half|BFloat16)|" + MATMUL + r"))(?=.*\b(kv[ _-]?cache|past_keys|past_key_values|key and value states)\b)"
        r"(?=.*\b(float32|fp32|get_default_dtype|default dtype)\b)|"
        r"\b(float32|fp32|bf16|bfloat16|fp16|float16) (kv[ -])?cache\b[^\n]{0,40}\b(receives?|gets?|for an?)\b"
-       r"[^\n]{0,30}\b(bf16|bfloat16|fp16|float16|float32|fp32)\b",
-       "The KV cache was created in another dtype than the model's attention: allocated with the default dtype "
-       "(float32, `torch.get_default_dtype()`) or with the dtype of a parameter that is not the attention's (an "
-       "lm_head kept or cast to float32), so fp16 / bf16 keys and values written or concatenated into it meet "
-       "float32 (`torch.cat` promotes to float32) and the attention matmul gets two dtypes.",
-       "Create the cache in the model's dtype (`dtype=model.dtype`, the attention weights' dtype or the config's), "
-       "give static caches their dtype explicitly so it matches, or run with `use_cache=False` to confirm."),
+       r"[^\n]{0,30}\b(bf16|bfloat16|fp16|float16|float32|fp32)\b|"
+       # told in words: a dtype mismatch once a static / preallocated cache is used
+       r"\A(?=.*\b(dtype|data ?type)s? (mismatch|error|issue)s?\b)(?=.*\b(static[ _]?cache|StaticCache|"
+       r"kv[ _-]?cache|key[ /_-]?value cache|past_key_values|cache_implementation)\b)",
+       unless=NOT_A_DTYPE_FAULT,
+       cause="The KV cache is in another dtype than the model's attention or the key/value states written into it: "
+       "allocated with the default dtype (float32, `torch.get_default_dtype()`) or with the dtype of a parameter "
+       "that is not the attention's (an lm_head kept or cast to float32), or preallocated (a static, fp8 or "
+       "quantized cache) in one dtype while the states come in another (a rotary path that upcasts keys to fp32, an "
+       "fp32 layer in a bf16 model); fp16 / bf16 keys and values written or concatenated into it meet float32 "
+       "(`torch.cat` promotes to float32, the cache update with `index_copy_` or slice assignment does not cast) and "
+       "the attention matmul gets two dtypes.",
+       fix="Create the cache in the model's dtype (`dtype=model.dtype`, the attention weights' dtype or the "
+       "config's), give static caches their dtype explicitly so it matches, or cast the states to the cache's dtype "
+       "before writing them (`k.to(cache.dtype)`); with transformers, upgrade (later releases cast in the cache "
+       "update) or fall back to the dynamic cache (no `cache_implementation=\"static\"`); run with "
+       "`use_cache=False` to confirm."),
     # a blanket cast of the whole batch (apex O2, DeepSpeed's fp16 auto_cast, an old BatchEncoding.to) told in words
     _e("token-ids-cast-to-half", "index", "integer token ids cast to half precision with the rest of the batch",
        r"\A(?=.*(\b(input_ids|input ids|token (ids|indexes|indices))\b[^\n]{0,60}"
        r"\b(cast|convert\w*|turn\w*)\b[^\n]{0,40}|\b(cast|convert)\w*\b[^\n]{0,20}\b(the )?(input_ids|input ids|"
-       r"token (ids|indexes|indices))\b[^\n]{0,60})(\bhalf\b|\bfp16\b|\bfloat16\b|HalfTensor|\bbf16\b|bfloat16))(?!."
-       r"*" + EXCEPTION_NAMED + r")",
-       "The integer token ids (`input_ids`) were cast to a float dtype with the rest of the batch: a blanket "
+       r"token (ids|indexes|indices))\b[^\n]{0,60})(\bhalf\b|\bfp16\b|\bfloat16\b|HalfTensor|\bbf16\b|bfloat16))",
+       unless=EXCEPTION_NAMED,
+       cause="The integer token ids (`input_ids`) were cast to a float dtype with the rest of the batch: a blanket "
        "`.to(torch.float16)` / `.half()` on the whole batch or `BatchEncoding` (older transformers passed the dtype "
        "down to every tensor), apex AMP O2, or DeepSpeed's fp16 `auto_cast` of positional inputs. fp16 holds "
        "integers exactly only up to 2048, so larger ids round to other tokens, and the embedding wants Long indices.",
-       "Keep token ids integer (int64, `.long()`): cast only floating tensors "
+       fix="Keep token ids integer (int64, `.long()`): cast only floating tensors "
        "(`{k: v.to(dtype) if v.is_floating_point() else v for k, v in batch.items()}`), pass the batch to a "
        "DeepSpeed engine as keyword arguments or turn its `auto_cast` off, and upgrade transformers, whose "
        "`BatchEncoding.to` only moves the device."),

@@ -5,7 +5,8 @@ import re
 
 from amplora.doctor.kb.entry import make as _e
 from amplora.doctor.kb.patterns import (AMP_NOTICE, BF16_ONLY, DIVERGED, EXCEPTION_NAMED, HALF_EVIDENCE, HALF_WORDS,
-                                        MATMUL, MATMUL_TAIL, NAN_BEYOND_TRAINING, OTHER_GPU, PRECISION_RULED_OUT)
+                                        MATMUL, MATMUL_TAIL, NAN_BEYOND_TRAINING, NOT_A_DTYPE_FAULT, OTHER_GPU,
+                                        PRECISION_RULED_OUT)
 
 # a floating dtype as messages and reports spell it
 _DTYPE_WORD = (r"(\b(torch\.)?(b?float16|float8\w*|float32|float64|Half|BFloat16|Float8\w*|bf16|fp16|fp8|fp32|"
@@ -468,26 +469,10 @@ _ERROR_LINE = (r"(?m)^(?=[^\n]*(?:error|exception|assert|failed|warning|check))"
 # and TF 2 (`in_top_k`'s predictions and targets), not two precisions
 _TF_INT_FLOAT_SWAP = (r"Op has type u?int\d+ that does not match expected type of (b?float|half)\w*|"
                       r"Op has type (b?float|half)\w* that does not match expected type of u?int\d+")
-# what a last-resort answer must not take: faults of another kind that name a dtype in passing
-_NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
-                      r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
-                      r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|Missing Input: ")
-
 _HALF_OR_FULL = r"(bfloat16|bf16|float16|fp16|half|float32|fp32)"
 # the dtypes a report in words names; two different ones beside a word for the clash make a mismatch story
 _DTYPE_NAMED = r"(bfloat16|bf16|float16|fp16|float32|fp32|float64|double|complex64|complex128)"
 LAST_RESORT = (
-    _e("cache-dtype-words", "mismatch", "a KV cache in another dtype than the states written into it",
-       r"\A(?=.*\b(dtype|data ?type)s? (mismatch|error|issue)s?\b)(?=.*\b(static[ _]?cache|StaticCache|"
-       r"kv[ _-]?cache|key[ /_-]?value cache|past_key_values|cache_implementation)\b)",
-       unless=_NOT_A_DTYPE_FAULT,
-       cause="A preallocated KV cache (a static cache, an fp8 or quantized cache) is created in one dtype (the "
-       "model's `torch_dtype`, or a cache dtype of its own) while the key/value states written into it come in "
-       "another (a rotary path that upcasts keys to fp32, an fp32 layer in a bf16 model), and the cache update "
-       "(`index_copy_`, slice assignment) does not cast.",
-       fix="Cast the states to the cache's dtype before writing them (`k.to(cache.dtype)`), or create the cache "
-       "in the dtype the model computes in; with transformers, upgrade (later releases cast in the cache "
-       "update) or fall back to the dynamic cache (no `cache_implementation=\"static\"`)."),
     _e("float-target-loss-words", "mismatch", "integer labels given to a loss that takes float targets, told in words",
        r"\A(?=.*\b(BCE\w*|binary_cross_entropy\w*|MSE(Loss)?|mse_loss|L1Loss|l1_loss|SmoothL1Loss)\b)"
        r"(?=.*(\b(Long|int64|LongTensor|integer|int)\s+(tensors? )?(targets?|labels?)\b|"
@@ -497,7 +482,7 @@ LAST_RESORT = (
        "`torch.tensor([0, 1])` are int64.",
        "Cast the targets to the input's dtype: `loss_fn(logits, target.float())` (`target.to(logits.dtype)` under "
        "half precision); one-hot multi-label targets as float too.",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=NOT_A_DTYPE_FAULT),
     _e("mismatch-in-words", "mismatch", "two parts of the run in different dtypes, told in words",
        r"\A(?=.*(\b(dtype|data ?type|type|precision)s? (mismatch|error|clash|conflict|issue)s?\b|\bcrash(es|ed)?\b))"
        r"(?=.*\b(in|is|are|be|being|as|produces?|returns?|outputs?)\s+[`'\"]?(?P<a>" + _HALF_OR_FULL[1:-1] + r")\b[^.\n]{0,60}\b(but|while|whereas|and)\b"
@@ -527,7 +512,7 @@ LAST_RESORT = (
        "autocast) nor loaded in one dtype.",
        "Cast at the boundary (`out.to(next_module.dtype)`), load both parts in one `torch_dtype`, or run the "
        "step under `torch.autocast` / a mixed-precision policy that casts for you.",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=NOT_A_DTYPE_FAULT),
     _e("not-cast-in-words", "mismatch", "a tensor not cast to the model's dtype, told in words",
        r"\A(?=.*\b(bf16|bfloat16|fp16|float16|half)\b)(?=.*\b(does ?n[o']t|does not|did ?n[o']t|did not|fails? to|"
        r"forg[eo]t to|never) (properly |correctly )?cast\w* [^.\n]{0,80}\bto (the )?(proper|right|correct|same|"
@@ -538,7 +523,7 @@ LAST_RESORT = (
        "Cast that tensor where it is made (`mask.to(hidden_states.dtype)`, `torch.zeros(..., dtype=x.dtype)`), or "
        "run the model under `torch.autocast` instead of casting it by hand (`model.bfloat16()`); if the code is a "
        "library's, upgrade it (such casts are often fixed in a later release).",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=NOT_A_DTYPE_FAULT),
     _e("op-fails-under-half-in-words", "mismatch", "an op that fails under half or mixed precision, told in words",
        r"\A(?=.*\b(errors?|fails?|failing|crash(es|ed)?|throw(s|ing)?( \w+)?|breaks?)\b[^.\n]{0,30}\b(in|with|under|"
        r"when using) (half|fp16|float16|mixed|automatic mixed)([ /-](half|fp16|mixed|precision))*\b)"
@@ -549,7 +534,7 @@ LAST_RESORT = (
        "Give that op float32 inputs and run it outside the policy: `loss_fn(log_probs.float(), ...)` under "
        "`torch.autocast(..., enabled=False)` (in Keras, `tf.cast(y_pred, tf.float32)` or a last layer with "
        "`dtype='float32'` under `mixed_float16`).",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=NOT_A_DTYPE_FAULT),
     _e("half-fails-full-works", "cpu-kernel", "a component that fails in fp16 and works in fp32",
        r"\A(?=.*\b(fp16|float16)\b)(?=.*\b(fp32|float32)\b( format| model| version| export)?[^.\n]{0,40}\b(works?|worked|"
        r"is fine|runs? fine|runs? well|(is|are|was|were) (correct|right))\b)|"
@@ -564,7 +549,7 @@ LAST_RESORT = (
        "a runtime, a custom kernel) does not handle half-precision tensors, or its fp16 path has a bug.",
        "Use the fp32 model or dtype there, or upgrade the component to a release that handles fp16; where fp16 "
        "is needed for speed, cast at its boundary (fp32 in, fp16 inside a part that supports it).",
-       unless=_NOT_A_DTYPE_FAULT + r"|\b(nan|inf)\b|black|garbage"),
+       unless=NOT_A_DTYPE_FAULT + r"|\b(nan|inf)\b|black|garbage"),
     _e("dtype-check", "mismatch", "a dtype check failed in a kernel or library",
        _ERROR_LINE + r"(?:(?:\.dtype\b|dtype\(\)|scalar_type\(\)|->type\b|\.type\(\)|element[ _]type)\s*(?:==|!=|\bin\b)|"
        r"\b(?:the )?same (?:dtype|data ?type|scalar ?type|element ?type|precision)s?\b|\bthe same type as\b|"
@@ -588,7 +573,7 @@ LAST_RESORT = (
        "(`model.half()`, `model.to(torch.bfloat16)`) or run it under `torch.autocast`; if the check sits inside a "
        "library, upgrade it or report it there; `amplora doctor run` names the tensor.",
        # a Triton pointer against a scalar: a tensor passed where the kernel takes a number, not two dtypes
-       unless=_NOT_A_DTYPE_FAULT + r"|invalid operands of type pointer<|" + _TF_INT_FLOAT_SWAP),
+       unless=NOT_A_DTYPE_FAULT + r"|invalid operands of type pointer<|" + _TF_INT_FLOAT_SWAP),
     _e("dtype-required", "cpu-kernel", "a component that runs only in one dtype",
        _ERROR_LINE + r"(?:" + ANY_FLOAT + r"[`'\")\]]*\s+(?:\w+\s+)?(?:is|are) (?:required|needed|expected|mandatory)|"
        r"\b(?:requires?|needs?|expects?|only (?:accepts?|supports?|works with|handles?|takes?|allows?))\s+(?:[\w-]+\s+){0,3}?"
@@ -610,7 +595,7 @@ LAST_RESORT = (
        "cast the inputs it gets (`.to(dtype)`), or turn that component off / pick one that supports your dtype; "
        "upgrade it if a newer release adds your dtype.",
        # JAX supports bf16: refusing it as not a "number" dtype means two packages' bfloat16 types disagree
-       unless=_NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16|"
+       unless=NOT_A_DTYPE_FAULT + r"|JAX only supports number and bool dtypes, got dtype bfloat16|"
        + _TF_INT_FLOAT_SWAP),
     # a report in words about dtypes under torch.compile, when no message above answered
     _e("compile-dtype", "mismatch", "torch.compile produced other dtypes than eager",
@@ -627,7 +612,7 @@ LAST_RESORT = (
        "compiled code instead of relying on the default dtype; set `torch._inductor.config.emulate_precision_casts "
        "= True` (`TORCHINDUCTOR_EMULATE_PRECISION_CASTS=1`) to round intermediates as eager does; upgrade torch "
        "(such Inductor dtype bugs are fixed in later releases).",
-       unless=_NOT_A_DTYPE_FAULT + r"|set_float32_matmul_precision\(\s*['\"](high|medium)"),
+       unless=NOT_A_DTYPE_FAULT + r"|set_float32_matmul_precision\(\s*['\"](high|medium)"),
     _e("cuda-only-op", "device", "an op that exists only for CUDA got CPU tensors",
        r"is only available for these backends: \[CUDA\b|"
        r"Could not run '(?!aten::|quantized::|torchvision::|torchaudio::|prims::)\w+::[\w.]+' with arguments from "
@@ -660,7 +645,7 @@ LAST_RESORT = (
        "`device=x.device`); if the run is meant for the CPU, that op has no CPU path: turn it off or use its CPU "
        "fallback (many repositories ship a native PyTorch version of their fused ops beside the kernel, chosen by an "
        "option or an environment variable such as `FORCE_NATIVE=1`).",
-       unless=_NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
+       unless=NOT_A_DTYPE_FAULT + r"|not compiled with CUDA|CUDA is not available|no CUDA GPUs|[Ff]alling back|"
        # (a multi-GPU setting refused on the CPU is a config check; NCCL that finds no GPU is an install problem)
        r"autocast device_type|\w*devices\s*>\s*1\b|no GPUs? (found|available|detected)"),
     # half precision, an overflow and a mask told in words: the mask's fill constant
@@ -671,7 +656,7 @@ LAST_RESORT = (
        "65504, so it becomes -inf, and a row that is all -inf gives NaN in the softmax.",
        "Fill masks with the dtype's own limit (`torch.finfo(scores.dtype).min`) or a constant fp16 holds (-1e4, "
        "-10000), or compute the masked softmax in fp32; bf16 has fp32's range.",
-       unless=_NOT_A_DTYPE_FAULT),
+       unless=NOT_A_DTYPE_FAULT),
     # a device problem named in words ("a device error in matmul when use_cuda=True"), when no message above answered
     _e("device-in-words", "device", "tensors on two devices, told in words",
        r"\A(?=.*(\bdevices?[ -](error|issue|problem|mismatch|conflict)s?\b|"
@@ -688,7 +673,7 @@ LAST_RESORT = (
        "Move every tensor of that op to one device (`t.to(x.device)`, the model's device for inputs); call "
        "`.cpu()` before NumPy work; when a library creates the tensor, pass it your device (its `device=` / "
        "`tkwargs`) or upgrade it; `amplora doctor run` names the tensor and the op.",
-       unless=_NOT_A_DTYPE_FAULT + r"|System call|NCCL|device-side|no CUDA GPUs|CUDA is not available|not compiled|"
+       unless=NOT_A_DTYPE_FAULT + r"|System call|NCCL|device-side|no CUDA GPUs|CUDA is not available|not compiled|"
               r"`?devices`? selected with `?\w*Accelerator`?"),
 )
 

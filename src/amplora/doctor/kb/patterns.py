@@ -119,3 +119,8 @@ SAME_OUTPUT_ZH = r"(全是|都是|全为|都为)\S{0,10}(固定|相同|同一)"
 # a text that says its fp16 run is right: no fp16 story can be its fault
 HALF_SAID_RIGHT = (r"\b(f16|fp16|float16)\b( models?| controls?| results?| outputs?| graphs?)?( and \w+( controls?)?)? "
                    r"(is|are) (correct|right|fine|ok)\b")
+# what a last-resort answer must not take: faults of another kind that name a dtype in passing
+NOT_A_DTYPE_FAULT = (r"expected size to be one of int|"
+                     r"out of memory|size mismatch|shapes? cannot|\bshape\b.{0,40}\bmismatch|modified by an inplace "
+                     r"operation|No module named|Attempting to cast down|\binvalid choice: |check_ptr_type|"
+                     r"Missing Input: ")

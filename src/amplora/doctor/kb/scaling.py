@@ -125,12 +125,13 @@ OVERFLOW = (
        r"\A(?=.*\b(EMA|exponential moving average)\b)"
        r"(?=.*\b(fp16|bf16|float16|bfloat16|half)\b)"
        r"(?=.*\b(quantiz\w*|round(s|ed|ing)?( off| away| to zero)?|lost|too small|vanish\w*|not (tracked|updated|"
-       r"averaged|moving|changing))\b)(?!.*" + EXCEPTION_NAMED + r")",
-       "The EMA (moving-average) copy is kept in fp16 or bf16: with a decay of 0.999 each step moves a weight by "
+       r"averaged|moving|changing))\b)",
+       unless=EXCEPTION_NAMED,
+       cause="The EMA (moving-average) copy is kept in fp16 or bf16: with a decay of 0.999 each step moves a weight by "
        "0.1 % of its distance to the live weight, below half precision's spacing for most values (bf16 keeps about "
        "2 to 3 significant digits, fp16 about 3), so the updates round to nothing (quantized) and the EMA stops "
        "following the model, its precision lost.",
-       "Keep the EMA weights in float32 (`ema.float()`, a float32 copy even when the model trains in bf16 / fp16), "
+       fix="Keep the EMA weights in float32 (`ema.float()`, a float32 copy even when the model trains in bf16 / fp16), "
        "update it from the live weights cast to float32, and cast it to the model's dtype only to evaluate or save."),
     # Ultralytics' check before saving: its EMA weights turned inf when validation cast them to fp16 in place
     _e("ema-half-cast-overflow", "overflow", "EMA weights overflowed when cast to fp16 for validation",
