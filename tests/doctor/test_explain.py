@@ -2653,6 +2653,9 @@ LOOKALIKE_REJECTS = [
     "[Bug]: the CPU plugin's LogSumExp overflows to inf for large FP32 inputs\nIt returns `inf` where NumPy returns "
     "finite values.",
     "torch 1.10 on an RTX A6000 node, no V100 any more. I disable tf32. But the nan problem still exists.",
+    # every label equal to ignore_index: a mean over no element, not a precision fault
+    "With a batch whose labels are all ignore_index, CrossEntropyLoss(reduction='mean') gives an unexpected output: "
+    "nan\nloss_mean is nan",
 ]
 
 
@@ -3909,6 +3912,9 @@ def test_wordings_and_sentences_from_quantized_and_multi_gpu_reports():
     ("trainer = DPOTrainer(model, ref_model, args=args)\nRuntimeError: Expected all tensors to be on the same "
      "device, but found at least two devices, cuda:1 and cuda:0!", "device-mismatch",
      ["local_process_index", "whole copy of the model on its own GPU"]),
+    # a VAE kept in fp32 beside an fp16 transformer, told in words above the conv error
+    ("The VAE could be in fp32 while the transformer is in fp16.\nRuntimeError: Input type (c10::Half) and bias type "
+     "(float) should be the same", "conv-type", ["latents.to(vae.dtype)"]),
 ])
 def test_what_the_paste_shows_is_said(text, key, words):
     e = explain(text)
@@ -4014,3 +4020,11 @@ def test_what_the_paste_shows_around_the_fault_is_told(text, words):
     e = explain(text)
     said = (e.cause + " " + e.fix).lower()
     assert e.recognized and all(w in said for w in words), (e.key, said)
+
+
+def test_put_in_words_is_not_the_scatter_op_put_():
+    """The English verb "put" beside AMP and a dtype mismatch is not `Tensor.put_` under autocast."""
+    e = explain("Under amp I put the batch on the GPU and now get a dtype mismatch in the loss")
+    assert e.key != "autocast-scatter-mismatch"
+    assert explain("Under autocast, x.put_(idx, y) fails: dtype mismatch, expected Float but found Half").key == (
+        "autocast-scatter-mismatch")
